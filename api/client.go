@@ -1,0 +1,225 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Client calls a timbra server (or any service of the same contract) on behalf of one person.
+type Client struct {
+	BaseURL   string // for example http://127.0.0.1:8080
+	TenantKey string
+	APIKey    string
+	TimeZone  string // IANA name sent as X-TIME-ZONE; empty sends none
+	UserAgent string
+	HTTP      *http.Client
+
+	// header, when set, replaces the tenant and API key headers (the operator client uses it).
+	header func(http.Header)
+}
+
+// NewAdminClient returns a client for the operator API, authenticated by the operator token.
+func NewAdminClient(baseURL, token string) *Client {
+	return &Client{BaseURL: baseURL, header: func(h http.Header) { h.Set("Authorization", "Bearer "+token) }}
+}
+
+// Error is an answer of the API that did not succeed, or a transport failure (Status 0).
+type Error struct {
+	Status   int
+	Message  string
+	Details  string
+	TraceID  string
+	Failures []Failure
+	Data     json.RawMessage
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Status > 0 {
+		fmt.Fprintf(&b, "%d %s", e.Status, http.StatusText(e.Status))
+	}
+	if e.Details != "" {
+		fmt.Fprintf(&b, ": %s", e.Details)
+	}
+	for _, f := range e.Failures {
+		fmt.Fprintf(&b, "; %s: %s", f.PropertyName, f.ErrorMessage)
+	}
+	return b.String()
+}
+
+// Lines are the failures as `property: message` lines, or the details when there are none.
+func (e *Error) Lines() []string {
+	var lines []string
+	for _, f := range e.Failures {
+		prop := f.PropertyName
+		if prop == "" {
+			prop = "$"
+		}
+		lines = append(lines, prop+": "+f.ErrorMessage)
+	}
+	if len(lines) == 0 {
+		text := e.Details
+		if text == "" {
+			text = e.Message
+		}
+		if text == "" {
+			text = http.StatusText(e.Status)
+		}
+		lines = append(lines, fmt.Sprintf("%d: %s", e.Status, text))
+	}
+	return lines
+}
+
+// Do sends a request and decodes the envelope's data into out (which may be nil). An answer that
+// did not succeed is returned as *Error.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		buf, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		rd = bytes.NewReader(buf)
+	}
+	u := strings.TrimRight(c.BaseURL, "/") + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.UserAgent != "" {
+		req.Header.Set("User-Agent", c.UserAgent)
+	}
+	if c.header != nil {
+		c.header(req.Header)
+	} else {
+		req.Header.Set("X-TENANT-KEY", c.TenantKey)
+		req.Header.Set("X-API-KEY", c.APIKey)
+	}
+	if c.TimeZone != "" {
+		req.Header.Set("X-TIME-ZONE", c.TimeZone)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = defaultHTTP
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return &Error{Details: fmt.Sprintf("cannot reach %s: %v", c.BaseURL, err)}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return &Error{Status: resp.StatusCode, Details: fmt.Sprintf("read answer: %v", err)}
+	}
+	var env RawEnvelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return &Error{Status: resp.StatusCode, Details: fmt.Sprintf("the answer of %s is not an API envelope: %.200s", u, raw)}
+	}
+	if !env.Succeeded || resp.StatusCode >= 400 {
+		e := &Error{Status: resp.StatusCode, Message: env.Message, Details: env.Details, TraceID: env.TraceIdentifier, Data: env.Data}
+		if len(env.Data) > 0 && env.Data[0] == '[' {
+			_ = json.Unmarshal(env.Data, &e.Failures) // data of a 4xx may be failures or not
+		}
+		if e.Status == http.StatusTooManyRequests {
+			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+				e.Details = strings.TrimSpace(e.Details + fmt.Sprintf(" (Retry-After: %ds)", s))
+			}
+		}
+		return e
+	}
+	if out != nil && len(env.Data) > 0 {
+		if err := json.Unmarshal(env.Data, out); err != nil {
+			return fmt.Errorf("decode answer of %s %s: %w", method, path, err)
+		}
+	}
+	return nil
+}
+
+var defaultHTTP = &http.Client{Timeout: 60 * time.Second}
+
+func pageQuery(page, size int) url.Values {
+	q := url.Values{}
+	if page > 0 {
+		q.Set("pageNumber", strconv.Itoa(page))
+	}
+	if size > 0 {
+		q.Set("pageSize", strconv.Itoa(size))
+	}
+	return q
+}
+
+// ListPeople reads one page of people.
+func (c *Client) ListPeople(ctx context.Context, page, size int) (PagedList[Person], error) {
+	var out PagedList[Person]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/people", pageQuery(page, size), nil, &out)
+	return out, err
+}
+
+// GetPerson reads one person.
+func (c *Client) GetPerson(ctx context.Context, id string) (Person, error) {
+	var out Person
+	err := c.Do(ctx, http.MethodGet, "/api/v4/people/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// ListAPIKeys reads one page of API keys.
+func (c *Client) ListAPIKeys(ctx context.Context, page, size int) (PagedList[APIKey], error) {
+	var out PagedList[APIKey]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/apikeys", pageQuery(page, size), nil, &out)
+	return out, err
+}
+
+// CreateAPIKey creates an API key for a person.
+func (c *Client) CreateAPIKey(ctx context.Context, in APIKeyCreate) (APIKey, error) {
+	var out APIKey
+	err := c.Do(ctx, http.MethodPost, "/api/v4/apikeys", nil, in, &out)
+	return out, err
+}
+
+// Health reads /healthz (no credentials needed).
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var out Health
+	err := c.Do(ctx, http.MethodGet, "/healthz", nil, nil, &out)
+	return out, err
+}
+
+// CreateTenant creates a tenant with its owner (operator API).
+func (c *Client) CreateTenant(ctx context.Context, in TenantCreate) (Credentials, error) {
+	var out Credentials
+	err := c.Do(ctx, http.MethodPost, "/admin/v1/tenants", nil, in, &out)
+	return out, err
+}
+
+// ListTenants lists the tenants (operator API).
+func (c *Client) ListTenants(ctx context.Context) ([]Tenant, error) {
+	var out []Tenant
+	err := c.Do(ctx, http.MethodGet, "/admin/v1/tenants", nil, nil, &out)
+	return out, err
+}
+
+// GrantCredits adds (or withdraws) credits of one type to a person of a tenant (operator API).
+func (c *Client) GrantCredits(ctx context.Context, tenantKey string, in CreditGrant) (CreditBalances, error) {
+	var out CreditBalances
+	err := c.Do(ctx, http.MethodPost, "/admin/v1/tenants/"+url.PathEscape(tenantKey)+"/credits", nil, in, &out)
+	return out, err
+}

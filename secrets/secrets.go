@@ -1,0 +1,185 @@
+// Package secrets seals secrets at rest (AES-256-GCM under the master key), derives lookup
+// hashes for values that must be found without being stored in clear (API keys), makes random
+// tokens, and hashes sign-in passwords (argon2id).
+package secrets
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// KeySize is the size of the master key.
+const KeySize = 32
+
+// Keys are the working keys derived from one master key.
+type Keys struct {
+	aead   cipher.AEAD
+	lookup []byte
+}
+
+// New derives the working keys from a master key of KeySize bytes.
+func New(master []byte) (*Keys, error) {
+	if len(master) != KeySize {
+		return nil, fmt.Errorf("master key must be %d bytes, got %d", KeySize, len(master))
+	}
+	block, err := aes.NewCipher(derive(master, "timbra seal v1"))
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &Keys{aead: aead, lookup: derive(master, "timbra lookup v1")}, nil
+}
+
+func derive(master []byte, label string) []byte {
+	m := hmac.New(sha256.New, master)
+	m.Write([]byte(label))
+	return m.Sum(nil)
+}
+
+// LoadOrCreate reads the master key file (base64 of KeySize bytes), creating it with mode 0600
+// when absent. created tells whether it was made now.
+func LoadOrCreate(path string) (k *Keys, created bool, err error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		master := make([]byte, KeySize)
+		if _, err := rand.Read(master); err != nil {
+			return nil, false, err
+		}
+		if err := WriteFileExclusive(path, []byte(base64.StdEncoding.EncodeToString(master)+"\n")); err != nil {
+			return nil, false, fmt.Errorf("create master key: %w", err)
+		}
+		k, err := New(master)
+		return k, true, err
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read master key: %w", err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 && os.PathSeparator == '/' {
+		return nil, false, fmt.Errorf("master key %s is readable by others (mode %v): chmod 600 it", path, fi.Mode().Perm())
+	}
+	master, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return nil, false, fmt.Errorf("master key %s is not base64", path)
+	}
+	k, err = New(master)
+	return k, false, err
+}
+
+// WriteFileExclusive creates path with mode 0600 (failing if it exists), in a folder of mode 0700
+// when it has to make one.
+func WriteFileExclusive(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Seal encrypts plain, bound to context (for example the record key), so a sealed value moved
+// to another record does not open.
+func (k *Keys) Seal(plain []byte, context string) []byte {
+	nonce := make([]byte, k.aead.NonceSize(), k.aead.NonceSize()+len(plain)+k.aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return k.aead.Seal(nonce, nonce, plain, []byte(context))
+}
+
+// Open decrypts a value made by Seal with the same context.
+func (k *Keys) Open(sealed []byte, context string) ([]byte, error) {
+	n := k.aead.NonceSize()
+	if len(sealed) < n {
+		return nil, errors.New("sealed value too short")
+	}
+	plain, err := k.aead.Open(nil, sealed[:n], sealed[n:], []byte(context))
+	if err != nil {
+		return nil, errors.New("sealed value does not open with this master key")
+	}
+	return plain, nil
+}
+
+// Lookup is a keyed hash of value, used to find records by a secret without storing it in clear.
+func (k *Keys) Lookup(value string) []byte {
+	m := hmac.New(sha256.New, k.lookup)
+	m.Write([]byte(value))
+	return m.Sum(nil)
+}
+
+// Token returns n random bytes in unpadded base64url.
+func Token(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Equal compares two secrets in constant time.
+func Equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// Password hashing: argon2id with the RFC 9106 second recommended parameters, encoded in the
+// PHC string form so parameters can change later.
+const (
+	argonTime    = 3
+	argonMemory  = 64 * 1024
+	argonThreads = 2
+	argonKeyLen  = 32
+)
+
+// HashPassword returns the PHC-encoded argon2id hash of password.
+func HashPassword(password string) string {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		panic(err)
+	}
+	sum := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(sum))
+}
+
+// CheckPassword tells whether password matches a hash made by HashPassword.
+func CheckPassword(encoded, password string) bool {
+	parts := strings.Split(encoded, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var version int
+	var mem uint32
+	var t uint32
+	var p uint8
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &mem, &t, &p); err != nil {
+		return false
+	}
+	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
+	want, err2 := base64.RawStdEncoding.DecodeString(parts[5])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, t, mem, p, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/timbra-mx/timbra/apierr"
+)
+
+func TestPathAt(t *testing.T) {
+	type item struct {
+		Quantity float64 `json:"quantity"`
+	}
+	type body struct {
+		Name  string          `json:"name"`
+		Items []item          `json:"items"`
+		Tags  map[string]item `json:"tags"`
+		Flag  bool            `json:"flag"`
+	}
+	cases := map[string]string{
+		`{"items":[{"quantity":1},{"quantity":"x"}]}`:        "$.items[1].quantity",
+		`{"name":"a","items":[{"quantity":{"a":[1,2]}}]}`:    "$.items[0].quantity",
+		`{"tags":{"a b":{"quantity":true}}}`:                 "$.tags['a b'].quantity",
+		`{"name":"x","flag":"yes"}`:                          "$.flag",
+		"{\n  \"items\": [ {}, {}, {\"quantity\": [1]} ]\n}": "$.items[2].quantity",
+		`{"name":[1]}`:                                       "$.name",
+	}
+	for doc, want := range cases {
+		err := decodeBody(httptest.NewRequest("POST", "/", strings.NewReader(doc)), &body{}, false)
+		e, ok := apierr.As(err)
+		if !ok || len(e.Failures) != 1 {
+			t.Errorf("%s: %v", doc, err)
+			continue
+		}
+		if got := e.Failures[0].PropertyName; got != want {
+			t.Errorf("%s: path %s, want %s", doc, got, want)
+		}
+		if !strings.Contains(e.Failures[0].ErrorMessage, "Path: "+want+" |") {
+			t.Errorf("%s: message %q does not name the path", doc, e.Failures[0].ErrorMessage)
+		}
+	}
+}
+
+// FuzzDecodeBody: any body gives nil or a 4xx *apierr.Error, never a panic or another error.
+func FuzzDecodeBody(f *testing.F) {
+	for _, s := range []string{``, `null`, `{"a":1}`, `{"items":[{"quantity":"x"}]}`, `[`, `{"a":1}{}`, "\x00", `{"items":[1,{"quantity":[]}]}`} {
+		f.Add(s)
+	}
+	type item struct {
+		Quantity float64 `json:"quantity"`
+	}
+	type body struct {
+		A     int    `json:"a"`
+		Items []item `json:"items"`
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, strict := range []bool{false, true} {
+			err := decodeBody(httptest.NewRequest("POST", "/", strings.NewReader(s)), &body{}, strict)
+			if err == nil {
+				if !json.Valid([]byte(s)) {
+					t.Fatalf("invalid JSON %q accepted", s)
+				}
+				continue
+			}
+			e, ok := apierr.As(err)
+			if !ok || e.Status < 400 || e.Status > 499 {
+				t.Fatalf("%q: %v", s, err)
+			}
+		}
+	})
+}

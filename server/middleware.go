@@ -1,0 +1,196 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/ratelimit"
+	"github.com/timbra-mx/timbra/secrets"
+)
+
+// statusWriter remembers the status for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection (websockets, flushing).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// serveHTTP is the outer layer of every request: trace id, body limit, recovery, request log.
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	trace := newTraceID(r)
+	r = r.WithContext(context.WithValue(r.Context(), traceKey{}, trace))
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("panic", "trace", trace, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if sw.status == 0 {
+				s.writeError(sw, r, &apierr.Error{Status: http.StatusInternalServerError, Details: apierr.DetailsServer})
+			}
+		}
+		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes, "trace", trace)
+	}()
+	s.mux.ServeHTTP(sw, r)
+}
+
+// clientAddr is the address a request came from, the subject of anonymous limits.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// limit counts the request in family f for subject and sets the RateLimit-* headers; when the
+// limit is exceeded it answers 429 and returns false.
+func (s *Server) limit(w http.ResponseWriter, r *http.Request, subject string, f ratelimit.Family) bool {
+	d := s.limiter.Take(subject, f)
+	h := w.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(d.ResetSeconds()))
+	if d.Allowed {
+		return true
+	}
+	h.Set("Retry-After", strconv.Itoa(d.ResetSeconds()))
+	s.writeError(w, r, &apierr.Error{Status: http.StatusTooManyRequests, Details: fmt.Sprintf(
+		"Se excedió el límite de la familia %s: %d peticiones cada %d s. Espera %d s antes de reintentar.",
+		f.Name, f.Limit, int(f.Window/time.Second), d.ResetSeconds())})
+	return false
+}
+
+// apiRoute guards a resource handler: authentication (X-TENANT-KEY, X-API-KEY), the rate limit
+// of its family per API key, and the time zone of X-TIME-ZONE.
+func (s *Server) apiRoute(f ratelimit.Family, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.accounts.Authenticate(r.Context(), r.Header.Get("X-TENANT-KEY"), r.Header.Get("X-API-KEY"))
+		if err != nil {
+			if s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
+				s.writeError(w, r, err)
+			}
+			return
+		}
+		if !s.limit(w, r, "key:"+c.APIKeyID, f) {
+			return
+		}
+		loc, err := s.zone(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		ctx := auth.With(r.Context(), c)
+		if loc != nil {
+			ctx = context.WithValue(ctx, zoneKey{}, loc)
+		}
+		s.run(w, r.WithContext(ctx), h)
+	})
+}
+
+// adminRoute guards an operator handler with the operator token.
+func (s *Server) adminRoute(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
+			return
+		}
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if s.cfg.AdminToken == "" || !ok || !secrets.Equal(token, s.cfg.AdminToken) {
+			s.writeError(w, r, &apierr.Error{Status: http.StatusUnauthorized, Details: "Falta el token de operador válido: envía Authorization: Bearer <token>."})
+			return
+		}
+		s.run(w, r, h)
+	})
+}
+
+// publicRoute answers without credentials.
+func (s *Server) publicRoute(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
+			s.run(w, r, h)
+		}
+	})
+}
+
+type zoneKey struct{}
+
+// zoneFrom is the zone the caller asked for with X-TIME-ZONE; nil when none.
+func zoneFrom(ctx context.Context) *time.Location {
+	loc, _ := ctx.Value(zoneKey{}).(*time.Location)
+	return loc
+}
+
+// zone reads X-TIME-ZONE (also spelled X-TIMEZONE); nil when absent.
+func (s *Server) zone(r *http.Request) (*time.Location, error) {
+	name := r.Header.Get("X-TIME-ZONE")
+	if name == "" {
+		name = r.Header.Get("X-TIMEZONE")
+	}
+	if name == "" {
+		return nil, nil
+	}
+	if loc, ok := s.zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil || name == "Local" {
+		return nil, apierr.Invalid(apierr.Field("X-TIME-ZONE", "La zona horaria '"+name+"' no existe: usa un nombre IANA, por ejemplo America/Mexico_City.", name, "", nil))
+	}
+	s.zones.Store(name, loc)
+	return loc, nil
+}
+
+// noRoute answers every request no route matched: 405 when the path exists under another
+// method, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	if !s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
+		return
+	}
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		s.writeError(w, r, &apierr.Error{Status: http.StatusMethodNotAllowed, Details: "Method Not Allowed",
+			Header: http.Header{"Allow": {strings.Join(allowed, ", ")}}})
+		return
+	}
+	s.writeError(w, r, apierr.NotFoundText(apierr.DetailsNotFound))
+}

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/apierr"
+)
+
+// reply is a handler's answer when its status is not 200.
+type reply struct {
+	status int
+	data   any
+}
+
+// handlerFunc is a resource handler: it returns the data to send (or a reply) or an error.
+type handlerFunc func(r *http.Request) (any, error)
+
+type traceKey struct{}
+
+// newTraceID returns a W3C trace-context identifier, continuing the caller's trace when the
+// request carries a valid traceparent.
+func newTraceID(r *http.Request) string {
+	var span [8]byte
+	rand.Read(span[:])
+	if tp := r.Header.Get("traceparent"); len(tp) == 55 && tp[2] == '-' && tp[35] == '-' {
+		if _, err := hex.DecodeString(tp[3:35]); err == nil && tp[3:35] != "00000000000000000000000000000000" {
+			return "00-" + tp[3:35] + "-" + hex.EncodeToString(span[:]) + "-01"
+		}
+	}
+	var trace [16]byte
+	rand.Read(trace[:])
+	return "00-" + hex.EncodeToString(trace[:]) + "-" + hex.EncodeToString(span[:]) + "-01"
+}
+
+func traceID(ctx context.Context) string {
+	s, _ := ctx.Value(traceKey{}).(string)
+	return s
+}
+
+// write sends a successful envelope.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, status int, data any) {
+	s.send(w, r, api.Envelope{Data: data, Succeeded: true, HTTPStatusCode: status})
+}
+
+// writeError is the one place a failure becomes an envelope: an *apierr.Error is sent as it
+// says; anything else is a 500 whose cause is logged with the trace id.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := apierr.As(err)
+	if !ok {
+		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+			s.log.Info("request canceled by the client", "trace", traceID(r.Context()), "path", r.URL.Path)
+			e = &apierr.Error{Status: 499, Details: "Client Closed Request"}
+		} else {
+			s.log.Error("request failed", "trace", traceID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+			e = &apierr.Error{Status: http.StatusInternalServerError, Details: apierr.DetailsServer}
+		}
+	}
+	for k, vs := range e.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	var data any = e.Data
+	if len(e.Failures) > 0 {
+		data = e.Failures
+	}
+	s.send(w, r, api.Envelope{Data: data, Message: apierr.MessageFor(e.Status), Details: e.Details, HTTPStatusCode: e.Status})
+}
+
+func (s *Server) send(w http.ResponseWriter, r *http.Request, env api.Envelope) {
+	env.TraceIdentifier = traceID(r.Context())
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		s.log.Error("encode answer", "trace", env.TraceIdentifier, "err", err)
+		buf.Reset()
+		env = api.Envelope{Message: apierr.MsgServer, Details: apierr.DetailsServer, HTTPStatusCode: 500, TraceIdentifier: env.TraceIdentifier}
+		_ = json.NewEncoder(&buf).Encode(env)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("X-Trace-Id", env.TraceIdentifier)
+	status := env.HTTPStatusCode
+	if status == 499 {
+		status = http.StatusBadRequest // never reaches a client; keeps the log honest
+	}
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// run calls a resource handler and writes its answer.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, h handlerFunc) {
+	data, err := h(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if rp, ok := data.(reply); ok {
+		s.write(w, r, rp.status, rp.data)
+		return
+	}
+	s.write(w, r, http.StatusOK, data)
+}

@@ -1,0 +1,110 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/timbra-mx/timbra/accounts"
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/people"
+)
+
+// routes is the whole route table.
+func (s *Server) routes() {
+	s.mux.Handle("GET /healthz", s.publicRoute(s.health))
+
+	s.mux.Handle("GET /admin/v1/tenants", s.adminRoute(s.listTenants))
+	s.mux.Handle("POST /admin/v1/tenants", s.adminRoute(s.createTenant))
+	s.mux.Handle("POST /admin/v1/tenants/{tenantKey}/credits", s.adminRoute(s.grantCredits))
+
+	s.mux.Handle("GET /api/v4/people", s.apiRoute(s.standard, s.listPeople))
+	s.mux.Handle("GET /api/v4/people/{id}", s.apiRoute(s.standard, s.getPerson))
+
+	s.mux.Handle("GET /api/v4/apikeys", s.apiRoute(s.standard, s.listKeys))
+	s.mux.Handle("POST /api/v4/apikeys", s.apiRoute(s.standard, s.createKey))
+	s.mux.Handle("GET /api/v4/apikeys/{id}", s.apiRoute(s.standard, s.getKey))
+	s.mux.Handle("PUT /api/v4/apikeys/{id}", s.apiRoute(s.standard, s.updateKey))
+	s.mux.Handle("DELETE /api/v4/apikeys/{id}", s.apiRoute(s.standard, s.deleteKey))
+
+	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
+}
+
+func caller(r *http.Request) auth.Caller {
+	c, _ := auth.From(r.Context())
+	return c
+}
+
+func (s *Server) health(r *http.Request) (any, error) {
+	return api.Health{Status: "ok", Version: s.cfg.Version, Environment: s.cfg.Environment}, nil
+}
+
+// People (read side; the rest of the resource has its own issue).
+
+func (s *Server) listPeople(r *http.Request) (any, error) {
+	page, size, err := paging(r, people.DefaultPageSize, people.MaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	return s.people.List(r.Context(), caller(r), page, size)
+}
+
+func (s *Server) getPerson(r *http.Request) (any, error) {
+	return s.people.Get(r.Context(), caller(r), r.PathValue("id"))
+}
+
+// API keys.
+
+func (s *Server) listKeys(r *http.Request) (any, error) {
+	page, size, err := paging(r, accounts.KeysDefaultPageSize, accounts.KeysMaxPageSize)
+	if err != nil {
+		return nil, err
+	}
+	return s.accounts.ListKeys(r.Context(), caller(r), page, size)
+}
+
+func (s *Server) createKey(r *http.Request) (any, error) {
+	var in api.APIKeyCreate
+	if err := decodeBody(r, &in, false); err != nil {
+		return nil, err
+	}
+	return s.accounts.CreateKey(r.Context(), caller(r), in)
+}
+
+func (s *Server) getKey(r *http.Request) (any, error) {
+	return s.accounts.GetKey(r.Context(), caller(r), r.PathValue("id"))
+}
+
+func (s *Server) updateKey(r *http.Request) (any, error) {
+	var in api.APIKeyUpdate
+	if err := decodeBody(r, &in, false); err != nil {
+		return nil, err
+	}
+	return s.accounts.UpdateKey(r.Context(), caller(r), r.PathValue("id"), in)
+}
+
+func (s *Server) deleteKey(r *http.Request) (any, error) {
+	if err := s.accounts.DeleteKey(r.Context(), caller(r), r.PathValue("id")); err != nil {
+		return nil, err
+	}
+	return true, nil
+}
+
+// Operator API.
+
+func (s *Server) listTenants(r *http.Request) (any, error) { return s.accounts.ListTenants(r.Context()) }
+
+func (s *Server) createTenant(r *http.Request) (any, error) {
+	var in api.TenantCreate
+	if err := decodeBody(r, &in, true); err != nil {
+		return nil, err
+	}
+	return s.accounts.CreateTenant(r.Context(), in)
+}
+
+func (s *Server) grantCredits(r *http.Request) (any, error) {
+	var in api.CreditGrant
+	if err := decodeBody(r, &in, true); err != nil {
+		return nil, err
+	}
+	return s.accounts.GrantCredits(r.Context(), r.PathValue("tenantKey"), in)
+}

@@ -1,0 +1,145 @@
+// Package server is timbra's HTTP layer: the router, the middleware (trace id, recovery, auth,
+// rate limit, time zone, body limit) and one file per resource. Handlers decode, call a
+// service, and return what to encode; no business rule lives here.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/timbra-mx/timbra/accounts"
+	"github.com/timbra-mx/timbra/people"
+	"github.com/timbra-mx/timbra/ratelimit"
+	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// Config is what a server needs besides its data.
+type Config struct {
+	Environment string
+	Version     string
+	// AdminToken guards the operator API under /admin/v1; empty disables it.
+	AdminToken string
+	Logger     *slog.Logger
+	Now        func() time.Time
+	// StandardLimit is the requests per minute of each API key on endpoints whose limit the spec
+	// does not name (family Standard); AnonymousLimit the same per address for requests without
+	// a valid key.
+	StandardLimit  int
+	AnonymousLimit int
+	// ShutdownTimeout bounds how long in-flight requests may take to finish on shutdown.
+	ShutdownTimeout time.Duration
+}
+
+// Defaults of Config.
+const (
+	DefaultStandardLimit   = 6000
+	DefaultAnonymousLimit  = 1200
+	DefaultShutdownTimeout = 30 * time.Second
+)
+
+// Server serves the API over one store.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	accounts *accounts.Service
+	people   *people.Service
+	limiter  *ratelimit.Limiter
+	mux      *http.ServeMux
+
+	standard, anonymous ratelimit.Family
+	zones               sync.Map // IANA name → *time.Location
+}
+
+// New returns a server over store, with secrets sealed under keys.
+func New(cfg Config, store storage.Store, keys *secrets.Keys) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.StandardLimit <= 0 {
+		cfg.StandardLimit = DefaultStandardLimit
+	}
+	if cfg.AnonymousLimit <= 0 {
+		cfg.AnonymousLimit = DefaultAnonymousLimit
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		accounts:  &accounts.Service{Store: store, Keys: keys, Environment: cfg.Environment, Now: cfg.Now},
+		people:    &people.Service{Store: store, Keys: keys},
+		limiter:   ratelimit.New(cfg.Now),
+		mux:       http.NewServeMux(),
+		standard:  ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
+		anonymous: ratelimit.Family{Name: "Anonymous", Limit: cfg.AnonymousLimit, Window: time.Minute},
+	}
+	s.routes()
+	return s
+}
+
+// Accounts is the accounts service (tenant creation at init).
+func (s *Server) Accounts() *accounts.Service { return s.accounts }
+
+// Handler is the whole API as one handler.
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
+
+// Serve answers on ln until ctx ends, then stops accepting, lets in-flight requests finish
+// (up to the shutdown timeout) and returns nil.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// WriteAddrFile writes the bound address to path atomically (a reader never sees half of it).
+func WriteAddrFile(path, addr string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".addr-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.WriteString(addr + "\n"); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

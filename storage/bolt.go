@@ -1,0 +1,329 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bolt is the bbolt backend.
+type Bolt struct {
+	db *bolt.DB
+}
+
+// Open opens (creating when absent) the database at path and runs the pending migrations.
+// Only one process may hold it: a second one gets a clear error after a short wait.
+func Open(path string) (*Bolt, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create database folder: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("database %s is in use by another process (is a timbra server already running on it?)", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := db.Update(migrate); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+	}
+	return &Bolt{db: db}, nil
+}
+
+// Close closes the database.
+func (b *Bolt) Close() error { return b.db.Close() }
+
+// View implements Store.
+func (b *Bolt) View(ctx context.Context, fn func(Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+// Update implements Store.
+func (b *Bolt) Update(ctx context.Context, fn func(Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+// Batch implements Store.
+func (b *Bolt) Batch(ctx context.Context, fn func(Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.db.Batch(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+type boltTx struct{ tx *bolt.Tx }
+
+func (t boltTx) Meta() Meta       { return boltMeta{t.tx.Bucket(bucketMeta)} }
+func (t boltTx) Tenants() Tenants { return boltTenants{t.tx.Bucket(bucketTenants)} }
+func (t boltTx) People(tenantID string) People {
+	return boltPeople{records[Person]{t.tx.Bucket(bucketPeople), tenantID}, t.tx.Bucket(bucketPeopleByEmail)}
+}
+func (t boltTx) APIKeys(tenantID string) APIKeys {
+	return boltAPIKeys{
+		records:  records[APIKey]{t.tx.Bucket(bucketAPIKeys), tenantID},
+		lookup:   t.tx.Bucket(bucketAPIKeysByLookup),
+		byPerson: t.tx.Bucket(bucketAPIKeysByPerson),
+	}
+}
+
+func (t boltTx) PersonByEmail(email string) (string, string, error) {
+	return splitRef(t.tx.Bucket(bucketPeopleByEmail).Get([]byte(NormalizeEmail(email))))
+}
+
+func (t boltTx) APIKeyByLookup(lookup []byte) (string, string, error) {
+	return splitRef(t.tx.Bucket(bucketAPIKeysByLookup).Get(lookup))
+}
+
+func splitRef(v []byte) (string, string, error) {
+	if v == nil {
+		return "", "", ErrNotFound
+	}
+	i := bytes.IndexByte(v, '/')
+	if i < 0 {
+		return "", "", fmt.Errorf("storage: malformed index value %q", v)
+	}
+	return string(v[:i]), string(v[i+1:]), nil
+}
+
+func key(parts ...string) []byte {
+	n := len(parts) - 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, p...)
+	}
+	return b
+}
+
+// records is a tenant-scoped collection of JSON values in one bucket.
+type records[T any] struct {
+	b      *bolt.Bucket
+	tenant string
+}
+
+func (r records[T]) get(id string) (T, error) {
+	var v T
+	raw := r.b.Get(key(r.tenant, id))
+	if raw == nil {
+		return v, ErrNotFound
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("storage: decode %s/%s: %w", r.tenant, id, err)
+	}
+	return v, nil
+}
+
+func (r records[T]) put(id string, v T) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return r.b.Put(key(r.tenant, id), raw)
+}
+
+func (r records[T]) del(id string) error { return r.b.Delete(key(r.tenant, id)) }
+
+// page walks the tenant's records in key order, decoding those in [offset, offset+limit).
+func (r records[T]) page(offset, limit int) ([]T, int, error) {
+	return pageOf[T](r.b, key(r.tenant, ""), offset, limit, func(_, v []byte) ([]byte, error) { return v, nil })
+}
+
+// pageOf walks the keys under prefix, resolving each entry to a record value with get.
+func pageOf[T any](b *bolt.Bucket, prefix []byte, offset, limit int, get func(k, v []byte) ([]byte, error)) ([]T, int, error) {
+	var out []T
+	total := 0
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if total >= offset && len(out) < limit {
+			raw, err := get(k, v)
+			if err != nil {
+				return nil, 0, err
+			}
+			var item T
+			if err := json.Unmarshal(raw, &item); err != nil {
+				return nil, 0, fmt.Errorf("storage: decode %s: %w", k, err)
+			}
+			out = append(out, item)
+		}
+		total++
+	}
+	return out, total, nil
+}
+
+func countPrefix(b *bolt.Bucket, prefix []byte) int {
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
+type boltMeta struct{ b *bolt.Bucket }
+
+func (m boltMeta) Get(name string) ([]byte, error) {
+	v := m.b.Get([]byte(name))
+	if v == nil {
+		return nil, nil
+	}
+	return bytes.Clone(v), nil
+}
+
+func (m boltMeta) Put(name string, value []byte) error { return m.b.Put([]byte(name), value) }
+
+type boltTenants struct{ b *bolt.Bucket }
+
+func (t boltTenants) Get(id string) (Tenant, error) {
+	var v Tenant
+	raw := t.b.Get([]byte(id))
+	if raw == nil {
+		return v, ErrNotFound
+	}
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+func (t boltTenants) Put(v Tenant) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return t.b.Put([]byte(v.ID), raw)
+}
+
+func (t boltTenants) List() ([]Tenant, error) {
+	var out []Tenant
+	err := t.b.ForEach(func(_, raw []byte) error {
+		var v Tenant
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+type boltPeople struct {
+	records[Person]
+	byEmail *bolt.Bucket
+}
+
+func (p boltPeople) Get(id string) (Person, error) { return p.get(id) }
+
+func (p boltPeople) Put(v Person) error {
+	ref := key(p.tenant, v.ID)
+	email := []byte(NormalizeEmail(v.Email))
+	if held := p.byEmail.Get(email); held != nil && !bytes.Equal(held, ref) {
+		return ErrEmailTaken
+	}
+	if old, err := p.get(v.ID); err == nil {
+		if oldEmail := []byte(NormalizeEmail(old.Email)); !bytes.Equal(oldEmail, email) {
+			if err := p.byEmail.Delete(oldEmail); err != nil {
+				return err
+			}
+		}
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err := p.byEmail.Put(email, ref); err != nil {
+		return err
+	}
+	return p.put(v.ID, v)
+}
+
+func (p boltPeople) Delete(id string) error {
+	old, err := p.get(id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := p.byEmail.Delete([]byte(NormalizeEmail(old.Email))); err != nil {
+		return err
+	}
+	return p.del(id)
+}
+
+func (p boltPeople) List(offset, limit int) ([]Person, int, error) { return p.page(offset, limit) }
+
+func (p boltPeople) Count() (int, error) { return countPrefix(p.b, key(p.tenant, "")), nil }
+
+type boltAPIKeys struct {
+	records[APIKey]
+	lookup   *bolt.Bucket
+	byPerson *bolt.Bucket
+}
+
+func (a boltAPIKeys) Get(id string) (APIKey, error) { return a.get(id) }
+
+func (a boltAPIKeys) Put(v APIKey) error {
+	if old, err := a.get(v.ID); err == nil {
+		if err := a.unindex(old); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err := a.lookup.Put(v.Lookup, key(a.tenant, v.ID)); err != nil {
+		return err
+	}
+	if err := a.byPerson.Put(key(a.tenant, v.PersonID, v.ID), nil); err != nil {
+		return err
+	}
+	return a.put(v.ID, v)
+}
+
+func (a boltAPIKeys) unindex(old APIKey) error {
+	if err := a.lookup.Delete(old.Lookup); err != nil {
+		return err
+	}
+	return a.byPerson.Delete(key(a.tenant, old.PersonID, old.ID))
+}
+
+func (a boltAPIKeys) Delete(id string) error {
+	old, err := a.get(id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.unindex(old); err != nil {
+		return err
+	}
+	return a.del(id)
+}
+
+func (a boltAPIKeys) List(offset, limit int) ([]APIKey, int, error) { return a.page(offset, limit) }
+
+func (a boltAPIKeys) ListByPerson(personID string, offset, limit int) ([]APIKey, int, error) {
+	prefix := key(a.tenant, personID, "")
+	return pageOf[APIKey](a.byPerson, prefix, offset, limit, func(k, _ []byte) ([]byte, error) {
+		raw := a.b.Get(key(a.tenant, string(k[len(prefix):])))
+		if raw == nil {
+			return nil, fmt.Errorf("storage: index %s points to a missing key", k)
+		}
+		return raw, nil
+	})
+}

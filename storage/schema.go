@@ -1,0 +1,93 @@
+// Package storage keeps timbra's records in one bbolt file. It is the only package that imports
+// bbolt; the rest of the program sees the Store and Tx interfaces, so a second backend can be
+// added without touching the rules (storagetest is the conformance suite every backend passes).
+//
+// The schema, every bucket and key layout in one place. Records are JSON values. Keys inside a
+// tenant are "<tenantID>/<recordID>"; record IDs are UUID version 7, so key order is creation
+// order. Secondary indexes are their own buckets, written and deleted in the same transaction as
+// the record. An index without tenant prefix enforces uniqueness across the whole service.
+//
+//	meta                 "schema"                         → decimal schema version
+//	                     "environment"                    → "test" | "production"
+//	                     "created_at"                     → RFC 3339 time the database was made
+//	                     "key_check"                      → a value sealed with the master key
+//	tenants              <tenantID>                       → Tenant
+//	people               <tenantID>/<personID>            → Person
+//	people_by_email      <normalized email>               → <tenantID>/<personID>   (all tenants)
+//	apikeys              <tenantID>/<keyID>               → APIKey
+//	apikeys_by_lookup    <HMAC of the key value>          → <tenantID>/<keyID>      (all tenants)
+//	apikeys_by_person    <tenantID>/<personID>/<keyID>    → empty
+package storage
+
+import "time"
+
+var (
+	bucketMeta            = []byte("meta")
+	bucketTenants         = []byte("tenants")
+	bucketPeople          = []byte("people")
+	bucketPeopleByEmail   = []byte("people_by_email")
+	bucketAPIKeys         = []byte("apikeys")
+	bucketAPIKeysByLookup = []byte("apikeys_by_lookup")
+	bucketAPIKeysByPerson = []byte("apikeys_by_person")
+)
+
+// Meta keys.
+const (
+	MetaSchema      = "schema"
+	MetaEnvironment = "environment"
+	MetaCreatedAt   = "created_at"
+	MetaKeyCheck    = "key_check"
+)
+
+// Tenant is the space that holds people, credits and data.
+type Tenant struct {
+	ID            string    `json:"id"`
+	OwnerPersonID string    `json:"ownerPersonId"`
+	CreatedAt     time.Time `json:"createdAt"`
+}
+
+// Person is a person of a tenant as stored. Secrets are sealed; the sign-in password is a hash.
+type Person struct {
+	ID               string     `json:"id"`
+	TenantID         string     `json:"tenantId"`
+	LegalName        string     `json:"legalName"`
+	Email            string     `json:"email"`
+	PhoneNumber      *string    `json:"phoneNumber,omitempty"`
+	PasswordHash     string     `json:"passwordHash,omitempty"`
+	SatTaxRegimeID   *string    `json:"satTaxRegimeId,omitempty"`
+	SatCfdiUseID     *string    `json:"satCfdiUseId,omitempty"`
+	UserTypeID       string     `json:"userTypeId"`
+	Tin              *string    `json:"tin,omitempty"`
+	Curp             *string    `json:"curp,omitempty"`
+	ZipCode          *string    `json:"zipCode,omitempty"`
+	CountryID        *string    `json:"countryId,omitempty"`
+	ForeignTin       *string    `json:"foreignTin,omitempty"`
+	Base64Photo      *string    `json:"base64Photo,omitempty"`
+	TaxPassword      []byte     `json:"taxPassword,omitempty"` // sealed
+	Balances         []Balance  `json:"balances,omitempty"`    // sorted by credit type
+	IsOwner          bool       `json:"isOwner"`
+	ValidTo          *time.Time `json:"validTo,omitempty"`
+	ManifestStatusID string     `json:"manifestStatusId"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	UpdatedAt        time.Time  `json:"updatedAt"`
+}
+
+// Balance is the available amount of one credit type.
+type Balance struct {
+	CreditType int   `json:"creditType"`
+	Available  int64 `json:"available"`
+}
+
+// APIKey is an API key. Its value is sealed; Lookup is the keyed hash that finds it.
+type APIKey struct {
+	ID          string    `json:"id"`
+	TenantID    string    `json:"tenantId"`
+	PersonID    string    `json:"personId"`
+	Environment string    `json:"environment"`
+	Value       []byte    `json:"value"` // sealed
+	Lookup      []byte    `json:"lookup"`
+	Status      int       `json:"status"`
+	Description *string   `json:"description,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}

@@ -1,0 +1,167 @@
+// Package storagetest is the conformance suite every storage backend passes.
+package storagetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// Run checks a backend. open returns a new, empty store.
+func Run(t *testing.T, open func(t *testing.T) storage.Store) {
+	t.Run("Meta", func(t *testing.T) { testMeta(t, open(t)) })
+	t.Run("PeopleScopedAndOrdered", func(t *testing.T) { testPeople(t, open(t)) })
+	t.Run("EmailUniqueAcrossTenants", func(t *testing.T) { testEmail(t, open(t)) })
+	t.Run("APIKeysIndexes", func(t *testing.T) { testAPIKeys(t, open(t)) })
+	t.Run("RollbackOnError", func(t *testing.T) { testRollback(t, open(t)) })
+}
+
+var ctx = context.Background()
+
+func id() string { return uuid.Must(uuid.NewV7()).String() }
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testMeta(t *testing.T, s storage.Store) {
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Meta().Put("environment", []byte("test")) }))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		v, err := tx.Meta().Get("environment")
+		if err != nil || string(v) != "test" {
+			return fmt.Errorf("meta environment = %q, %v", v, err)
+		}
+		v, err = tx.Meta().Get("absent")
+		if err != nil || v != nil {
+			return fmt.Errorf("absent meta = %q, %v", v, err)
+		}
+		return nil
+	}))
+}
+
+func person(tenant, email string) storage.Person {
+	now := time.Now().UTC()
+	return storage.Person{ID: id(), TenantID: tenant, LegalName: "P " + email, Email: email, UserTypeID: "C", CreatedAt: now, UpdatedAt: now}
+}
+
+func testPeople(t *testing.T, s storage.Store) {
+	a, b := id(), id()
+	var made []string
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for i := range 5 {
+			p := person(a, fmt.Sprintf("p%d@a.test", i))
+			made = append(made, p.ID)
+			if err := tx.People(a).Put(p); err != nil {
+				return err
+			}
+		}
+		return tx.People(b).Put(person(b, "other@b.test"))
+	}))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		items, total, err := tx.People(a).List(1, 2)
+		if err != nil {
+			return err
+		}
+		if total != 5 || len(items) != 2 || items[0].ID != made[1] || items[1].ID != made[2] {
+			return fmt.Errorf("page (1,2) of 5: total %d, %d items", total, len(items))
+		}
+		if n, _ := tx.People(b).Count(); n != 1 {
+			return fmt.Errorf("tenant b has %d people, want 1", n)
+		}
+		if _, err := tx.People(b).Get(made[0]); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("a person of tenant a was visible in tenant b: %v", err)
+		}
+		return nil
+	}))
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.People(a).Delete(made[0]) }))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if _, _, err := tx.PersonByEmail("p0@a.test"); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("email index kept a deleted person: %v", err)
+		}
+		return nil
+	}))
+}
+
+func testEmail(t *testing.T, s storage.Store) {
+	a, b := id(), id()
+	p := person(a, "Same@Example.com")
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.People(a).Put(p) }))
+	err := s.Update(ctx, func(tx storage.Tx) error { return tx.People(b).Put(person(b, "  same@example.COM ")) })
+	if !errors.Is(err, storage.ErrEmailTaken) {
+		t.Fatalf("second person with the same email in another tenant: %v, want ErrEmailTaken", err)
+	}
+	p.Email = "new@example.com"
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.People(a).Put(p) }))
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.People(b).Put(person(b, "same@example.com")) }))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		ten, pid, err := tx.PersonByEmail("NEW@example.com")
+		if err != nil || ten != a || pid != p.ID {
+			return fmt.Errorf("PersonByEmail after change = %s/%s, %v", ten, pid, err)
+		}
+		return nil
+	}))
+}
+
+func testAPIKeys(t *testing.T, s storage.Store) {
+	tenant, pid := id(), id()
+	now := time.Now().UTC()
+	k := storage.APIKey{ID: id(), TenantID: tenant, PersonID: pid, Lookup: []byte("hash-1"), Value: []byte("sealed"), CreatedAt: now, UpdatedAt: now}
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.APIKeys(tenant).Put(k) }))
+	k.Lookup = []byte("hash-2")
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.APIKeys(tenant).Put(k) }))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if _, _, err := tx.APIKeyByLookup([]byte("hash-1")); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("old lookup hash still finds the key: %v", err)
+		}
+		ten, kid, err := tx.APIKeyByLookup([]byte("hash-2"))
+		if err != nil || ten != tenant || kid != k.ID {
+			return fmt.Errorf("lookup = %s/%s, %v", ten, kid, err)
+		}
+		items, total, err := tx.APIKeys(tenant).ListByPerson(pid, 0, 10)
+		if err != nil || total != 1 || len(items) != 1 || items[0].ID != k.ID {
+			return fmt.Errorf("ListByPerson = %d items of %d, %v", len(items), total, err)
+		}
+		return nil
+	}))
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.APIKeys(tenant).Delete(k.ID) }))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if _, _, err := tx.APIKeyByLookup([]byte("hash-2")); !errors.Is(err, storage.ErrNotFound) {
+			return errors.New("deleted key still found by lookup")
+		}
+		if _, total, _ := tx.APIKeys(tenant).ListByPerson(pid, 0, 10); total != 0 {
+			return errors.New("deleted key still in the person index")
+		}
+		return nil
+	}))
+}
+
+func testRollback(t *testing.T, s storage.Store) {
+	tenant := id()
+	boom := errors.New("boom")
+	err := s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.People(tenant).Put(person(tenant, "x@x.test")); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update returned %v", err)
+	}
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if n, _ := tx.People(tenant).Count(); n != 0 {
+			return errors.New("a failed transaction left its record")
+		}
+		if _, _, err := tx.PersonByEmail("x@x.test"); !errors.Is(err, storage.ErrNotFound) {
+			return errors.New("a failed transaction left its index")
+		}
+		return nil
+	}))
+}
