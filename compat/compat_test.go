@@ -1,0 +1,55 @@
+// Package compat checks wire compatibility with existing clients of the service: the official
+// fiscalapi npm package runs its calls against a real timbra server.
+package compat
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/server"
+)
+
+// TestFiscalapiClient needs node and `npm ci --prefix compat/fiscalapi`; it skips without them,
+// unless TIMBRA_REQUIRE_COMPAT=1 (CI), where it fails.
+func TestFiscalapiClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join("fiscalapi", "node_modules", "fiscalapi", "package.json"))
+	}
+	if err != nil {
+		msg := "needs node and the fiscalapi package: run 'npm ci --prefix compat/fiscalapi' (" + err.Error() + ")"
+		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Store.Close()
+	s := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs")
+	cmd.Dir = "fiscalapi"
+	cmd.Env = append(os.Environ(),
+		"TIMBRA_BASE_URL="+hs.URL, "TIMBRA_TENANT_KEY="+creds.TenantKey,
+		"TIMBRA_API_KEY="+creds.APIKey, "TIMBRA_PERSON_ID="+creds.PersonID)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test:\n%s", out)
+	if err != nil {
+		t.Fatalf("the fiscalapi client failed against timbra: %v", err)
+	}
+}
