@@ -26,9 +26,11 @@ type DataOptions struct {
 
 // Data is an open database with its keys.
 type Data struct {
-	Store       *storage.Bolt
-	Keys        *secrets.Keys
-	Environment string
+	Path          string
+	MasterKeyFile string
+	Store         *storage.Bolt
+	Keys          *secrets.Keys
+	Environment   string
 	// Created tells the database was made by this open.
 	Created bool
 }
@@ -63,7 +65,7 @@ func OpenData(opt DataOptions) (*Data, error) {
 		}
 		return nil, err
 	}
-	d := &Data{Store: store, Keys: keys}
+	d := &Data{Path: opt.Path, MasterKeyFile: opt.MasterKeyFile, Store: store, Keys: keys}
 	err = store.Update(context.Background(), func(tx storage.Tx) error {
 		meta := tx.Meta()
 		env, err := meta.Get(storage.MetaEnvironment)

@@ -25,7 +25,7 @@ func TestPathAt(t *testing.T) {
 		`{"tags":{"a b":{"quantity":true}}}`:                 "$.tags['a b'].quantity",
 		`{"name":"x","flag":"yes"}`:                          "$.flag",
 		"{\n  \"items\": [ {}, {}, {\"quantity\": [1]} ]\n}": "$.items[2].quantity",
-		`{"name":[1]}`:                                       "$.name",
+		`{"name":[1]}`: "$.name",
 	}
 	for doc, want := range cases {
 		err := decodeBody(httptest.NewRequest("POST", "/", strings.NewReader(doc)), &body{}, false)

@@ -91,7 +91,9 @@ func (s *Server) deleteKey(r *http.Request) (any, error) {
 
 // Operator API.
 
-func (s *Server) listTenants(r *http.Request) (any, error) { return s.accounts.ListTenants(r.Context()) }
+func (s *Server) listTenants(r *http.Request) (any, error) {
+	return s.accounts.ListTenants(r.Context())
+}
 
 func (s *Server) createTenant(r *http.Request) (any, error) {
 	var in api.TenantCreate

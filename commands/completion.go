@@ -1,0 +1,109 @@
+package commands
+
+import (
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newCompletionCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "Print a shell completion script: bash, zsh, fish or powershell",
+		UsageText: "timbra completion bash|zsh|fish|powershell",
+		ArgsUsage: "SHELL",
+		Description: "Prints a script that completes timbra's commands and flags. Load it from your shell's\n" +
+			"start-up file.\n\n" +
+			"Examples:\n" +
+			"  echo 'source <(timbra completion bash)' >> ~/.bashrc\n" +
+			"  timbra completion zsh > \"${fpath[1]}/_timbra\"\n" +
+			"  timbra completion fish > ~/.config/fish/completions/timbra.fish\n" +
+			"  timbra completion powershell | Out-String | Invoke-Expression",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "shell (bash, zsh, fish or powershell)"); err != nil {
+				return err
+			}
+			return completionRun(c, f.IO.Out, c.Args().First())
+		},
+	}
+}
+
+func completionRun(c *cli.Context, w io.Writer, shell string) error {
+	name := c.App.Name
+	var script string
+	switch shell {
+	case "bash":
+		script = bashCompletion
+	case "zsh":
+		script = zshCompletion
+	case "powershell", "pwsh":
+		script = powershellCompletion
+	case "fish":
+		s, err := c.App.ToFishCompletion()
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, s)
+		return err
+	default:
+		return usageErrorf(c, "unknown shell %q: use bash, zsh, fish or powershell", shell)
+	}
+	_, err := io.WriteString(w, strings.ReplaceAll(script, "PROG", name))
+	return err
+}
+
+// The scripts run the command line typed so far with --generate-bash-completion appended; the
+// cli package answers with the names that may come next, one per line. When the word being
+// completed starts with a dash it is passed too, so that flags are offered.
+
+const bashCompletion = `# bash completion for PROG
+_PROG_complete() {
+    local cur="${COMP_WORDS[COMP_CWORD]}"
+    local -a line=("${COMP_WORDS[@]:0:COMP_CWORD}")
+    if [[ "$cur" == -* ]]; then
+        line+=("$cur")
+    fi
+    local IFS=$'\n'
+    COMPREPLY=($(compgen -W "$("${line[@]}" --generate-bash-completion 2>/dev/null)" -- "$cur"))
+}
+complete -o bashdefault -o default -F _PROG_complete PROG
+`
+
+const zshCompletion = `#compdef PROG
+# zsh completion for PROG
+_PROG() {
+    local -a line opts
+    line=("${(@)words[1,CURRENT-1]}")
+    if [[ "${words[CURRENT]}" == -* ]]; then
+        line+=("${words[CURRENT]}")
+    fi
+    opts=("${(@f)$("${(@)line}" --generate-bash-completion 2>/dev/null)}")
+    opts=("${(@)opts:#}")
+    if (( ${#opts} )); then
+        compadd -a opts
+    else
+        _files
+    fi
+}
+if [[ "${zsh_eval_context[-1]}" == loadautofunc ]]; then
+    _PROG "$@"
+else
+    compdef _PROG PROG
+fi
+`
+
+const powershellCompletion = `# PowerShell completion for PROG
+Register-ArgumentCompleter -Native -CommandName 'PROG' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+    $words = @($commandAst.CommandElements | ForEach-Object { $_.ToString() })
+    if ($wordToComplete -ne '') {
+        $words = @($words | Select-Object -First ($words.Count - 1))
+    }
+    $rest = @($words | Select-Object -Skip 1)
+    if ($wordToComplete -like '-*') { $rest += $wordToComplete }
+    & $words[0] @rest --generate-bash-completion 2>$null |
+        Where-Object { $_ -like "$wordToComplete*" } |
+        ForEach-Object { [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_) }
+}
+`

@@ -1,0 +1,86 @@
+package commands
+
+import (
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newConfigCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "config",
+		Usage: "Inspect the client configuration",
+		Description: "Example:\n" +
+			"  timbra config show --profile live",
+		Subcommands: []*cli.Command{newConfigShowCmd(f)},
+	}
+}
+
+type configShowOptions struct{ f *Factory }
+
+// shownSetting is one line of `timbra config show`, and its JSON form.
+type shownSetting struct {
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+type shownConfig struct {
+	Profile    shownSetting `json:"profile"`
+	BaseURL    shownSetting `json:"baseUrl"`
+	TenantKey  shownSetting `json:"tenantKey"`
+	APIKey     shownSetting `json:"apiKey"`
+	ConfigFile string       `json:"configFile"`
+}
+
+func newConfigShowCmd(f *Factory) *cli.Command {
+	o := &configShowOptions{f: f}
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "Show the settings a client command would use, and where each comes from",
+		UsageText: "timbra config show [--profile NAME] [-o json]",
+		Description: "Shows the profile, base URL, tenant key and API key (masked) that a client command would\n" +
+			"use, and for each its source: an environment variable, the profile, the keyring or the\n" +
+			"credentials file.\n\n" +
+			"Examples:\n" +
+			"  timbra config show\n" +
+			"  TIMBRA_PROFILE=live timbra config show -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			return configShowRun(o)
+		},
+	}
+}
+
+func configShowRun(o *configShowOptions) error {
+	r, err := o.f.resolve()
+	if err != nil {
+		return err
+	}
+	show := func(v value, secret bool) shownSetting {
+		s := shownSetting{Value: v.Value, Source: v.Source}
+		if secret {
+			s.Value = maskSecret(v.Value)
+		}
+		if v.Value == "" {
+			s.Value, s.Source = srcNotSet, ""
+		}
+		return s
+	}
+	out := shownConfig{
+		Profile:    show(r.Profile, false),
+		BaseURL:    show(r.BaseURL, false),
+		TenantKey:  show(r.TenantKey, false),
+		APIKey:     show(r.APIKey, true),
+		ConfigFile: filepath.Join(r.ConfigDir, configFileName),
+	}
+	rows := [][]string{
+		{"profile", out.Profile.Value, out.Profile.Source},
+		{"base URL", out.BaseURL.Value, out.BaseURL.Source},
+		{"tenant key", out.TenantKey.Value, out.TenantKey.Source},
+		{"API key", out.APIKey.Value, out.APIKey.Source},
+		{"config file", out.ConfigFile, ""},
+	}
+	return o.f.printer().table(out, []string{"SETTING", "VALUE", "SOURCE"}, rows, "")
+}

@@ -1,0 +1,238 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/server"
+)
+
+// DefaultOwnerEmail is the owner of the tenant a new database starts with.
+const DefaultOwnerEmail = "owner@timbra.local"
+
+type serverOptions struct {
+	addr, addrFile, data, environment, masterKeyFile, adminTokenFile string
+	logFormat, logLevel                                              string
+	rateLimit                                                        int
+}
+
+func dataFlags(o *serverOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "data", EnvVars: []string{"TIMBRA_DATA"}, Destination: &o.data, DefaultText: "the user data folder's timbra/timbra.db",
+			Usage: "database file `PATH`; its master key lives beside it as PATH.key"},
+		&cli.StringFlag{Name: "environment", EnvVars: []string{"TIMBRA_ENVIRONMENT"}, Destination: &o.environment, DefaultText: "test for a new database, else the stored one",
+			Usage: "`test` or production; stored in the database when it is made and checked at every start"},
+		&cli.StringFlag{Name: "master-key-file", EnvVars: []string{"TIMBRA_MASTER_KEY_FILE"}, Destination: &o.masterKeyFile, DefaultText: "PATH.key beside the database",
+			Usage: "`FILE` with the master key that seals secrets at rest (mode 0600; made with a new database)"},
+	}
+}
+
+func newServerCmd(f *Factory) *cli.Command {
+	o := &serverOptions{}
+	return &cli.Command{
+		Name:  "server",
+		Usage: "Run the invoicing API on an embedded database",
+		Description: `Runs the whole API (spec: /api/v4) on one bbolt file. On a missing database it first makes one
+with a tenant and its owner, and prints their credentials once.
+
+Examples:
+  timbra server                                   # 127.0.0.1:8080, the default database
+  timbra server --addr 127.0.0.1:0 --addr-file addr --data ./t.db
+  TIMBRA_ADMIN_TOKEN=... timbra server            # operator token from the environment
+
+The operator API (/admin/v1, used by 'timbra admin') is guarded by a token: TIMBRA_ADMIN_TOKEN, or
+the file --admin-token-file (default PATH.admin-token beside the database, made when absent).
+SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database closes, exit 0.`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "addr", EnvVars: []string{"TIMBRA_ADDR"}, Value: "127.0.0.1:8080", Destination: &o.addr,
+				Usage: "`HOST:PORT` to listen on; port 0 picks a free one"},
+			&cli.StringFlag{Name: "addr-file", EnvVars: []string{"TIMBRA_ADDR_FILE"}, Destination: &o.addrFile,
+				Usage: "write the bound address to `PATH` once listening"},
+			&cli.StringFlag{Name: "admin-token-file", EnvVars: []string{"TIMBRA_ADMIN_TOKEN_FILE"}, Destination: &o.adminTokenFile, DefaultText: "PATH.admin-token beside the database",
+				Usage: "`FILE` holding the operator token (made when absent, mode 0600)"},
+			&cli.StringFlag{Name: "log-format", EnvVars: []string{"TIMBRA_LOG_FORMAT"}, Value: "text", Destination: &o.logFormat,
+				Usage: "`text` or json logs on standard error"},
+			&cli.StringFlag{Name: "log-level", EnvVars: []string{"TIMBRA_LOG_LEVEL"}, Value: "info", Destination: &o.logLevel,
+				Usage: "`debug`, info, warn or error"},
+			&cli.IntFlag{Name: "rate-limit", EnvVars: []string{"TIMBRA_RATE_LIMIT"}, Value: server.DefaultStandardLimit, Destination: &o.rateLimit,
+				Usage: "requests per minute per API key on endpoints without a limit of their own (`N`)"},
+		}, dataFlags(o)...),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			return runServer(c, f, o)
+		},
+		Subcommands: []*cli.Command{newServerInitCmd(f)},
+	}
+}
+
+func newServerInitCmd(f *Factory) *cli.Command {
+	o := &serverOptions{}
+	var ownerEmail string
+	var asJSON bool
+	return &cli.Command{
+		Name:  "init",
+		Usage: "Make a new database with one tenant and its owner, and print their credentials",
+		Description: `Makes the database (failing if it exists), its master key beside it, one tenant and its owner
+person with an API key. In the test environment the owner starts with 1000 credits of each type.
+
+Examples:
+  timbra server init --data ./t.db
+  timbra server init --data ./live.db --environment production --owner-email me@example.com --json`,
+		Flags: append(dataFlags(o),
+			&cli.StringFlag{Name: "owner-email", Value: DefaultOwnerEmail, Destination: &ownerEmail, Usage: "email of the owner `EMAIL`"},
+			&cli.BoolFlag{Name: "json", Destination: &asJSON, Usage: "print exactly one JSON object {tenantKey, apiKey, personId, environment}"},
+		),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if o.data == "" {
+				o.data = DefaultDataPath()
+			}
+			d, err := server.OpenData(server.DataOptions{Path: o.data, MasterKeyFile: o.masterKeyFile, Environment: o.environment, New: true})
+			if err != nil {
+				return err
+			}
+			creds, err := bootstrap(c.Context, d, ownerEmail)
+			if cerr := d.Store.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON || f.Output == "json" {
+				enc := json.NewEncoder(f.IO.Out)
+				return enc.Encode(creds)
+			}
+			printCredentials(f.IO.Out, o.data, creds)
+			return nil
+		},
+	}
+}
+
+// bootstrap makes the first tenant of a database made by this open. When that fails it closes
+// and removes the database and its master key again, so a retry starts clean.
+func bootstrap(ctx context.Context, d *server.Data, ownerEmail string) (api.Credentials, error) {
+	svc := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys).Accounts()
+	creds, err := svc.CreateTenant(ctx, api.TenantCreate{OwnerEmail: ownerEmail})
+	if err == nil {
+		return creds, nil
+	}
+	d.Store.Close()
+	os.Remove(d.Path)
+	os.Remove(d.MasterKeyFile)
+	if e, ok := apierr.As(err); ok && len(e.Failures) > 0 {
+		return creds, fmt.Errorf("--owner-email: %s", e.Failures[0].ErrorMessage)
+	}
+	return creds, err
+}
+
+func printCredentials(w io.Writer, path string, c api.Credentials) {
+	fmt.Fprintf(w, "Created a new %s database at %s with one tenant and its owner.\n", c.Environment, path)
+	fmt.Fprintf(w, "Keep these credentials (an owner can list API keys later with the API):\n\n")
+	fmt.Fprintf(w, "  tenant key   %s\n  API key      %s\n  person id    %s\n  environment  %s\n\n", c.TenantKey, c.APIKey, c.PersonID, c.Environment)
+}
+
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use text or json", format)
+}
+
+// adminToken is the operator token: TIMBRA_ADMIN_TOKEN, or the token file (made when absent).
+func adminToken(path string) (string, error) {
+	if t := strings.TrimSpace(os.Getenv("TIMBRA_ADMIN_TOKEN")); t != "" {
+		return t, nil
+	}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t := secrets.Token(32)
+		if err := secrets.WriteFileExclusive(path, []byte(t+"\n")); err != nil {
+			return "", fmt.Errorf("make the operator token file: %w", err)
+		}
+		return t, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the operator token file: %w", err)
+	}
+	t := strings.TrimSpace(string(raw))
+	if t == "" {
+		return "", fmt.Errorf("the operator token file %s is empty", path)
+	}
+	return t, nil
+}
+
+func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
+	log, err := newLogger(f.IO.Err, o.logFormat, o.logLevel)
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	if o.data == "" {
+		o.data = DefaultDataPath()
+	}
+	d, err := server.OpenData(server.DataOptions{Path: o.data, MasterKeyFile: o.masterKeyFile, Environment: o.environment})
+	if err != nil {
+		return err
+	}
+	defer d.Store.Close()
+	if d.Created {
+		creds, err := bootstrap(c.Context, d, DefaultOwnerEmail)
+		if err != nil {
+			return err
+		}
+		printCredentials(f.IO.Out, o.data, creds)
+	}
+	if o.adminTokenFile == "" {
+		o.adminTokenFile = o.data + ".admin-token"
+	}
+	token, err := adminToken(o.adminTokenFile)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.addr, err)
+	}
+	addr := ln.Addr().String()
+	if o.addrFile != "" {
+		if err := server.WriteAddrFile(o.addrFile, addr); err != nil {
+			ln.Close()
+			return fmt.Errorf("write --addr-file: %w", err)
+		}
+	}
+	srv := server.New(server.Config{
+		Environment: d.Environment, Version: version, AdminToken: token, Logger: log, StandardLimit: o.rateLimit,
+	}, d.Store, d.Keys)
+	log.Info("listening", "addr", "http://"+addr, "environment", d.Environment, "data", o.data, "version", version)
+	if err := srv.Serve(c.Context, ln); err != nil {
+		return err
+	}
+	if err := d.Store.Close(); err != nil {
+		return fmt.Errorf("close database: %w", err)
+	}
+	log.Info("stopped cleanly")
+	return nil
+}
