@@ -6,7 +6,6 @@ package accounts
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -147,7 +146,7 @@ func (s *Service) ListTenants(ctx context.Context) ([]api.Tenant, error) {
 func (s *Service) GrantCredits(ctx context.Context, tenantKey string, in api.CreditGrant) (api.CreditBalances, error) {
 	var fs []api.Failure
 	if in.CreditType < 1 {
-		fs = append(fs, apierr.Field("CreditType", fmt.Sprintf("'Credit Type' debe ser mayor que 0: 1 timbres, 2 validaciones, 3 tickets."), in.CreditType, "", nil))
+		fs = append(fs, apierr.Field("CreditType", "'Credit Type' debe ser mayor que 0: 1 timbres, 2 validaciones, 3 tickets.", in.CreditType, "", nil))
 	}
 	if in.Amount == 0 {
 		fs = append(fs, apierr.Field("Amount", "'Amount' no debe ser 0.", in.Amount, "", nil))

@@ -3,6 +3,7 @@ package main
 
 import (
 	"os"
+	_ "time/tzdata" // X-TIME-ZONE and --time-zone work where the system has no zone database
 
 	"github.com/timbra-mx/timbra/commands"
 )

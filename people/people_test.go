@@ -1,0 +1,42 @@
+package people
+
+import (
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/storage"
+)
+
+func TestCheckEmail(t *testing.T) {
+	if f := CheckEmail("a.b-c_d+e@x.mx"); f != nil {
+		t.Fatalf("allowed email refused: %+v", f)
+	}
+	f := CheckEmail("ñoño é@x.mx")
+	if f == nil || f.PropertyName != "Email" || *f.ErrorCode != "InvalidUserName" {
+		t.Fatalf("failure = %+v", f)
+	}
+	want := "The email contains characters that are not allowed: 'ñ', ' ', 'é'. Allowed characters: " + AllowedEmailChars
+	if f.ErrorMessage != want {
+		t.Fatalf("message = %q\nwant      %q", f.ErrorMessage, want)
+	}
+}
+
+func TestAddCreditsKeepsOrderAndRefusesNegative(t *testing.T) {
+	var p storage.Person
+	now := time.Unix(0, 0)
+	for _, step := range []struct {
+		ct     int
+		amount int64
+	}{{3, 5}, {1, 10}, {2, 7}, {1, -4}} {
+		if err := AddCredits(&p, step.ct, step.amount, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []storage.Balance{{1, 6}, {2, 7}, {3, 5}}
+	if len(p.Balances) != 3 || p.Balances[0] != want[0] || p.Balances[1] != want[1] || p.Balances[2] != want[2] {
+		t.Fatalf("balances = %+v", p.Balances)
+	}
+	if err := AddCredits(&p, 2, -8, now); err == nil || p.Balances[1].Available != 7 {
+		t.Fatalf("overdraw: err=%v balances=%+v", err, p.Balances)
+	}
+}
