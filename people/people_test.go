@@ -32,7 +32,7 @@ func TestAddCreditsKeepsOrderAndRefusesNegative(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []storage.Balance{{1, 6}, {2, 7}, {3, 5}}
+	want := []storage.Balance{{CreditType: 1, Available: 6}, {CreditType: 2, Available: 7}, {CreditType: 3, Available: 5}}
 	if len(p.Balances) != 3 || p.Balances[0] != want[0] || p.Balances[1] != want[1] || p.Balances[2] != want[2] {
 		t.Fatalf("balances = %+v", p.Balances)
 	}
