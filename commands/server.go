@@ -206,7 +206,7 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 		printCredentials(f.IO.Out, o.data, creds)
 	}
 	if o.adminTokenFile == "" {
-		o.adminTokenFile = o.data + ".admin-token"
+		o.adminTokenFile = o.data + adminTokenSuffix
 	}
 	token, err := adminToken(o.adminTokenFile)
 	if err != nil {
