@@ -1,0 +1,81 @@
+// Command load measures timbra against its floors on loopback TCP and prints a markdown
+// report (see BENCHMARKS.md):
+//
+//	go run ./bench/load [-duration 10s] [-concurrency 32] [-out FILE]
+//
+// It exits 1 when any measured operation fails.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/timbra-mx/timbra/bench"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var opt bench.Options
+	fs.DurationVar(&opt.Duration, "duration", bench.DefaultDuration, "measured time of each scenario")
+	fs.DurationVar(&opt.Warmup, "warmup", bench.DefaultWarmup, "unmeasured run before each scenario")
+	fs.IntVar(&opt.Concurrency, "concurrency", bench.DefaultConcurrency, "concurrent workers (and HTTP connections)")
+	fs.IntVar(&opt.MaxOps, "max-ops", bench.DefaultMaxOps, "bound on the operations of one scenario")
+	fs.DurationVar(&opt.Timeout, "timeout", bench.DefaultTimeout, "bound on one HTTP request")
+	fs.StringVar(&opt.Dir, "dir", "", "folder for the temporary databases (default: the system's temporary folder); fsync cost depends on its file system")
+	out := fs.String("out", "", "also write the report to this file")
+	only := fs.String("only", "", "run only the scenarios whose name matches this regular expression")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the measured scenarios (client and servers) to this file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "load: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		return 2
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintf(stderr, "load: -only: %v\n", err)
+			return 2
+		}
+		opt.Only = re
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "load: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "load: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	opt.Progress = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+
+	rep, err := bench.RunSuite(opt)
+	rep.Command = strings.Join(append([]string{"go run ./bench/load"}, args...), " ")
+	md := rep.Markdown()
+	fmt.Fprint(stdout, md)
+	if *out != "" {
+		if werr := os.WriteFile(*out, []byte(md), 0o644); werr != nil {
+			fmt.Fprintf(stderr, "load: %v\n", werr)
+			return 1
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "\nload: FAILED: %v\n", err)
+		return 1
+	}
+	return 0
+}
