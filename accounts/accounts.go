@@ -56,7 +56,7 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 func keyContext(tenantID, keyID string) string { return "apikey/" + tenantID + "/" + keyID }
 
 // newKey makes an API key record for a person and returns it with its plain value.
-func (s *Service) newKey(tenantID, personID string, description *string) (storage.APIKey, string) {
+func (s *Service) newKey(tenantID, personID string, personIsOwner bool, description *string) (storage.APIKey, string) {
 	prefix := "sk_test_"
 	if s.Environment == EnvProduction {
 		prefix = "sk_live_"
@@ -67,7 +67,7 @@ func (s *Service) newKey(tenantID, personID string, description *string) (storag
 	return storage.APIKey{
 		ID: id, TenantID: tenantID, PersonID: personID, Environment: s.Environment,
 		Value: s.Keys.Seal([]byte(value), keyContext(tenantID, id)), Lookup: s.Keys.Lookup(value),
-		Status: KeyActive, Description: description, CreatedAt: now, UpdatedAt: now,
+		Status: KeyActive, PersonIsOwner: personIsOwner, Description: description, CreatedAt: now, UpdatedAt: now,
 	}, value
 }
 
@@ -101,7 +101,7 @@ func (s *Service) CreateTenant(ctx context.Context, in api.TenantCreate) (api.Cr
 			}
 		}
 	}
-	key, value := s.newKey(tenantID, personID, ptr("created with the tenant"))
+	key, value := s.newKey(tenantID, personID, true, ptr("created with the tenant"))
 	err := s.Store.Update(ctx, func(tx storage.Tx) error {
 		if err := tx.Tenants().Put(storage.Tenant{ID: tenantID, OwnerPersonID: personID, CreatedAt: now}); err != nil {
 			return err
@@ -195,24 +195,20 @@ func (s *Service) Authenticate(ctx context.Context, tenantKey, apiKey string) (a
 	if tenantKey == "" || apiKey == "" {
 		return auth.Caller{}, apierr.Unauthorized()
 	}
-	var c auth.Caller
+	lookup := s.Keys.Lookup(apiKey)
+	var ref storage.KeyRef
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
-		tenantID, keyID, err := tx.APIKeyByLookup(s.Keys.Lookup(apiKey))
-		if err != nil || tenantID != tenantKey {
-			return apierr.Unauthorized()
-		}
-		k, err := tx.APIKeys(tenantID).Get(keyID)
-		if err != nil || k.Status != KeyActive {
-			return apierr.Unauthorized()
-		}
-		p, err := tx.People(tenantID).Get(k.PersonID)
-		if err != nil {
-			return apierr.Unauthorized()
-		}
-		c = auth.Caller{TenantID: tenantID, PersonID: p.ID, APIKeyID: k.ID, IsOwner: p.IsOwner, Environment: s.Environment}
-		return nil
+		var err error
+		ref, err = tx.APIKeyByLookup(lookup)
+		return err
 	})
-	return c, err
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && (ref.TenantID != tenantKey || ref.Status != KeyActive)) {
+		return auth.Caller{}, apierr.Unauthorized()
+	}
+	if err != nil {
+		return auth.Caller{}, err
+	}
+	return auth.Caller{TenantID: ref.TenantID, PersonID: ref.PersonID, APIKeyID: ref.KeyID, IsOwner: ref.PersonIsOwner, Environment: s.Environment}, nil
 }
 
 func ptr[T any](v T) *T { return &v }

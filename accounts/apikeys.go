@@ -67,14 +67,18 @@ func (s *Service) CreateKey(ctx context.Context, c auth.Caller, in api.APIKeyCre
 	if err := auth.ManageCredentialsOf(c, personID); err != nil {
 		return api.APIKey{}, err
 	}
-	key, _ := s.newKey(c.TenantID, personID, in.Description)
 	// Batch: concurrent creations share one commit (see BENCHMARKS.md). The function may run
-	// twice; it is idempotent (the same key, put again, replaces itself).
+	// twice; it makes the key once and putting the same key again replaces itself.
+	var key storage.APIKey
 	err := s.Store.Batch(ctx, func(tx storage.Tx) error {
-		if _, err := tx.People(c.TenantID).Get(personID); errors.Is(err, storage.ErrNotFound) {
+		p, err := tx.People(c.TenantID).Get(personID)
+		if errors.Is(err, storage.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("PersonId", MsgPersonNotValid, in.PersonID, "", nil))
 		} else if err != nil {
 			return err
+		}
+		if key.ID == "" {
+			key, _ = s.newKey(c.TenantID, personID, p.IsOwner, in.Description)
 		}
 		return tx.APIKeys(c.TenantID).Put(key)
 	})

@@ -22,6 +22,7 @@ import (
 
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/server"
+	"github.com/timbra-mx/timbra/storage"
 )
 
 // Paths and bodies of the measured requests.
@@ -227,6 +228,7 @@ func OpenRawBolt(dir string) (*RawBolt, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	db.MaxBatchDelay = storage.MaxBatchDelay
 	err = db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(rawBucket)
 		return err

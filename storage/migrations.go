@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -15,6 +16,44 @@ var migrations = []func(tx *bolt.Tx) error{
 		for _, b := range [][]byte{bucketTenants, bucketPeople, bucketPeopleByEmail,
 			bucketAPIKeys, bucketAPIKeysByLookup, bucketAPIKeysByPerson} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	// 2: the API key lookup index carries what authentication needs (KeyRef), not only where
+	// the key is.
+	func(tx *bolt.Tx) error {
+		keys, lookup := tx.Bucket(bucketAPIKeys), tx.Bucket(bucketAPIKeysByLookup)
+		people := tx.Bucket(bucketPeople)
+		var all []APIKey // read everything first: a bucket must not change under ForEach
+		err := keys.ForEach(func(k, raw []byte) error {
+			var ak APIKey
+			if err := json.Unmarshal(raw, &ak); err != nil {
+				return fmt.Errorf("decode api key %s: %w", k, err)
+			}
+			var p Person
+			if praw := people.Get(key(ak.TenantID, ak.PersonID)); praw != nil {
+				if err := json.Unmarshal(praw, &p); err != nil {
+					return fmt.Errorf("decode person of api key %s: %w", k, err)
+				}
+			}
+			ak.PersonIsOwner = p.IsOwner
+			all = append(all, ak)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, ak := range all {
+			raw, err := json.Marshal(ak)
+			if err != nil {
+				return err
+			}
+			if err := keys.Put(key(ak.TenantID, ak.ID), raw); err != nil {
+				return err
+			}
+			if err := lookup.Put(ak.Lookup, encodeKeyRef(ak)); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -51,4 +52,58 @@ func TestMigrateIsIdempotentAndRefusesNewer(t *testing.T) {
 	if err := db.Update(migrate); err == nil {
 		t.Fatal("a database of a newer schema was accepted")
 	}
+}
+
+// TestMigration2 starts from a schema-1 database whose lookup index holds "tenant/key" and
+// checks that the index then carries the whole KeyRef, with the owner flag taken from the person.
+func TestMigration2(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 1) }); err != nil {
+		t.Fatal(err)
+	}
+	owner := Person{ID: "p1", TenantID: "t1", Email: "o@x.mx", IsOwner: true}
+	other := Person{ID: "p2", TenantID: "t1", Email: "p@x.mx"}
+	keys := []APIKey{
+		{ID: "k1", TenantID: "t1", PersonID: "p1", Status: 1, Lookup: []byte("h1")},
+		{ID: "k2", TenantID: "t1", PersonID: "p2", Status: 0, Lookup: []byte("h2")},
+	}
+	err := db.Update(func(tx *bolt.Tx) error {
+		for _, p := range []Person{owner, other} {
+			raw, _ := json.Marshal(p)
+			tx.Bucket(bucketPeople).Put(key(p.TenantID, p.ID), raw)
+		}
+		for _, k := range keys {
+			raw, _ := json.Marshal(k)
+			tx.Bucket(bucketAPIKeys).Put(key(k.TenantID, k.ID), raw)
+			tx.Bucket(bucketAPIKeysByLookup).Put(k.Lookup, key(k.TenantID, k.ID)) // schema 1 form
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 2) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		want := map[string]KeyRef{
+			"h1": {TenantID: "t1", KeyID: "k1", PersonID: "p1", Status: 1, PersonIsOwner: true},
+			"h2": {TenantID: "t1", KeyID: "k2", PersonID: "p2", Status: 0},
+		}
+		for h, w := range want {
+			ref, err := boltTx{tx}.APIKeyByLookup([]byte(h))
+			if err != nil || ref != w {
+				t.Errorf("index %s = %+v, %v; want %+v", h, ref, err, w)
+			}
+		}
+		var k1 APIKey
+		json.Unmarshal(tx.Bucket(bucketAPIKeys).Get(key("t1", "k1")), &k1)
+		if !k1.PersonIsOwner {
+			t.Error("the key record did not get the owner flag")
+		}
+		if v, _ := schemaVersion(tx); v != 2 {
+			t.Errorf("schema version = %d, want 2", v)
+		}
+		return nil
+	})
 }

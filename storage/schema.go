@@ -15,7 +15,8 @@
 //	people               <tenantID>/<personID>            → Person
 //	people_by_email      <normalized email>               → <tenantID>/<personID>   (all tenants)
 //	apikeys              <tenantID>/<keyID>               → APIKey
-//	apikeys_by_lookup    <HMAC of the key value>          → <tenantID>/<keyID>      (all tenants)
+//	apikeys_by_lookup    <HMAC of the key value>          → <tenantID>/<keyID>/<personID>/<status>/<owner 0|1>
+//	                                                        (all tenants; what authentication needs, in one Get)
 //	apikeys_by_person    <tenantID>/<personID>/<keyID>    → empty
 package storage
 
@@ -80,14 +81,17 @@ type Balance struct {
 
 // APIKey is an API key. Its value is sealed; Lookup is the keyed hash that finds it.
 type APIKey struct {
-	ID          string    `json:"id"`
-	TenantID    string    `json:"tenantId"`
-	PersonID    string    `json:"personId"`
-	Environment string    `json:"environment"`
-	Value       []byte    `json:"value"` // sealed
-	Lookup      []byte    `json:"lookup"`
-	Status      int       `json:"status"`
-	Description *string   `json:"description,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ID          string `json:"id"`
+	TenantID    string `json:"tenantId"`
+	PersonID    string `json:"personId"`
+	Environment string `json:"environment"`
+	Value       []byte `json:"value"` // sealed
+	Lookup      []byte `json:"lookup"`
+	Status      int    `json:"status"`
+	// PersonIsOwner copies the owner flag of the key's person into the lookup index, so a
+	// request authenticates with one read. The owner of a tenant never changes.
+	PersonIsOwner bool      `json:"personIsOwner"`
+	Description   *string   `json:"description,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }

@@ -32,7 +32,7 @@ type Tx interface {
 	// PersonByEmail finds a person of any tenant by normalized email.
 	PersonByEmail(email string) (tenantID, personID string, err error)
 	// APIKeyByLookup finds an API key of any tenant by the keyed hash of its value.
-	APIKeyByLookup(lookup []byte) (tenantID, keyID string, err error)
+	APIKeyByLookup(lookup []byte) (KeyRef, error)
 }
 
 // Meta holds database-wide values.
@@ -66,6 +66,15 @@ type APIKeys interface {
 	Delete(id string) error
 	List(offset, limit int) ([]APIKey, int, error)
 	ListByPerson(personID string, offset, limit int) ([]APIKey, int, error)
+}
+
+// KeyRef is what authentication needs of an API key, kept in the lookup index.
+type KeyRef struct {
+	TenantID      string
+	KeyID         string
+	PersonID      string
+	Status        int
+	PersonIsOwner bool
 }
 
 // NormalizeEmail is the form under which emails are unique: trimmed, letters A to Z folded to

@@ -113,17 +113,19 @@ func testEmail(t *testing.T, s storage.Store) {
 func testAPIKeys(t *testing.T, s storage.Store) {
 	tenant, pid := id(), id()
 	now := time.Now().UTC()
-	k := storage.APIKey{ID: id(), TenantID: tenant, PersonID: pid, Lookup: []byte("hash-1"), Value: []byte("sealed"), CreatedAt: now, UpdatedAt: now}
+	k := storage.APIKey{ID: id(), TenantID: tenant, PersonID: pid, PersonIsOwner: true, Lookup: []byte("hash-1"), Value: []byte("sealed"), CreatedAt: now, UpdatedAt: now}
 	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.APIKeys(tenant).Put(k) }))
 	k.Lookup = []byte("hash-2")
+	k.Status = 0
 	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.APIKeys(tenant).Put(k) }))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
-		if _, _, err := tx.APIKeyByLookup([]byte("hash-1")); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := tx.APIKeyByLookup([]byte("hash-1")); !errors.Is(err, storage.ErrNotFound) {
 			return fmt.Errorf("old lookup hash still finds the key: %v", err)
 		}
-		ten, kid, err := tx.APIKeyByLookup([]byte("hash-2"))
-		if err != nil || ten != tenant || kid != k.ID {
-			return fmt.Errorf("lookup = %s/%s, %v", ten, kid, err)
+		ref, err := tx.APIKeyByLookup([]byte("hash-2"))
+		want := storage.KeyRef{TenantID: tenant, KeyID: k.ID, PersonID: pid, Status: 0, PersonIsOwner: true}
+		if err != nil || ref != want {
+			return fmt.Errorf("lookup = %+v, %v; want %+v", ref, err, want)
 		}
 		items, total, err := tx.APIKeys(tenant).ListByPerson(pid, 0, 10)
 		if err != nil || total != 1 || len(items) != 1 || items[0].ID != k.ID {
@@ -133,7 +135,7 @@ func testAPIKeys(t *testing.T, s storage.Store) {
 	}))
 	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.APIKeys(tenant).Delete(k.ID) }))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
-		if _, _, err := tx.APIKeyByLookup([]byte("hash-2")); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := tx.APIKeyByLookup([]byte("hash-2")); !errors.Is(err, storage.ErrNotFound) {
 			return errors.New("deleted key still found by lookup")
 		}
 		if _, total, _ := tx.APIKeys(tenant).ListByPerson(pid, 0, 10); total != 0 {
