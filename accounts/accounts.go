@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
 	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/ids"
 	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/storage"
@@ -49,9 +49,6 @@ type Service struct {
 	Now         func() time.Time
 }
 
-// NewID returns a new record id: a UUID version 7, so storage order is creation order.
-func NewID() string { return uuid.Must(uuid.NewV7()).String() }
-
 // keyContext is the sealing context of an API key value.
 func keyContext(tenantID, keyID string) string { return "apikey/" + tenantID + "/" + keyID }
 
@@ -62,8 +59,8 @@ func (s *Service) newKey(tenantID, personID string, personIsOwner bool, descript
 		prefix = "sk_live_"
 	}
 	value := prefix + secrets.Token(24)
-	id := NewID()
 	now := s.Now().UTC()
+	id := ids.New(now)
 	return storage.APIKey{
 		ID: id, TenantID: tenantID, PersonID: personID, Environment: s.Environment,
 		Value: s.Keys.Seal([]byte(value), keyContext(tenantID, id)), Lookup: s.Keys.Lookup(value),
@@ -89,7 +86,7 @@ func (s *Service) CreateTenant(ctx context.Context, in api.TenantCreate) (api.Cr
 		}
 	}
 	now := s.Now().UTC()
-	tenantID, personID := NewID(), NewID()
+	tenantID, personID := ids.New(now), ids.New(now)
 	owner := storage.Person{
 		ID: personID, TenantID: tenantID, LegalName: name, Email: email, UserTypeID: people.UserTypeTenant,
 		IsOwner: true, ManifestStatusID: people.ManifestNotInvited, CreatedAt: now, UpdatedAt: now,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/ids"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/storage/storagetest"
 )
@@ -18,6 +19,17 @@ func TestBoltConformance(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		return db
 	})
+}
+
+func TestBoltEventsConformance(t *testing.T) {
+	storagetest.RunEvents(t, func(t *testing.T) storage.Store {
+		db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}, ids.New)
 }
 
 func TestSecondOpenIsRefusedClearly(t *testing.T) {

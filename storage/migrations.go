@@ -59,6 +59,16 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 3: events, webhooks, deliveries and the outbox.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketWebhooks, bucketEvents, bucketEventsByRelated, bucketDeliveries,
+			bucketDeliveriesByWebhook, bucketDeliveriesPending, bucketOutbox} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

@@ -107,3 +107,22 @@ func TestMigration2(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigration3 checks the event and webhook buckets appear from a schema-2 database.
+func TestMigration3(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 2) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 3) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketWebhooks, bucketEvents, bucketEventsByRelated, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesPending, bucketOutbox} {
+			if tx.Bucket(b) == nil {
+				t.Errorf("bucket %s missing after migration 3", b)
+			}
+		}
+		return nil
+	})
+}

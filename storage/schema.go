@@ -18,6 +18,16 @@
 //	apikeys_by_lookup    <HMAC of the key value>          → <tenantID>/<keyID>/<personID>/<status>/<owner 0|1>
 //	                                                        (all tenants; what authentication needs, in one Get)
 //	apikeys_by_person    <tenantID>/<personID>/<keyID>    → empty
+//	webhooks             <tenantID>/<webhookID>           → Webhook
+//	events               <tenantID>/<eventID>             → Event (with the exact bytes delivered)
+//	events_by_related    <tenantID>/<relatedID>/<eventID> → empty
+//	deliveries           <tenantID>/<deliveryID>          → Delivery
+//	deliveries_by_webhook <tenantID>/<webhookID>/<deliveryID> → empty
+//	deliveries_pending   <tenantID>/<webhookID>/<deliveryID> → empty   (while status is pending)
+//	outbox               <due: 8-byte big-endian Unix ns><tenantID>/<deliveryID> → empty (all tenants)
+//
+// The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
+// transaction as the delivery: a pending delivery is always in it, a finished one never.
 package storage
 
 import "time"
@@ -30,6 +40,14 @@ var (
 	bucketAPIKeys         = []byte("apikeys")
 	bucketAPIKeysByLookup = []byte("apikeys_by_lookup")
 	bucketAPIKeysByPerson = []byte("apikeys_by_person")
+
+	bucketWebhooks            = []byte("webhooks")
+	bucketEvents              = []byte("events")
+	bucketEventsByRelated     = []byte("events_by_related")
+	bucketDeliveries          = []byte("deliveries")
+	bucketDeliveriesByWebhook = []byte("deliveries_by_webhook")
+	bucketDeliveriesPending   = []byte("deliveries_pending")
+	bucketOutbox              = []byte("outbox")
 )
 
 // Meta keys.

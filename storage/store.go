@@ -33,6 +33,10 @@ type Tx interface {
 	PersonByEmail(email string) (tenantID, personID string, err error)
 	// APIKeyByLookup finds an API key of any tenant by the keyed hash of its value.
 	APIKeyByLookup(lookup []byte) (KeyRef, error)
+	Webhooks(tenantID string) Webhooks
+	Events(tenantID string) Events
+	Deliveries(tenantID string) Deliveries
+	Outbox() Outbox
 }
 
 // Meta holds database-wide values.

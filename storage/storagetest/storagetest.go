@@ -167,3 +167,127 @@ func testRollback(t *testing.T, s storage.Store) {
 		return nil
 	}))
 }
+
+// RunEvents checks webhooks, events, deliveries and the outbox. newID makes a UUID version 7
+// for a time, as the services do.
+func RunEvents(t *testing.T, open func(t *testing.T) storage.Store, newID func(time.Time) string) {
+	t.Run("EventsNewestInRange", func(t *testing.T) { testEventsRange(t, open(t), newID) })
+	t.Run("DeliveriesKeepTheOutbox", func(t *testing.T) { testOutbox(t, open(t), newID) })
+}
+
+func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string) {
+	tenant := id()
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var made []storage.Event
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for i := range 10 {
+			at := base.Add(time.Duration(i) * time.Hour)
+			e := storage.Event{ID: newID(at), Type: "x", RelatedObjectID: []string{"inv-a", "inv-b"}[i%2], CreatedAt: at, Body: []byte(`{}`)}
+			made = append(made, e)
+			if err := tx.Events(tenant).Put(e); err != nil {
+				return err
+			}
+		}
+		// another tenant's event in the same hours must never show
+		return tx.Events(id()).Put(storage.Event{ID: newID(base.Add(3 * time.Hour)), RelatedObjectID: "inv-a", CreatedAt: base, Body: []byte(`{}`)})
+	}))
+	collect := func(related string, from, to time.Time) []string {
+		var got []string
+		must(t, s.View(ctx, func(tx storage.Tx) error {
+			fn := func(e storage.Event) bool { got = append(got, e.ID); return true }
+			if related == "" {
+				return tx.Events(tenant).Newest(from, to, fn)
+			}
+			return tx.Events(tenant).NewestRelated(related, from, to, fn)
+		}))
+		return got
+	}
+	got := collect("", base.Add(2*time.Hour), base.Add(5*time.Hour))
+	want := []string{made[5].ID, made[4].ID, made[3].ID, made[2].ID}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Newest [2h,5h] = %v, want %v (inclusive bounds, newest first)", got, want)
+	}
+	got = collect("inv-a", base, base.Add(9*time.Hour))
+	want = []string{made[8].ID, made[6].ID, made[4].ID, made[2].ID, made[0].ID}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("NewestRelated inv-a = %v, want %v", got, want)
+	}
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		return tx.Events(tenant).Older(base.Add(3*time.Hour), func(e storage.Event) bool {
+			return tx.Events(tenant).Delete(e.ID) == nil
+		})
+	}))
+	if got := collect("", base, base.Add(24*time.Hour)); len(got) != 7 {
+		t.Fatalf("after deleting the 3 older events, %d remain", len(got))
+	}
+	if got := collect("inv-a", base, base.Add(24*time.Hour)); len(got) != 3 {
+		t.Fatalf("the related index kept deleted events: %v", got)
+	}
+}
+
+func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
+	tenant, hook := id(), id()
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	due := func(d time.Duration) *time.Time { v := now.Add(d); return &v }
+	ds := []storage.Delivery{
+		{ID: newID(now), WebhookID: hook, Status: "pending", NextAttemptAt: due(time.Minute)},
+		{ID: newID(now), WebhookID: hook, Status: "pending", NextAttemptAt: due(0)},
+		{ID: newID(now), WebhookID: hook, Status: "succeeded"},
+	}
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for _, d := range ds {
+			if err := tx.Deliveries(tenant).Put(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		refs, err := tx.Outbox().Due(now, 10)
+		if err != nil || len(refs) != 1 || refs[0].DeliveryID != ds[1].ID || refs[0].TenantID != tenant {
+			return fmt.Errorf("due now = %+v, %v", refs, err)
+		}
+		if refs, _ := tx.Outbox().Due(now.Add(time.Hour), 10); len(refs) != 2 || refs[0].DeliveryID != ds[1].ID {
+			return fmt.Errorf("due in an hour = %+v (earliest first)", refs)
+		}
+		if next, ok := tx.Outbox().Next(); !ok || !next.Equal(now) {
+			return fmt.Errorf("next = %v %v", next, ok)
+		}
+		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 2 {
+			return fmt.Errorf("pending = %d", len(p))
+		}
+		items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, 0, 2)
+		if total != 3 || len(items) != 2 || items[0].ID != ds[2].ID {
+			return fmt.Errorf("by webhook: %d of %d, newest first", len(items), total)
+		}
+		return nil
+	}))
+	// rescheduling moves the outbox entry; finishing removes it
+	ds[1].NextAttemptAt = due(time.Hour)
+	ds[0].Status = "failed"
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.Deliveries(tenant).Put(ds[1]); err != nil {
+			return err
+		}
+		return tx.Deliveries(tenant).Put(ds[0])
+	}))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if refs, _ := tx.Outbox().Due(now.Add(2*time.Hour), 10); len(refs) != 1 || !refs[0].Due.Equal(now.Add(time.Hour)) {
+			return fmt.Errorf("after moves: %+v", refs)
+		}
+		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 1 {
+			return fmt.Errorf("pending after one failed = %d", len(p))
+		}
+		d, _ := tx.Deliveries(tenant).Get(ds[0].ID)
+		if d.NextAttemptAt != nil {
+			return errors.New("a finished delivery kept its next attempt time")
+		}
+		return nil
+	}))
+	err := s.Update(ctx, func(tx storage.Tx) error {
+		return tx.Deliveries(tenant).Put(storage.Delivery{ID: newID(now), WebhookID: hook, Status: "pending"})
+	})
+	if err == nil {
+		t.Fatal("a pending delivery without a due time was accepted")
+	}
+}
