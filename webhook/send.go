@@ -1,0 +1,182 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Values of Attempt.Error, as the delivery record's lastError shows them (spec 3 §2.3).
+const (
+	ErrorTimeout          = "Timeout"
+	ErrorConnectionFailed = "ConnectionFailed"
+	ErrorTLSFailed        = "TlsFailed"
+)
+
+const (
+	// ExcerptBytes is how much of a response body an attempt keeps.
+	ExcerptBytes = 1024
+	// drainBytes is how much more of a body is read (and discarded) so the connection can be
+	// reused; a longer body is cut and its connection closed.
+	drainBytes = 64 << 10
+	// maxRetryAfter caps a Retry-After value.
+	maxRetryAfter = 30 * 24 * time.Hour
+)
+
+// Attempt is the outcome of one delivery attempt.
+type Attempt struct {
+	// StatusCode is the HTTP status received; nil when no response came. A redirect is not
+	// followed: its 3xx is the status.
+	StatusCode *int
+	// Error is "" for a complete response (whatever its status), otherwise why there was none
+	// or it was cut: ErrorTimeout (the deadline of the context or of the client passed, also
+	// while reading the body, where StatusCode keeps the status received), ErrorTLSFailed
+	// (certificate not trusted or not valid for the host, TLS alert, failed handshake) or
+	// ErrorConnectionFailed (refused, reset, DNS failure, a body cut short, a request that
+	// could not be built, and a destination refused by the connect-time guard of Policy,
+	// which looks to the receiver's owner like a host that cannot be reached; Err then wraps
+	// ErrAddressNotAllowed). TlsFailed also covers a plain-HTTP server on an https URL. When
+	// ctx was canceled (not timed out) the attempt is also ErrorConnectionFailed: check
+	// ctx.Err() before counting it.
+	Error string
+	// Excerpt is the first ExcerptBytes bytes of the response body, as received (it may end
+	// inside a multi-byte character and need not be UTF-8).
+	Excerpt string
+	// RetryAfter is the wait asked by a Retry-After header, in seconds or as an HTTP date;
+	// zero when absent, invalid or in the past; capped at 30 days.
+	RetryAfter time.Duration
+	// Duration is the time from the start of the attempt to the end of reading the response.
+	Duration time.Duration
+	// Err is the underlying Go error, for logs; nil with Error "".
+	Err error
+}
+
+// OK reports whether the attempt got a complete 2xx response.
+func (a Attempt) OK() bool {
+	return a.Error == "" && a.StatusCode != nil && *a.StatusCode >= 200 && *a.StatusCode <= 299
+}
+
+// Send makes one delivery attempt: POST body to url with the headers h (the Standard Webhooks
+// headers from Headers), Content-Type application/json and User-Agent UserAgent, through
+// client (Policy.Client). It reads at most ExcerptBytes of the body for the excerpt and drains
+// a bounded amount more so the connection can be reused. Send never returns an error: the
+// outcome is in the Attempt.
+func Send(ctx context.Context, client *http.Client, url string, h http.Header, body []byte) Attempt {
+	start := time.Now()
+	if client == nil {
+		// Never fall back to http.DefaultClient: it has no guard.
+		return Attempt{Error: ErrorConnectionFailed, Err: errors.New("webhook: Send without a client")}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return Attempt{Error: ErrorConnectionFailed, Err: err, Duration: time.Since(start)}
+	}
+	for k, vs := range h {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+
+	resp, err := client.Do(req)
+	if err != nil {
+		return Attempt{Error: classify(err), Err: err, Duration: time.Since(start)}
+	}
+	code := resp.StatusCode
+	a := Attempt{StatusCode: &code, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
+	excerpt, err := io.ReadAll(io.LimitReader(resp.Body, ExcerptBytes))
+	a.Excerpt = string(excerpt)
+	if err == nil && len(excerpt) == ExcerptBytes {
+		_, err = io.CopyN(io.Discard, resp.Body, drainBytes)
+		if err == io.EOF {
+			err = nil
+		}
+	}
+	resp.Body.Close()
+	if err != nil {
+		a.Error, a.Err = classify(err), err
+	}
+	a.Duration = time.Since(start)
+	return a
+}
+
+// classify maps a Go error of an attempt to an Attempt.Error value.
+func classify(err error) string {
+	if errors.Is(err, ErrAddressNotAllowed) {
+		return ErrorConnectionFailed
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
+		return ErrorConnectionFailed
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrorTimeout
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return ErrorTimeout
+	}
+	if isTLSError(err) {
+		return ErrorTLSFailed
+	}
+	return ErrorConnectionFailed
+}
+
+// isTLSError reports whether err comes from TLS: certificate verification, an alert sent or
+// received, a malformed record (a plain-text server on an https port) or a failed handshake.
+func isTLSError(err error) bool {
+	var (
+		verifyErr    *tls.CertificateVerificationError
+		unknownAuth  x509.UnknownAuthorityError
+		hostnameErr  x509.HostnameError
+		invalidErr   x509.CertificateInvalidError
+		recordErr    tls.RecordHeaderError
+		alertErr     tls.AlertError
+		echRejectErr *tls.ECHRejectionError
+		opErr        *net.OpError
+	)
+	switch {
+	case errors.As(err, &verifyErr), errors.As(err, &unknownAuth), errors.As(err, &hostnameErr),
+		errors.As(err, &invalidErr), errors.As(err, &recordErr), errors.As(err, &alertErr),
+		errors.As(err, &echRejectErr):
+		return true
+	case errors.As(err, &opErr) && (opErr.Op == "remote error" || opErr.Op == "local error"):
+		// crypto/tls reports alerts as *net.OpError with these operations.
+		return true
+	}
+	// Other handshake failures are plain errors whose text starts with "tls: "; net/http
+	// replaces the record error of a plain-HTTP server on an https port with its own text.
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if msg := e.Error(); strings.HasPrefix(msg, "tls: ") || msg == "http: server gave HTTP response to HTTPS client" {
+			return true
+		}
+	}
+	return false
+}
+
+// parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP date, relative to now.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || secs > uint64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return min(max(d, 0), maxRetryAfter)
+}
