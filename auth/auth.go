@@ -4,6 +4,7 @@ package auth
 
 import (
 	"context"
+	"time"
 
 	"github.com/timbra-mx/timbra/apierr"
 )
@@ -21,6 +22,8 @@ type Caller struct {
 	APIKeyID    string
 	IsOwner     bool
 	Environment string
+	// Zone is the time zone the caller asked for with X-TIME-ZONE; nil when none.
+	Zone *time.Location
 }
 
 type callerKey struct{}

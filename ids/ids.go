@@ -16,25 +16,25 @@ var (
 	seq    uint16 // 12 bits
 )
 
-// New returns a new UUID version 7 for time t, in the 8-4-4-4-12 form.
+// New returns a new UUID version 7 for time t, in the 8-4-4-4-12 form. Its first 48 bits are
+// always t's millisecond. More than 4096 ids in one millisecond, or an earlier t than the last
+// one, give ids ordered only by their random bits within that millisecond.
 func New(t time.Time) string {
 	ms := t.UnixMilli()
+	var s uint16
 	mu.Lock()
-	if ms <= lastMS {
-		// same millisecond, or a clock that went back: stay after the last id
-		ms = lastMS
-		seq++
-		if seq > 0x0fff {
-			ms++
-			seq = 0
-		}
-	} else {
-		var b [2]byte
-		rand.Read(b[:])
-		seq = (uint16(b[0])<<8 | uint16(b[1])) & 0x01ff // leave room to count up
+	switch {
+	case ms == lastMS && seq < 0x0fff:
+		seq++ // same millisecond: count up so these ids keep their order
+		s = seq
+	case ms >= lastMS:
+		lastMS, seq = ms, randomSeq()
+		s = seq
+	default:
+		// an earlier time (a clock that stepped back, or another clock): the id keeps its own
+		// time, because storage seeks by it, and is ordered only by its random part
+		s = randomSeq()
 	}
-	lastMS = ms
-	s := seq
 	mu.Unlock()
 
 	var u [16]byte
@@ -54,6 +54,13 @@ func New(t time.Time) string {
 	out[23] = '-'
 	hex.Encode(out[24:], u[10:])
 	return string(out[:])
+}
+
+// randomSeq starts a millisecond's counter low enough to leave room to count up.
+func randomSeq() uint16 {
+	var b [2]byte
+	rand.Read(b[:])
+	return (uint16(b[0])<<8 | uint16(b[1])) & 0x01ff
 }
 
 // TimePrefix is the leading part of every id made at t's millisecond ("xxxxxxxx-xxxx"): ids of

@@ -41,3 +41,13 @@ func TestNewIsV7AndOrdered(t *testing.T) {
 		t.Fatal("the next millisecond's prefix does not sort after this one's ids")
 	}
 }
+
+func TestEarlierTimeKeepsItsTime(t *testing.T) {
+	later := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	New(later)
+	early := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	id := New(early)
+	if !strings.HasPrefix(id, TimePrefix(early)) {
+		t.Fatalf("an id made for %v after one for %v carries another time: %s", early, later, id)
+	}
+}

@@ -113,11 +113,8 @@ func (s *Server) apiRoute(f ratelimit.Family, h handlerFunc) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		ctx := auth.With(r.Context(), c)
-		if loc != nil {
-			ctx = context.WithValue(ctx, zoneKey{}, loc)
-		}
-		s.run(w, r.WithContext(ctx), h)
+		c.Zone = loc
+		s.run(w, r.WithContext(auth.With(r.Context(), c)), h)
 	})
 }
 
@@ -143,14 +140,6 @@ func (s *Server) publicRoute(h handlerFunc) http.Handler {
 			s.run(w, r, h)
 		}
 	})
-}
-
-type zoneKey struct{}
-
-// zoneFrom is the zone the caller asked for with X-TIME-ZONE; nil when none.
-func zoneFrom(ctx context.Context) *time.Location {
-	loc, _ := ctx.Value(zoneKey{}).(*time.Location)
-	return loc
 }
 
 // zone reads X-TIME-ZONE (also spelled X-TIMEZONE); nil when absent.

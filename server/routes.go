@@ -26,6 +26,8 @@ func (s *Server) routes() {
 	s.mux.Handle("PUT /api/v4/apikeys/{id}", s.apiRoute(s.standard, s.updateKey))
 	s.mux.Handle("DELETE /api/v4/apikeys/{id}", s.apiRoute(s.standard, s.deleteKey))
 
+	s.webhookRoutes()
+
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }
 

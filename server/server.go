@@ -20,6 +20,8 @@ import (
 	"github.com/timbra-mx/timbra/ratelimit"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/webhooks"
 )
 
 // Config is what a server needs besides its data.
@@ -37,6 +39,10 @@ type Config struct {
 	AnonymousLimit int
 	// ShutdownTimeout bounds how long in-flight requests may take to finish on shutdown.
 	ShutdownTimeout time.Duration
+	// WebhookPolicy guards webhook destinations (its allow-list lets a development server reach
+	// local receivers); WebhookCAFile adds a CA to trust when delivering.
+	WebhookPolicy webhook.Policy
+	WebhookCAFile string
 }
 
 // Defaults of Config.
@@ -52,6 +58,8 @@ type Server struct {
 	log      *slog.Logger
 	accounts *accounts.Service
 	people   *people.Service
+	webhooks *webhooks.Service
+	engine   *webhooks.Engine
 	limiter  *ratelimit.Limiter
 	mux      *http.ServeMux
 
@@ -60,7 +68,7 @@ type Server struct {
 }
 
 // New returns a server over store, with secrets sealed under keys.
-func New(cfg Config, store storage.Store, keys *secrets.Keys) *Server {
+func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -86,9 +94,31 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) *Server {
 		standard:  ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
 		anonymous: ratelimit.Family{Name: "Anonymous", Limit: cfg.AnonymousLimit, Window: time.Minute},
 	}
+	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("webhook client: %w", err)
+	}
+	s.webhooks = &webhooks.Service{
+		Store: store, Keys: keys, Now: cfg.Now, Environment: cfg.Environment, NewSecret: webhook.NewSecret,
+		CheckURL: func(raw string) string {
+			if ok, reason := cfg.WebhookPolicy.CheckURL(raw); !ok {
+				return reason.Message()
+			}
+			return ""
+		},
+	}
+	s.engine = webhooks.NewEngine(s.webhooks, func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {
+		return webhook.Send(ctx, client, url, h, body)
+	}, cfg.Logger)
 	s.routes()
-	return s
+	return s, nil
 }
+
+// Webhooks is the events and webhooks service (other areas emit events through it).
+func (s *Server) Webhooks() *webhooks.Service { return s.webhooks }
+
+// RunEngine sends webhook deliveries until ctx ends (Serve runs it; tests over Handler may).
+func (s *Server) RunEngine(ctx context.Context) error { return s.engine.Run(ctx) }
 
 // Accounts is the accounts service (tenant creation at init).
 func (s *Server) Accounts() *accounts.Service { return s.accounts }
@@ -107,6 +137,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	engineCtx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
+	engineDone := make(chan struct{})
+	go func() {
+		defer close(engineDone)
+		s.engine.Run(engineCtx)
+	}()
+	defer func() { stopEngine(); <-engineDone }() // after HTTP: in-flight attempts finish too
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

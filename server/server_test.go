@@ -36,7 +36,10 @@ func newFixture(t *testing.T, mutate ...func(*Config)) *fixture {
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	s := New(cfg, d.Store, d.Keys)
+	s, err := New(cfg, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
 	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +320,10 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Store.Close()
-	s := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	s, err := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
 	release := make(chan struct{})
 	started := make(chan struct{})
 	s.mux.Handle("GET /test/slow", s.publicRoute(func(*http.Request) (any, error) {

@@ -1,0 +1,123 @@
+package api
+
+import "encoding/json"
+
+// Webhook is a URL webhook or a command-line listener (spec 3 §2.2). Date-times are in the zone
+// of X-TIME-ZONE without offset, or UTC with a trailing Z when none was sent.
+type Webhook struct {
+	ID               string   `json:"id"`
+	Kind             string   `json:"kind"`
+	URL              *string  `json:"url"`
+	Description      string   `json:"description"`
+	EnabledEvents    []string `json:"enabledEvents"`
+	PersonIDs        []string `json:"personIds"`
+	Status           string   `json:"status"`
+	DisabledReason   *string  `json:"disabledReason"`
+	DisabledAt       *string  `json:"disabledAt"`
+	FailingSince     *string  `json:"failingSince"`
+	ListenerPersonID *string  `json:"listenerPersonId"`
+	SessionExpiresAt *string  `json:"sessionExpiresAt"`
+	CreatedAt        string   `json:"createdAt"`
+	UpdatedAt        string   `json:"updatedAt"`
+	Secret           string   `json:"secret,omitempty"` // only on create and rotation
+}
+
+// WebhookCreate is the body of POST /api/v4/webhooks.
+type WebhookCreate struct {
+	URL           *string  `json:"url"`
+	Description   *string  `json:"description"`
+	EnabledEvents []string `json:"enabledEvents"`
+	PersonIDs     []string `json:"personIds"`
+}
+
+// WebhookUpdate is the body of PUT /api/v4/webhooks/<id>: the full model.
+type WebhookUpdate struct {
+	ID            *string  `json:"id"`
+	URL           *string  `json:"url"`
+	Description   *string  `json:"description"`
+	EnabledEvents []string `json:"enabledEvents"`
+	PersonIDs     []string `json:"personIds"`
+	Status        *string  `json:"status"`
+}
+
+// Delivery is one event sent to one webhook (spec 3 §2.3), with timbra's further fields.
+type Delivery struct {
+	ID                  string    `json:"id"`
+	CreatedAt           string    `json:"createdAt"`
+	EventID             string    `json:"eventId"`
+	Kind                string    `json:"kind"`
+	Status              string    `json:"status"`
+	Attempts            int       `json:"attempts"`
+	LastStatusCode      *int      `json:"lastStatusCode"`
+	LastError           *string   `json:"lastError"`
+	LastResponseExcerpt string    `json:"lastResponseExcerpt"`
+	WebhookID           string    `json:"webhookId"`
+	EventType           string    `json:"eventType"`
+	NextAttemptAt       *string   `json:"nextAttemptAt"`
+	History             []Attempt `json:"history"`
+}
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	At         string  `json:"at"`
+	StatusCode *int    `json:"statusCode"`
+	Error      *string `json:"error"`
+	DurationMS int64   `json:"durationMs"`
+}
+
+// Event is the event envelope (spec 3 §2.4), exactly as signed and delivered.
+type Event struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	CreatedAt string    `json:"createdAt"`
+	PersonID  *string   `json:"personId"`
+	Data      EventData `json:"data"`
+}
+
+// EventData is the data of an event.
+type EventData struct {
+	RelatedObject  RelatedObject `json:"relatedObject"`
+	Status         string        `json:"status"`
+	PreviousStatus string        `json:"previousStatus"`
+}
+
+// RelatedObject is the resource an event is about.
+type RelatedObject struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	URL  string `json:"url"`
+}
+
+// EventResend is the body of POST /api/v4/events/<id>/resend.
+type EventResend struct {
+	WebhookID *string `json:"webhookId"`
+}
+
+// EventTrigger is the body of POST /api/v4/events/trigger.
+type EventTrigger struct {
+	Type            *string `json:"type"`
+	RelatedObjectID *string `json:"relatedObjectId"`
+	PersonID        *string `json:"personId"`
+	WebhookID       *string `json:"webhookId"`
+}
+
+// EventTriggered is the answer of a trigger.
+type EventTriggered struct {
+	EventID   string `json:"eventId"`
+	WebhookID string `json:"webhookId"`
+}
+
+// EventResent is the answer of a resend.
+type EventResent struct {
+	DeliveryID string `json:"deliveryId"`
+	WebhookID  string `json:"webhookId"`
+}
+
+// WebhookTested is the answer of a webhook test.
+type WebhookTested struct {
+	EventID    string `json:"eventId"`
+	DeliveryID string `json:"deliveryId"`
+}
+
+// RawEvent keeps an event's exact bytes when decoding a list of them.
+type RawEvent = json.RawMessage

@@ -1,0 +1,53 @@
+package webhooks
+
+// Texts of spec 3 §4.4 and §4.5 and spec 1 §5. `<cli>` of the spec is `timbra`.
+const (
+	MsgNoPermission        = "No tienes permiso para administrar webhooks."
+	MsgUnknownEventType    = "El tipo de evento '%s' no existe."
+	MsgDescriptionTooLong  = "La descripción no puede tener más de 256 caracteres."
+	MsgNoEventTypes        = "Indica al menos un tipo de evento o '*' para recibirlos todos."
+	MsgWildcardAlone       = "El comodín '*' no se combina con otros tipos de evento."
+	MsgTooManyPeople       = "Un webhook filtra como máximo 100 personas."
+	MsgPersonNotValid      = "La persona especificada no es válida o no pertenece a tu organización."
+	MsgMaxWebhooks         = "Se alcanzó el máximo de 16 webhooks."
+	MsgConcurrentChange    = "Otro cambio a los webhooks está en curso; intenta de nuevo."
+	MsgIDsMismatch         = "IDs mismatches"
+	MsgListenerNotEditable = "Una escucha de CLI no se edita ni se prueba; usa timbra listen y timbra trigger."
+	MsgDisabledTest        = "El webhook está deshabilitado: habilítalo antes de probarlo."
+	MsgDisabledResend      = "El webhook está deshabilitado: habilítalo antes de reenviarle eventos."
+	MsgListenerNotOpen     = "La escucha de CLI no está conectada; ejecuta timbra listen."
+	MsgTriggerProduction   = "timbra trigger no está disponible en producción; usa el ambiente de pruebas."
+	MsgWebhookIDEmpty      = "'Webhook Id' no debería estar vacío."
+	MsgRelatedIDEmpty      = "'Related Object Id' no debería estar vacío."
+	MsgRelatedIDTooLong    = "'Related Object Id' debe ser menor o igual que 36 caracteres. Ingresó %d caracteres."
+	MsgStatusInvalid       = "'Status' debe ser enabled o disabled."
+	MsgFromAfterTo         = "'from' no puede ser posterior a 'to'."
+	MsgRangeTooLong        = "El rango de fechas no puede exceder 30 días."
+)
+
+// Limits of spec 1 §8.
+const (
+	MaxURLWebhooks      = 16
+	MaxPeoplePerWebhook = 100
+	MaxDescription      = 256
+	MaxRelatedID        = 36
+	PageSizeMax         = 50
+	PageSizeDefault     = 10
+)
+
+// Webhook kinds, statuses and disabled reasons.
+const (
+	KindURL         = "url"
+	KindListener    = "cliListener"
+	StatusEnabled   = "enabled"
+	StatusDisabled  = "disabled"
+	ReasonManual    = "manual"
+	ReasonGone      = "gone"
+	ReasonFailing   = "failingTooLong"
+	DeliveryAuto    = "automatic"
+	DeliveryManual  = "manual"
+	DeliveryTest    = "test"
+	DeliveryPending = "pending"
+	DeliveryOK      = "succeeded"
+	DeliveryFailed  = "failed"
+)
