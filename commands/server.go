@@ -10,13 +10,16 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/accounts"
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/server"
+	"github.com/timbra-mx/timbra/webhook"
 )
 
 // DefaultOwnerEmail is the owner of the tenant a new database starts with.
@@ -26,6 +29,8 @@ type serverOptions struct {
 	addr, addrFile, data, environment, masterKeyFile, adminTokenFile string
 	logFormat, logLevel                                              string
 	rateLimit                                                        int
+	webhookAllow                                                     cli.StringSlice
+	webhookCAFile                                                    string
 }
 
 func dataFlags(o *serverOptions) []cli.Flag {
@@ -68,6 +73,10 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "`debug`, info, warn or error"},
 			&cli.IntFlag{Name: "rate-limit", EnvVars: []string{"TIMBRA_RATE_LIMIT"}, Value: server.DefaultStandardLimit, Destination: &o.rateLimit,
 				Usage: "requests per minute per API key on endpoints without a limit of their own (`N`)"},
+			&cli.StringSliceFlag{Name: "webhook-allow-cidr", EnvVars: []string{"TIMBRA_WEBHOOK_ALLOW_CIDR"}, Destination: &o.webhookAllow,
+				Usage: "let webhooks reach this `CIDR` although it is private or local (development and tests; repeatable; off by default)"},
+			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.webhookCAFile,
+				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
 		}, dataFlags(o)...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
@@ -127,7 +136,7 @@ Examples:
 // bootstrap makes the first tenant of a database made by this open. When that fails it closes
 // and removes the database and its master key again, so a retry starts clean.
 func bootstrap(ctx context.Context, d *server.Data, ownerEmail string) (api.Credentials, error) {
-	svc := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys).Accounts()
+	svc := &accounts.Service{Store: d.Store, Keys: d.Keys, Environment: d.Environment, Now: time.Now}
 	creds, err := svc.CreateTenant(ctx, api.TenantCreate{OwnerEmail: ownerEmail})
 	if err == nil {
 		return creds, nil
@@ -190,6 +199,10 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	if err != nil {
 		return usageErrorf(c, "%v", err)
 	}
+	policy, err := webhook.NewPolicy(o.webhookAllow.Value()...)
+	if err != nil {
+		return usageErrorf(c, "--webhook-allow-cidr: %v", err)
+	}
 	if o.data == "" {
 		o.data = DefaultDataPath()
 	}
@@ -223,9 +236,14 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 			return fmt.Errorf("write --addr-file: %w", err)
 		}
 	}
-	srv := server.New(server.Config{
+	srv, err := server.New(server.Config{
 		Environment: d.Environment, Version: version, AdminToken: token, Logger: log, StandardLimit: o.rateLimit,
+		WebhookPolicy: policy, WebhookCAFile: o.webhookCAFile,
 	}, d.Store, d.Keys)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	log.Info("listening", "addr", "http://"+addr, "environment", d.Environment, "data", o.data, "version", version)
 	if err := srv.Serve(c.Context, ln); err != nil {
 		return err

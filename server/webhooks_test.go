@@ -403,7 +403,9 @@ func TestEventsTriggerResend(t *testing.T) {
 	if again := f.rc.next(t); again.header.Get("webhook-id") != trig.EventID || string(again.body) != string(got.body) {
 		t.Fatal("a resend must carry the same event and bytes")
 	}
-	f.waitDelivery(w.ID, func(d api.Delivery) bool { return d.ID == rs.DeliveryID && d.Kind == "manual" && d.Status == "succeeded" })
+	f.waitDelivery(w.ID, func(d api.Delivery) bool {
+		return d.ID == rs.DeliveryID && d.Kind == "manual" && d.Status == "succeeded"
+	})
 
 	// events list: filters and errors (the emit comes a moment after the trigger)
 	f.clock.Add(time.Millisecond)
