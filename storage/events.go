@@ -54,6 +54,7 @@ type Delivery struct {
 	LastError           *string    `json:"lastError,omitempty"`
 	LastResponseExcerpt string     `json:"lastResponseExcerpt"`
 	NextAttemptAt       *time.Time `json:"nextAttemptAt,omitempty"` // set while pending: its place in the outbox
+	Claimed             bool       `json:"claimed,omitempty"`       // an engine holds it until NextAttemptAt (its lease)
 	History             []Attempt  `json:"history,omitempty"`
 	CreatedAt           time.Time  `json:"createdAt"`
 	UpdatedAt           time.Time  `json:"updatedAt"`

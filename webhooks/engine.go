@@ -80,6 +80,11 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	if n, err := e.releaseClaims(ctx); err != nil {
+		e.Log.Error("webhook outbox: release stale claims", "err", err)
+	} else if n > 0 {
+		e.Log.Info("webhook outbox: deliveries claimed before a stop are due again", "deliveries", n)
+	}
 	purge := time.NewTicker(time.Hour)
 	defer purge.Stop()
 	e.purge(ctx)
@@ -138,7 +143,7 @@ func (e *Engine) claim(ctx context.Context, n int) ([]claim, time.Time, error) {
 			if err != nil {
 				return err
 			}
-			d.NextAttemptAt = &lease
+			d.NextAttemptAt, d.Claimed = &lease, true
 			if err := tx.Deliveries(r.TenantID).Put(d); err != nil {
 				return err
 			}
@@ -150,6 +155,37 @@ func (e *Engine) claim(ctx context.Context, n int) ([]claim, time.Time, error) {
 		return nil
 	})
 	return out, next, err
+}
+
+// releaseClaims makes every claimed delivery due now. Only one process opens the database, so
+// at start every claim belongs to a process that stopped (or crashed) before recording the
+// attempt: waiting for its lease would only delay the delivery.
+func (e *Engine) releaseClaims(ctx context.Context) (int, error) {
+	n := 0
+	now := e.Svc.Now().UTC()
+	err := e.Svc.Store.Update(ctx, func(tx storage.Tx) error {
+		n = 0
+		refs, err := tx.Outbox().Due(time.Unix(1<<40, 0), int(^uint(0)>>1))
+		if err != nil {
+			return err
+		}
+		for _, r := range refs {
+			d, err := tx.Deliveries(r.TenantID).Get(r.DeliveryID)
+			if err != nil {
+				return err
+			}
+			if !d.Claimed {
+				continue
+			}
+			d.Claimed, d.NextAttemptAt = false, &now
+			if err := tx.Deliveries(r.TenantID).Put(d); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // process makes one attempt of a claimed delivery and records it.
@@ -257,7 +293,7 @@ func (e *Engine) process(c claim) {
 // stillClaimed tells whether a delivery is still pending under this claim (a disable, a
 // delete or another claim after an expired lease changes that).
 func stillClaimed(d storage.Delivery, lease time.Time) bool {
-	return d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(lease)
+	return d.Status == DeliveryPending && d.Claimed && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(lease)
 }
 
 // retryDelay is the wait after attempt n (1-based) of an automatic delivery.
@@ -299,6 +335,7 @@ func (e *Engine) record(c claim, fn func(d *storage.Delivery, w *storage.Webhook
 			before = w
 		}
 		fn(&d, wp, now, claimed)
+		d.Claimed = false
 		if err := tx.Deliveries(c.ref.TenantID).Put(d); err != nil {
 			return err
 		}
