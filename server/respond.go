@@ -20,6 +20,9 @@ type reply struct {
 	data   any
 }
 
+// bare is an answer sent as its JSON without the envelope (load queries, spec 3 §4.5).
+type bare struct{ data any }
+
 // handlerFunc is a resource handler: it returns the data to send (or a reply) or an error.
 type handlerFunc func(r *http.Request) (any, error)
 
@@ -98,11 +101,32 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, env api.Envelope) 
 	w.Write(buf.Bytes())
 }
 
+// sendBare writes v as JSON with status 200 and no envelope.
+func (s *Server) sendBare(w http.ResponseWriter, r *http.Request, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("X-Trace-Id", traceID(r.Context()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+}
+
 // run calls a resource handler and writes its answer.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, h handlerFunc) {
 	data, err := h(r)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if b, ok := data.(bare); ok {
+		s.sendBare(w, r, b.data)
 		return
 	}
 	if rp, ok := data.(reply); ok {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/loadquery"
 	"github.com/timbra-mx/timbra/ratelimit"
 	"github.com/timbra-mx/timbra/webhooks"
 )
@@ -18,6 +20,8 @@ func (s *Server) webhookRoutes() {
 	s.mux.Handle("POST /api/v4/webhooks/{id}/test", s.apiRoute(bw, s.testWebhook))
 	s.mux.Handle("POST /api/v4/webhooks/{id}/rotate-secret", s.apiRoute(s.standard, s.rotateWebhookSecret))
 	s.mux.Handle("GET /api/v4/webhooks/{id}/deliveries", s.apiRoute(s.standard, s.listDeliveries))
+	s.mux.Handle("GET /api/v4/webhooks/load", s.apiRoute(s.standard, s.loadWebhooks))
+	s.mux.Handle("GET /api/v4/webhooks/{id}/deliveries/load", s.apiRoute(s.standard, s.loadDeliveries))
 
 	s.mux.Handle("GET /api/v4/events", s.apiRoute(s.standard, s.listEvents))
 	s.mux.Handle("GET /api/v4/events/{id}", s.apiRoute(s.standard, s.getEvent))
@@ -76,6 +80,32 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return s.webhooks.Deliveries(r.Context(), caller(r), r.PathValue("id"), page, size)
+}
+
+func (s *Server) loadWebhooks(r *http.Request) (any, error) {
+	all, err := s.webhooks.All(r.Context(), caller(r))
+	if err != nil {
+		return nil, err
+	}
+	return load(webhooks.WebhookSchema, all, r)
+}
+
+func (s *Server) loadDeliveries(r *http.Request) (any, error) {
+	all, err := s.webhooks.AllDeliveries(r.Context(), caller(r), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return load(webhooks.DeliverySchema, all, r)
+}
+
+// load runs a load query (spec 1 §7.6) over records: a bare result, or all its failures in one
+// 400.
+func load[T any](schema loadquery.Schema[T], records []T, r *http.Request) (any, error) {
+	res, fs := loadquery.Load(schema, records, r.URL.Query())
+	if len(fs) > 0 {
+		return nil, apierr.Invalid(fs...)
+	}
+	return bare{res}, nil
 }
 
 func (s *Server) listEvents(r *http.Request) (any, error) {

@@ -466,3 +466,44 @@ func TestBusinessWriteLimit(t *testing.T) {
 		t.Fatal("the Standard family must not share the BusinessWrite count")
 	}
 }
+
+func TestLoadQueries(t *testing.T) {
+	f := newHookFixture(t, "")
+	a := f.create(`{"url":"` + f.url + `","description":"b","enabledEvents":["*"]}`)
+	f.create(`{"url":"https://example.com/1","description":"a","enabledEvents":["invoice.canceled"]}`)
+	f.create(`{"url":"https://example.com/2","description":"c","enabledEvents":["*"]}`)
+	get := func(path string) (int, string) {
+		req, _ := http.NewRequest("GET", f.http.URL+path, nil)
+		req.Header.Set("X-TENANT-KEY", f.creds.TenantKey)
+		req.Header.Set("X-API-KEY", f.creds.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw)
+	}
+	q := func(s string) string { return strings.NewReplacer(`"`, "%22", "[", "%5B", "]", "%5D", " ", "%20", ",", "%2C").Replace(s) }
+	status, body := get("/api/v4/webhooks/load?filter=" + q(`["url","contains","example.com"]`) + "&sort=" + q(`[{"selector":"Description","desc":true}]`) + "&requireTotalCount=true")
+	var res struct {
+		Data       []api.Webhook `json:"data"`
+		TotalCount int           `json:"totalCount"`
+	}
+	json.Unmarshal([]byte(body), &res)
+	if status != 200 || strings.Contains(body, "succeeded") || res.TotalCount != 2 || len(res.Data) != 2 || res.Data[0].Description != "c" {
+		t.Fatalf("load webhooks: %d %s", status, body)
+	}
+	status, body = get("/api/v4/webhooks/load?sort=" + q(`["nope"]`) + "&group=" + q(`[{"selector":"enabledEvents"}]`))
+	if status != 400 || !strings.Contains(body, `"propertyName":"sort","errorMessage":"El campo 'nope' no existe en este recurso."`) ||
+		!strings.Contains(body, `"propertyName":"group","errorMessage":"El campo 'enabledEvents' es un objeto o una lista`) {
+		t.Fatalf("load failures: %d %s", status, body)
+	}
+	f.do("POST", "/api/v4/webhooks/"+a.ID+"/test", "")
+	f.rc.next(t)
+	f.waitDelivery(a.ID, func(d api.Delivery) bool { return d.Status == "succeeded" })
+	status, body = get("/api/v4/webhooks/" + a.ID + "/deliveries/load?filter=" + q(`["lastStatusCode",">=",200]`) + "&totalSummary=" + q(`[{"selector":"attempts","summaryType":"sum"}]`))
+	if status != 200 || !strings.Contains(body, `"kind":"test"`) || !strings.Contains(body, `"summary":[1]`) {
+		t.Fatalf("load deliveries: %d %s", status, body)
+	}
+}

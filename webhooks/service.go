@@ -235,14 +235,15 @@ func (s *Service) List(ctx context.Context, c auth.Caller, page, size int) (api.
 }
 
 // All answers every webhook the caller may see, for load queries.
-func (s *Service) All(ctx context.Context, c auth.Caller) ([]api.Webhook, error) {
+func (s *Service) All(ctx context.Context, c auth.Caller) ([]*api.Webhook, error) {
 	if err := requireManage(c); err != nil {
 		return nil, err
 	}
 	all, err := s.visibleWebhooks(ctx, c)
-	out := make([]api.Webhook, len(all))
+	out := make([]*api.Webhook, len(all))
 	for i, w := range all {
-		out[i] = toAPI(w, c.Zone, "")
+		v := toAPI(w, c.Zone, "")
+		out[i] = &v
 	}
 	return out, err
 }
@@ -487,12 +488,36 @@ func (s *Service) Test(ctx context.Context, c auth.Caller, id string) (api.Webho
 // Deliveries answers a webhook's delivery log, newest first, last 30 days; also for a deleted
 // webhook whose log remains.
 func (s *Service) Deliveries(ctx context.Context, c auth.Caller, id string, page, size int) (api.PagedList[api.Delivery], error) {
-	if err := requireManage(c); err != nil {
+	var items []api.Delivery
+	total := 0
+	err := s.eachDelivery(ctx, c, id, func(d storage.Delivery) {
+		if total >= (page-1)*size && len(items) < size {
+			items = append(items, deliveryToAPI(d, c.Zone))
+		}
+		total++
+	})
+	if err != nil {
 		return api.PagedList[api.Delivery]{}, err
 	}
-	var items []storage.Delivery
-	var total int
-	err := s.Store.View(ctx, func(tx storage.Tx) error {
+	return api.NewPage(items, page, size, total), nil
+}
+
+// AllDeliveries answers a webhook's whole delivery log of the last 30 days, for load queries.
+func (s *Service) AllDeliveries(ctx context.Context, c auth.Caller, id string) ([]*api.Delivery, error) {
+	var out []*api.Delivery
+	err := s.eachDelivery(ctx, c, id, func(d storage.Delivery) {
+		v := deliveryToAPI(d, c.Zone)
+		out = append(out, &v)
+	})
+	return out, err
+}
+
+// eachDelivery calls fn for a webhook's deliveries of the last 30 days, newest first.
+func (s *Service) eachDelivery(ctx context.Context, c auth.Caller, id string, fn func(storage.Delivery)) error {
+	if err := requireManage(c); err != nil {
+		return err
+	}
+	return s.Store.View(ctx, func(tx storage.Tx) error {
 		w, err := find(tx, c, id)
 		if err != nil {
 			e, ok := apierr.As(err)
@@ -506,26 +531,14 @@ func (s *Service) Deliveries(ctx context.Context, c auth.Caller, id string, page
 			w.ID = strings.ToLower(id)
 		}
 		cutoff := s.Now().Add(-Retention)
-		err = tx.Deliveries(c.TenantID).AllByWebhook(w.ID, func(d storage.Delivery) bool {
+		return tx.Deliveries(c.TenantID).AllByWebhook(w.ID, func(d storage.Delivery) bool {
 			if d.CreatedAt.Before(cutoff) {
 				return false
 			}
-			if total >= (page-1)*size && len(items) < size {
-				items = append(items, d)
-			}
-			total++
+			fn(d)
 			return true
 		})
-		return err
 	})
-	if err != nil {
-		return api.PagedList[api.Delivery]{}, err
-	}
-	out := make([]api.Delivery, len(items))
-	for i, d := range items {
-		out[i] = deliveryToAPI(d, c.Zone)
-	}
-	return api.NewPage(out, page, size, total), nil
 }
 
 func deliveryToAPI(d storage.Delivery, loc *time.Location) api.Delivery {
