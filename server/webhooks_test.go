@@ -484,7 +484,9 @@ func TestLoadQueries(t *testing.T) {
 		raw, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(raw)
 	}
-	q := func(s string) string { return strings.NewReplacer(`"`, "%22", "[", "%5B", "]", "%5D", " ", "%20", ",", "%2C").Replace(s) }
+	q := func(s string) string {
+		return strings.NewReplacer(`"`, "%22", "[", "%5B", "]", "%5D", " ", "%20", ",", "%2C").Replace(s)
+	}
 	status, body := get("/api/v4/webhooks/load?filter=" + q(`["url","contains","example.com"]`) + "&sort=" + q(`[{"selector":"Description","desc":true}]`) + "&requireTotalCount=true")
 	var res struct {
 		Data       []api.Webhook `json:"data"`
