@@ -68,10 +68,14 @@ func NewTimbra(dir string) (*Timbra, error) {
 // Server is a real timbra server over the database, logging to logger, whose limits never
 // refuse a request.
 func (t *Timbra) Server(logger *slog.Logger) *server.Server {
-	return server.New(server.Config{
+	s, err := server.New(server.Config{
 		Environment: t.Data.Environment, Version: "bench", Logger: logger,
 		StandardLimit: HighLimit, AnonymousLimit: HighLimit, ShutdownTimeout: 5 * time.Second,
 	}, t.Data.Store, t.Data.Keys)
+	if err != nil {
+		panic("bench server: " + err.Error()) // only a bad webhook CA file fails New; the bench sets none
+	}
+	return s
 }
 
 // Header is a new copy of the credentials headers of the tenant.

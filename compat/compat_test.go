@@ -34,7 +34,10 @@ func TestFiscalapiClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Store.Close()
-	s := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	s, err := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
 	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
 	if err != nil {
 		t.Fatal(err)
