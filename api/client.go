@@ -223,3 +223,102 @@ func (c *Client) GrantCredits(ctx context.Context, tenantKey string, in CreditGr
 	err := c.Do(ctx, http.MethodPost, "/admin/v1/tenants/"+url.PathEscape(tenantKey)+"/credits", nil, in, &out)
 	return out, err
 }
+
+// CreateWebhook creates a URL webhook; the answer carries its signing secret, this once.
+func (c *Client) CreateWebhook(ctx context.Context, in WebhookCreate) (Webhook, error) {
+	var out Webhook
+	err := c.Do(ctx, http.MethodPost, "/api/v4/webhooks", nil, in, &out)
+	return out, err
+}
+
+// ListWebhooks reads one page of webhooks (listeners included), in creation order.
+func (c *Client) ListWebhooks(ctx context.Context, page, size int) (PagedList[Webhook], error) {
+	var out PagedList[Webhook]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/webhooks", pageQuery(page, size), nil, &out)
+	return out, err
+}
+
+// GetWebhook reads one webhook, without its secret.
+func (c *Client) GetWebhook(ctx context.Context, id string) (Webhook, error) {
+	var out Webhook
+	err := c.Do(ctx, http.MethodGet, "/api/v4/webhooks/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// ReplaceWebhook sends the full model of a webhook (PUT replaces every field; a nil Status
+// keeps the state).
+func (c *Client) ReplaceWebhook(ctx context.Context, id string, in WebhookUpdate) (Webhook, error) {
+	var out Webhook
+	err := c.Do(ctx, http.MethodPut, "/api/v4/webhooks/"+url.PathEscape(id), nil, in, &out)
+	return out, err
+}
+
+// DeleteWebhook removes a webhook; its delivery log stays.
+func (c *Client) DeleteWebhook(ctx context.Context, id string) error {
+	return c.Do(ctx, http.MethodDelete, "/api/v4/webhooks/"+url.PathEscape(id), nil, nil, nil)
+}
+
+// TestWebhook sends a webhook.test event to one webhook.
+func (c *Client) TestWebhook(ctx context.Context, id string) (WebhookTested, error) {
+	var out WebhookTested
+	err := c.Do(ctx, http.MethodPost, "/api/v4/webhooks/"+url.PathEscape(id)+"/test", nil, nil, &out)
+	return out, err
+}
+
+// RotateWebhookSecret gives a webhook a new signing secret, returned this once.
+func (c *Client) RotateWebhookSecret(ctx context.Context, id string) (Webhook, error) {
+	var out Webhook
+	err := c.Do(ctx, http.MethodPost, "/api/v4/webhooks/"+url.PathEscape(id)+"/rotate-secret", nil, nil, &out)
+	return out, err
+}
+
+// ListDeliveries reads one page of a webhook's delivery log, newest first.
+func (c *Client) ListDeliveries(ctx context.Context, webhookID string, page, size int) (PagedList[Delivery], error) {
+	var out PagedList[Delivery]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/webhooks/"+url.PathEscape(webhookID)+"/deliveries", pageQuery(page, size), nil, &out)
+	return out, err
+}
+
+// EventQuery filters GET /api/v4/events; empty fields are not sent. From and To are ISO 8601
+// instants.
+type EventQuery struct {
+	Type            string
+	RelatedObjectID string
+	From, To        string
+	Page, PageSize  int
+}
+
+// ListEvents reads one page of events, newest first. Each item keeps the envelope's exact bytes.
+func (c *Client) ListEvents(ctx context.Context, q EventQuery) (PagedList[json.RawMessage], error) {
+	v := pageQuery(q.Page, q.PageSize)
+	for k, s := range map[string]string{"type": q.Type, "relatedObjectId": q.RelatedObjectID, "from": q.From, "to": q.To} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	var out PagedList[json.RawMessage]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/events", v, nil, &out)
+	return out, err
+}
+
+// GetEvent reads one event envelope: the bytes exactly as the server answered them.
+func (c *Client) GetEvent(ctx context.Context, id string) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := c.Do(ctx, http.MethodGet, "/api/v4/events/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// ResendEvent delivers an event once more to one webhook (or, with a nil WebhookID, to the
+// caller's command-line listener).
+func (c *Client) ResendEvent(ctx context.Context, id string, in EventResend) (EventResent, error) {
+	var out EventResent
+	err := c.Do(ctx, http.MethodPost, "/api/v4/events/"+url.PathEscape(id)+"/resend", nil, in, &out)
+	return out, err
+}
+
+// TriggerEvent builds an event of a type and delivers it to one webhook (test environment).
+func (c *Client) TriggerEvent(ctx context.Context, in EventTrigger) (EventTriggered, error) {
+	var out EventTriggered
+	err := c.Do(ctx, http.MethodPost, "/api/v4/events/trigger", nil, in, &out)
+	return out, err
+}

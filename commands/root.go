@@ -166,6 +166,8 @@ func newApp(f *Factory) *cli.App {
 			newLogoutCmd(f),
 			newConfigCmd(f),
 			newPeopleCmd(f),
+			newWebhooksCmd(f),
+			newEventsCmd(f),
 			newAdminCmd(f),
 			newCompletionCmd(f),
 			newHelpCmd(),

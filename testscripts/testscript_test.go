@@ -37,6 +37,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TIMBRA_CONFIG_DIR", filepath.Join(work, ".config", "timbra"))
 			env.Setenv("TIMBRA_KEYRING", "file")
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("GORACE", "atexit_sleep_ms=0") // under -race each timbra run would pause a second at exit
+			rs := &receivers{byName: map[string]*receiver{}}
+			env.Values[receiversKey{}] = rs
+			env.Defer(rs.close)
 			for _, k := range []string{"TIMBRA_BASE_URL", "TIMBRA_TENANT_KEY", "TIMBRA_API_KEY", "TIMBRA_PROFILE", "TIMBRA_ADMIN_TOKEN", "TIMBRA_DATA", "TIMBRA_ENVIRONMENT"} {
 				env.Setenv(k, "")
 			}
@@ -46,6 +50,8 @@ func TestScripts(t *testing.T) {
 			"waitserver": waitServer,
 			"clientenv":  clientEnv,
 			"http":       httpCmd,
+			"receiver":   receiverCmd,
+			"jsonget":    jsonGet,
 		},
 	})
 }

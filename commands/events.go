@@ -1,0 +1,283 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/urfave/cli/v2"
+)
+
+func newEventsCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "events",
+		Usage: "List, read and resend the events of your tenant (last 30 days)",
+		Description: "An event records that a resource reached a state, for example an invoice cancelled. It is\n" +
+			"the envelope signed and delivered to webhooks; its ID is the webhook-id of each delivery.\n\n" +
+			"Examples:\n" +
+			"  timbra events list --type invoice.canceled --from 24h\n" +
+			"  timbra events get 0195a7c4-... -o json\n" +
+			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-... --wait",
+		Subcommands: []*cli.Command{newEventsListCmd(f), newEventsGetCmd(f), newEventsResendCmd(f)},
+	}
+}
+
+// ---- list
+
+type eventsListOptions struct {
+	f       *Factory
+	Type    string
+	Related string
+	From    string
+	To      string
+	pagingOptions
+}
+
+var eventColumns = []string{"ID", "TYPE", "CREATED", "RELATED OBJECT", "STATUS"}
+
+func newEventsListCmd(f *Factory) *cli.Command {
+	o := &eventsListOptions{f: f}
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "List events, newest first, one page at a time",
+		UsageText: "timbra events list [--type TYPE] [--related ID] [--from TIME] [--to TIME] [--page N] [--page-size N] [-o json]",
+		Description: "Prints one page of the events of the last 30 days, newest first: ID, type, time, the object\n" +
+			"it is about and the status it reached. With -o json, the whole page object with each\n" +
+			"envelope as the API answered it.\n\n" +
+			"TIME is an RFC 3339 instant (2025-03-10T12:00:00Z, 2025-03-10T06:00:00-06:00), a date and\n" +
+			"time without offset, read in --time-zone or else UTC (2025-03-10T06:00), a date (its\n" +
+			"start for --from, its end for --to), or how long ago (90m, 24h, 7d). --to defaults to now;\n" +
+			"the range spans at most 30 days.\n\n" +
+			"Examples:\n" +
+			"  timbra events list\n" +
+			"  timbra events list --type webhook.test --from 2h\n" +
+			"  timbra events list --related 5b9e1c2a-... --from 2025-03-01 --to 2025-03-10 -o json",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "type", Usage: "only events of type `TYPE`, for example invoice.canceled", Destination: &o.Type},
+			&cli.StringFlag{Name: "related", Usage: "only events about the object `ID` (data.relatedObject.id)", Destination: &o.Related},
+			&cli.StringFlag{Name: "from", Usage: "only events at or after `TIME`", Destination: &o.From},
+			&cli.StringFlag{Name: "to", Usage: "only events at or before `TIME`", DefaultText: "now", Destination: &o.To},
+		}, pagingFlags(&o.pagingOptions, "events")...),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if err := o.check(c); err != nil {
+				return err
+			}
+			q := api.EventQuery{Type: strings.TrimSpace(o.Type), RelatedObjectID: strings.TrimSpace(o.Related), Page: o.Page, PageSize: o.PageSize}
+			loc := time.UTC
+			if f.TimeZone != "" {
+				loc, _ = time.LoadLocation(f.TimeZone) // validated when the flag was parsed
+			}
+			for _, x := range []struct {
+				flag, value string
+				dst         *string
+				end         bool
+			}{{"from", o.From, &q.From, false}, {"to", o.To, &q.To, true}} {
+				if x.value == "" {
+					continue
+				}
+				t, err := parseWhen(x.value, f.Now(), loc, x.end)
+				if err != nil {
+					return usageErrorf(c, "invalid value %q for --%s: %v", x.value, x.flag, err)
+				}
+				*x.dst = t.UTC().Format("2006-01-02T15:04:05.000Z")
+			}
+			return eventsListRun(c.Context, o, q)
+		},
+	}
+}
+
+// parseWhen reads the TIME of --from and --to: RFC 3339, a date-time without offset or a date
+// (in loc), or a duration ago (Go syntax, or a number of days such as 7d). A date alone means
+// its first instant, or its last when end is set.
+func parseWhen(s string, now time.Time, loc *time.Location, end bool) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
+		if end {
+			t = t.AddDate(0, 0, 1).Add(-time.Millisecond)
+		}
+		return t, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		if days, err := strconv.Atoi(n); err == nil && days >= 0 {
+			return now.AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2025-03-10T12:00:00Z), a date (2025-03-10) or how long ago (24h, 7d)")
+}
+
+func eventsListRun(ctx context.Context, o *eventsListOptions, q api.EventQuery) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	page, err := client.ListEvents(ctx, q)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	rows := make([][]string, 0, len(page.Items))
+	for _, raw := range page.Items {
+		var e api.Event
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return fmt.Errorf("decode an event of the list: %w", err)
+		}
+		rows = append(rows, []string{e.ID, e.Type, p.apiTime(e.CreatedAt), relatedText(e.Data.RelatedObject), eventStatusText(e.Data)})
+	}
+	if err := p.table(page, eventColumns, rows, "No events."); err != nil {
+		return err
+	}
+	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "events")
+	return nil
+}
+
+func relatedText(r api.RelatedObject) string {
+	return strings.TrimSpace(r.Type + " " + r.ID)
+}
+
+func eventStatusText(d api.EventData) string {
+	if d.PreviousStatus != "" {
+		return d.Status + " (was " + d.PreviousStatus + ")"
+	}
+	return d.Status
+}
+
+// ---- get
+
+func newEventsGetCmd(f *Factory) *cli.Command {
+	o := &idOptions{f: f}
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Print one event: the exact envelope that was signed and delivered",
+		UsageText: "timbra events get ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints the event envelope as indented JSON. With -o json, the bytes exactly as the server\n" +
+			"answered them (no newline added unless stdout is a terminal): the body your webhooks\n" +
+			"received, so that a signature can be checked against it.\n\n" +
+			"Examples:\n" +
+			"  timbra events get 0195a7c4-2b1e-7c3d-9f00-1a2b3c4d5e6f\n" +
+			"  timbra events get 0195a7c4-2b1e-7c3d-9f00-1a2b3c4d5e6f -o json > body.json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "event ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			return eventsGetRun(c.Context, o)
+		},
+	}
+}
+
+func eventsGetRun(ctx context.Context, o *idOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	raw, err := client.GetEvent(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	out := o.f.IO.Out
+	if o.f.JSON() {
+		if _, err := out.Write(raw); err != nil {
+			return err
+		}
+		if o.f.IO.OutTTY {
+			_, err = fmt.Fprintln(out)
+		}
+		return err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return fmt.Errorf("the event %s is not JSON: %w", o.ID, err)
+	}
+	buf.WriteByte('\n')
+	_, err = out.Write(buf.Bytes())
+	return err
+}
+
+// ---- resend
+
+type eventsResendOptions struct {
+	f         *Factory
+	ID        string
+	WebhookID string
+	Wait      bool
+	Timeout   time.Duration
+}
+
+func newEventsResendCmd(f *Factory) *cli.Command {
+	o := &eventsResendOptions{f: f}
+	return &cli.Command{
+		Name:      "resend",
+		Usage:     "Deliver an event once more to one webhook",
+		UsageText: "timbra events resend ID --webhook WEBHOOK_ID [--wait [--timeout DURATION]] [-o json]",
+		ArgsUsage: "ID",
+		Description: "Makes one new signed delivery of the event to the webhook: one attempt, no retries, whatever\n" +
+			"event types or people the webhook filters. Without --webhook it goes to your own\n" +
+			"`timbra listen` session. Prints the delivery and webhook IDs; with --wait, follows the\n" +
+			"delivery and prints its outcome, exit code 1 if it failed.\n\n" +
+			"Examples:\n" +
+			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-...\n" +
+			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-... --wait",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "webhook", Usage: "`WEBHOOK_ID` to deliver to (default: your listener)", Destination: &o.WebhookID},
+		}, waitFlags(&o.Wait, &o.Timeout)...),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "event ID"); err != nil {
+				return err
+			}
+			if c.IsSet("webhook") && strings.TrimSpace(o.WebhookID) == "" {
+				return usageErrorf(c, "--webhook: give a webhook ID")
+			}
+			if o.Timeout <= 0 {
+				return usageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
+			}
+			o.ID = c.Args().First()
+			return eventsResendRun(c.Context, o)
+		},
+	}
+}
+
+func eventsResendRun(ctx context.Context, o *eventsResendOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	var in api.EventResend
+	if id := strings.TrimSpace(o.WebhookID); id != "" {
+		in.WebhookID = &id
+	}
+	res, err := client.ResendEvent(ctx, o.ID, in)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	ids := []field{{"Delivery", res.DeliveryID}, {"Webhook", res.WebhookID}}
+	if !o.Wait {
+		return p.fields(res, ids)
+	}
+	if !p.json {
+		if err := p.fields(nil, ids); err != nil {
+			return err
+		}
+	}
+	return waitAndReport(ctx, o.f, client, res.WebhookID, res.DeliveryID, o.Timeout)
+}

@@ -1,0 +1,184 @@
+package commands
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/api"
+)
+
+// An envelope as the server writes it, spacing included: -o json must print data byte for byte.
+const rawEvent = `{"id":"` + eventID + `","type":"invoice.canceled","createdAt":"2025-03-10T11:58:00.000Z","personId":"p-1",` +
+	`"data":{"relatedObject":{"id":"inv-7","type":"invoice","url":"/api/v4/invoices/inv-7"},"status":"Cancelado","previousStatus":"Vigente"}}`
+
+const rawTest = `{"id":"e-2","type":"webhook.test","createdAt":"2025-03-09T11:00:00.000Z","personId":null,` +
+	`"data":{"relatedObject":{"id":"w-1","type":"webhook","url":"/api/v4/webhooks/w-1"},"status":"test","previousStatus":""}}`
+
+func eventsAPI(t *testing.T) *fakeAPI {
+	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "GET" && r.URL.Path == "/api/v4/events":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"data":{"items":[`+rawEvent+`,`+rawTest+`],"pageNumber":1,"pageSize":10,"totalPages":1,"totalCount":2,`+
+				`"totalItems":2,"hasPreviousPage":false,"hasNextPage":false},"succeeded":true,"message":"","details":"","httpStatusCode":200,"traceIdentifier":"t"}`)
+		case r.Method == "GET" && r.URL.Path == "/api/v4/events/"+eventID:
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"data":`+rawEvent+`,"succeeded":true,"message":"","details":"","httpStatusCode":200,"traceIdentifier":"t"}`)
+		case r.Method == "POST" && r.URL.Path == "/api/v4/events/"+eventID+"/resend":
+			var in api.EventResend
+			json.NewDecoder(r.Body).Decode(&in)
+			if in.WebhookID == nil {
+				writeEnvelope(w, 409, nil, "La escucha de CLI no está conectada; ejecuta timbra listen.", "t")
+				return
+			}
+			writeEnvelope(w, 202, api.EventResent{DeliveryID: deliveryID, WebhookID: *in.WebhookID}, "", "t")
+		case r.Method == "GET" && r.URL.Path == "/api/v4/webhooks/"+hookID+"/deliveries":
+			d := api.Delivery{ID: deliveryID, EventID: eventID, WebhookID: hookID, Kind: "manual", Status: "succeeded", Attempts: 1, LastStatusCode: intp(200), LastResponseExcerpt: "ok"}
+			writeEnvelope(w, 200, api.NewPage([]api.Delivery{d}, 1, 50, 1), "", "t")
+		default:
+			writeEnvelope(w, 404, nil, "No such resource for the given Id: "+strings.TrimPrefix(r.URL.Path, "/api/v4/events/"), "t")
+		}
+	})
+}
+
+func TestEventsList(t *testing.T) {
+	isolate(t)
+	srv := eventsAPI(t)
+	useAPI(t, srv.URL)
+	r := runArgs(t, "events", "list", "--type", "invoice.canceled", "--related", "inv-7",
+		"--from", "2025-03-01", "--to", "2025-03-09", "--page", "2", "--page-size", "5")
+	wantCode(t, r, 0)
+	want := "ID\tTYPE\tCREATED\tRELATED OBJECT\tSTATUS\n" +
+		eventID + "\tinvoice.canceled\t2025-03-10T11:58:00.000Z\tinvoice inv-7\tCancelado (was Vigente)\n" +
+		"e-2\twebhook.test\t2025-03-09T11:00:00.000Z\twebhook w-1\ttest\n"
+	if r.out != want {
+		t.Errorf("stdout:\n%q\nwant:\n%q", r.out, want)
+	}
+	q, _ := url.ParseQuery(srv.last(t).Query)
+	wantQ := url.Values{
+		"type": {"invoice.canceled"}, "relatedObjectId": {"inv-7"}, "pageNumber": {"2"}, "pageSize": {"5"},
+		"from": {"2025-03-01T00:00:00.000Z"}, "to": {"2025-03-09T23:59:59.999Z"},
+	}
+	if q.Encode() != wantQ.Encode() {
+		t.Errorf("query %s\nwant  %s", q.Encode(), wantQ.Encode())
+	}
+
+	// times without offset are read in --time-zone; durations count back from now
+	r = runArgs(t, "events", "list", "--from", "2025-03-10T06:00", "--to", "90m", "--time-zone", "America/Mexico_City")
+	wantCode(t, r, 0)
+	q, _ = url.ParseQuery(srv.last(t).Query)
+	if q.Get("from") != "2025-03-10T12:00:00.000Z" || q.Get("to") != "2025-03-10T10:30:00.000Z" {
+		t.Errorf("query %v", q)
+	}
+	if q.Has("type") || q.Has("relatedObjectId") {
+		t.Errorf("empty filters sent: %v", q)
+	}
+
+	// -o json: the page, each envelope as it came
+	r = runArgs(t, "events", "list", "-o", "json")
+	wantCode(t, r, 0)
+	var page api.PagedList[api.Event]
+	if err := json.Unmarshal([]byte(r.out), &page); err != nil || len(page.Items) != 2 || page.Items[0].Data.RelatedObject.ID != "inv-7" {
+		t.Errorf("JSON output %v: %s", err, r.out)
+	}
+}
+
+func TestEventsGet(t *testing.T) {
+	isolate(t)
+	srv := eventsAPI(t)
+	useAPI(t, srv.URL)
+
+	// -o json: the bytes exactly as the server answered them, nothing added
+	r := runArgs(t, "events", "get", eventID, "-o", "json")
+	wantCode(t, r, 0)
+	if r.out != rawEvent {
+		t.Errorf("stdout:\n%q\nwant:\n%q", r.out, rawEvent)
+	}
+	// on a terminal a line break ends it
+	r = run1(t, runOpts{tty: true}, "events", "get", eventID, "-o", "json")
+	if r.out != rawEvent+"\n" {
+		t.Errorf("stdout %q", r.out)
+	}
+
+	// otherwise indented, keys in the envelope's order
+	r = runArgs(t, "events", "get", eventID)
+	wantCode(t, r, 0)
+	if !strings.HasPrefix(r.out, "{\n  \"id\": \""+eventID+"\",\n  \"type\": \"invoice.canceled\",\n  \"createdAt\"") || !strings.HasSuffix(r.out, "}\n") {
+		t.Errorf("stdout:\n%s", r.out)
+	}
+
+	r = runArgs(t, "events", "get", "nope")
+	wantCode(t, r, 1)
+	if r.err != "404: No such resource for the given Id: nope\n" {
+		t.Errorf("stderr %q", r.err)
+	}
+}
+
+func TestEventsResend(t *testing.T) {
+	isolate(t)
+	fastPoll(t)
+	srv := eventsAPI(t)
+	useAPI(t, srv.URL)
+	r := runArgs(t, "events", "resend", eventID, "--webhook", hookID)
+	wantCode(t, r, 0)
+	if r.out != "Delivery: "+deliveryID+"\nWebhook: "+hookID+"\n" {
+		t.Errorf("stdout %q", r.out)
+	}
+	if b := srv.last(t).Body; b != `{"webhookId":"`+hookID+`"}` {
+		t.Errorf("request body %s", b)
+	}
+
+	r = runArgs(t, "events", "resend", eventID, "--webhook", hookID, "--wait")
+	wantCode(t, r, 0)
+	wantContains(t, "stdout", r.out, "Delivery: "+deliveryID+"\n", "Status: succeeded\n", "Status code: 200\n", "Response: ok\n")
+
+	// without --webhook, to the caller's listener: the API's 409 when none is open
+	r = runArgs(t, "events", "resend", eventID)
+	wantCode(t, r, 1)
+	if b := srv.last(t).Body; b != `{"webhookId":null}` {
+		t.Errorf("request body %s", b)
+	}
+	if r.err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
+		t.Errorf("stderr %q", r.err)
+	}
+}
+
+func TestParseWhen(t *testing.T) {
+	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+	mx, err := time.LoadLocation("America/Mexico_City")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in   string
+		loc  *time.Location
+		end  bool
+		want string
+	}{
+		{"2025-03-10T06:00:00-06:00", time.UTC, false, "2025-03-10T12:00:00Z"},
+		{"2025-03-10T06:00:00Z", mx, false, "2025-03-10T06:00:00Z"},
+		{"2025-03-10T06:00", mx, false, "2025-03-10T12:00:00Z"},
+		{"2025-03-10T06:00:30.5", time.UTC, false, "2025-03-10T06:00:30.5Z"},
+		{"2025-03-10", time.UTC, false, "2025-03-10T00:00:00Z"},
+		{"2025-03-10", time.UTC, true, "2025-03-10T23:59:59.999Z"},
+		{"2025-03-10", mx, false, "2025-03-10T06:00:00Z"},
+		{"24h", time.UTC, false, "2025-03-09T12:00:00Z"},
+		{"7d", time.UTC, false, "2025-03-03T12:00:00Z"},
+		{"0d", time.UTC, true, "2025-03-10T12:00:00Z"},
+	} {
+		got, err := parseWhen(c.in, now, c.loc, c.end)
+		if err != nil || got.UTC().Format(time.RFC3339Nano) != c.want {
+			t.Errorf("parseWhen(%q) = %v, %v; want %s", c.in, got.UTC(), err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "yesterday", "-5h", "2025-13-01", "10/03/2025", "-1d"} {
+		if _, err := parseWhen(bad, now, time.UTC, false); err == nil {
+			t.Errorf("parseWhen(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,919 @@
+package commands
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/timbra-mx/timbra/api"
+	"github.com/urfave/cli/v2"
+)
+
+// Values of the webhook and delivery records (spec 3 §2.2, §2.3).
+const (
+	webhookKindListener = "cliListener"
+	statusEnabled       = "enabled"
+	statusDisabled      = "disabled"
+	deliveryPending     = "pending"
+	deliveryFailed      = "failed"
+)
+
+func newWebhooksCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "webhooks",
+		Usage: "Create, inspect, test and remove the webhooks that receive your events",
+		Description: "A webhook is an https URL that receives your tenant's events, signed with its secret\n" +
+			"(Standard Webhooks). Listeners opened by `timbra listen` show in the list too.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks create --url https://example.com/hooks --events invoice.canceled,invoice.stamped\n" +
+			"  timbra webhooks list\n" +
+			"  timbra webhooks test 3f2a0c1e-... --wait\n" +
+			"  timbra webhooks deliveries 3f2a0c1e-...",
+		Subcommands: []*cli.Command{
+			newWebhooksCreateCmd(f),
+			newWebhooksListCmd(f),
+			newWebhooksGetCmd(f),
+			newWebhooksUpdateCmd(f),
+			newWebhooksSetStatusCmd(f, statusEnabled),
+			newWebhooksSetStatusCmd(f, statusDisabled),
+			newWebhooksDeleteCmd(f),
+			newWebhooksTestCmd(f),
+			newWebhooksRotateCmd(f),
+			newWebhooksDeliveriesCmd(f),
+		},
+	}
+}
+
+// ---- create
+
+type webhooksCreateOptions struct {
+	f           *Factory
+	URL         string
+	Events      []string
+	Description *string
+	People      []string
+}
+
+func newWebhooksCreateCmd(f *Factory) *cli.Command {
+	o := &webhooksCreateOptions{f: f}
+	return &cli.Command{
+		Name:      "create",
+		Usage:     "Create a webhook and print its signing secret, this one time",
+		UsageText: "timbra webhooks create --url URL --events TYPE[,TYPE...]|'*' [--description TEXT] [--person ID ...] [-o json]",
+		Description: "Creates a webhook that receives the event types given ('*' for all of them), optionally only\n" +
+			"for some people. Prints the webhook and its signing secret (whsec_...). The secret is shown\n" +
+			"only now: store it where your receiver can read it. If it is lost, make a new one with\n" +
+			"`timbra webhooks rotate-secret`.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks create --url https://example.com/hooks --events invoice.canceled,invoice.cancellation_rejected\n" +
+			"  timbra webhooks create --url https://example.com/all --events '*' --description \"all events\" -o json\n" +
+			"  timbra webhooks create --url https://example.com/ana --events '*' --person 3f2a0c1e-... --person 9b1d...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "url", Usage: "https `URL` that receives the events (required)", Destination: &o.URL},
+			&cli.StringSliceFlag{Name: "events", Usage: "event `TYPES`, comma-separated or repeated, or '*' for all (required)"},
+			&cli.StringFlag{Name: "description", Usage: "free `TEXT`, up to 256 characters"},
+			&cli.StringSliceFlag{Name: "person", Usage: "receive only the events of the person `ID` (repeatable; default: everyone's)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if strings.TrimSpace(o.URL) == "" {
+				return usageErrorf(c, "missing flag --url")
+			}
+			o.Events = cleanList(c.StringSlice("events"))
+			if len(o.Events) == 0 {
+				return usageErrorf(c, "missing flag --events (event types, or '*' for all)")
+			}
+			if c.IsSet("description") {
+				d := c.String("description")
+				o.Description = &d
+			}
+			o.People = cleanList(c.StringSlice("person"))
+			return webhooksCreateRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksCreateRun(ctx context.Context, o *webhooksCreateOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	url := strings.TrimSpace(o.URL)
+	w, err := client.CreateWebhook(ctx, api.WebhookCreate{URL: &url, Description: o.Description, EnabledEvents: o.Events, PersonIDs: o.People})
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	if err := p.fields(w, webhookFields(p, w)); err != nil {
+		return err
+	}
+	secretNote(o.f.IO, "")
+	return nil
+}
+
+// secretNote tells, on stderr, that the secret just printed is not shown again.
+func secretNote(ios *IOStreams, extra string) {
+	ios.warn("Store the signing secret now: it will not be shown again." + extra)
+}
+
+// ---- list
+
+type pagingOptions struct {
+	Page     int
+	PageSize int
+}
+
+func pagingFlags(o *pagingOptions, what string) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
+		&cli.IntFlag{Name: "page-size", Usage: "`N` " + what + " per page (1 to 50)", DefaultText: "the server's", Destination: &o.PageSize},
+	}
+}
+
+func (o *pagingOptions) check(c *cli.Context) error {
+	if o.Page < 1 {
+		return usageErrorf(c, "invalid value %d for --page: pages start at 1", o.Page)
+	}
+	if o.PageSize < 0 || (c.IsSet("page-size") && o.PageSize == 0) {
+		return usageErrorf(c, "invalid value %d for --page-size: give a positive number", o.PageSize)
+	}
+	return nil
+}
+
+// pageFooter tells on a terminal which page of how many was shown.
+func pageFooter(f *Factory, page, pages, total int, what string) {
+	if f.IO.OutTTY && !f.JSON() && pages > 1 {
+		fmt.Fprintf(f.IO.Err, "Page %d of %d (%d %s).\n", page, pages, total, what)
+	}
+}
+
+type webhooksListOptions struct {
+	f *Factory
+	pagingOptions
+}
+
+var webhookColumns = []string{"ID", "KIND", "URL", "STATUS", "EVENTS", "FAILING SINCE", "CREATED"}
+
+func newWebhooksListCmd(f *Factory) *cli.Command {
+	o := &webhooksListOptions{f: f}
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "List the webhooks and listeners of your tenant, one page at a time",
+		UsageText: "timbra webhooks list [--page N] [--page-size N] [-o json]",
+		Description: "Prints one page of webhooks in creation order: ID, kind (url or cliListener), URL (or the\n" +
+			"person a listener belongs to), status with the reason it was disabled, event types, since\n" +
+			"when it fails and creation time. With -o json, the whole page object.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks list\n" +
+			"  timbra webhooks list --page 2 --page-size 50 -o json",
+		Flags: pagingFlags(&o.pagingOptions, "webhooks"),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if err := o.check(c); err != nil {
+				return err
+			}
+			return webhooksListRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksListRun(ctx context.Context, o *webhooksListOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	page, err := client.ListWebhooks(ctx, o.Page, o.PageSize)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	rows := make([][]string, 0, len(page.Items))
+	for _, w := range page.Items {
+		rows = append(rows, []string{
+			w.ID, w.Kind, webhookTarget(w), webhookStatusText(w), strings.Join(w.EnabledEvents, ","),
+			p.apiTime(deref(w.FailingSince)), p.apiTime(w.CreatedAt),
+		})
+	}
+	if err := p.statusTable(page, webhookColumns, rows, "No webhooks.", "STATUS"); err != nil {
+		return err
+	}
+	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "webhooks")
+	return nil
+}
+
+// webhookTarget is where a webhook delivers: its URL, or the person of a listener.
+func webhookTarget(w api.Webhook) string {
+	if w.Kind == webhookKindListener || w.URL == nil {
+		return "listener of " + deref(w.ListenerPersonID)
+	}
+	return *w.URL
+}
+
+// webhookStatusText is the status, with the reason a webhook was disabled.
+func webhookStatusText(w api.Webhook) string {
+	if r := deref(w.DisabledReason); r != "" && w.Status == statusDisabled {
+		return w.Status + " (" + r + ")"
+	}
+	return w.Status
+}
+
+func webhookFields(p *printer, w api.Webhook) []field {
+	people := "everyone"
+	if w.PersonIDs != nil {
+		people = strings.Join(w.PersonIDs, ",")
+	}
+	fs := []field{
+		{"ID", w.ID},
+		{"Kind", w.Kind},
+		{"URL", webhookTarget(w)},
+		{"Description", w.Description},
+		{"Events", strings.Join(w.EnabledEvents, ",")},
+		{"People", people},
+		{"Status", p.colorStatus(w.Status, webhookStatusText(w))},
+		{"Disabled at", p.apiTime(deref(w.DisabledAt))},
+		{"Failing since", p.apiTime(deref(w.FailingSince))},
+	}
+	if w.Kind == webhookKindListener {
+		fs = append(fs, field{"Listener person", deref(w.ListenerPersonID)}, field{"Session expires", p.apiTime(deref(w.SessionExpiresAt))})
+	}
+	fs = append(fs, field{"Created", p.apiTime(w.CreatedAt)}, field{"Updated", p.apiTime(w.UpdatedAt)})
+	if w.Secret != "" {
+		fs = append(fs, field{"Secret", w.Secret})
+	}
+	return fs
+}
+
+// ---- get
+
+type idOptions struct {
+	f  *Factory
+	ID string
+}
+
+func newWebhooksGetCmd(f *Factory) *cli.Command {
+	o := &idOptions{f: f}
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show one webhook",
+		UsageText: "timbra webhooks get ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints the webhook's fields as `label: value` lines; with -o json, the webhook object as the\n" +
+			"API answers it (never with its secret).\n\n" +
+			"Example:\n" +
+			"  timbra webhooks get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			return webhooksGetRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksGetRun(ctx context.Context, o *idOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	w, err := client.GetWebhook(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	return p.fields(w, webhookFields(p, w))
+}
+
+// ---- update, enable, disable
+
+type webhooksUpdateOptions struct {
+	f           *Factory
+	ID          string
+	URL         *string
+	Events      []string
+	Description *string
+	People      []string
+	AllPeople   bool
+	Status      *string // enable, disable
+}
+
+func newWebhooksUpdateCmd(f *Factory) *cli.Command {
+	o := &webhooksUpdateOptions{f: f}
+	return &cli.Command{
+		Name:      "update",
+		Usage:     "Change a webhook's URL, event types, description or people",
+		UsageText: "timbra webhooks update ID [--url URL] [--events TYPES] [--description TEXT] [--person ID ... | --all-people] [-o json]",
+		ArgsUsage: "ID",
+		Description: "Reads the webhook, applies the changes given and sends the whole webhook back (the API\n" +
+			"replaces every field): what you do not name stays as it was, including its status. The\n" +
+			"--person flags replace the list of people; --all-people removes the filter.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks update 3f2a0c1e-... --events '*'\n" +
+			"  timbra webhooks update 3f2a0c1e-... --url https://example.com/v2/hooks --description \"v2\"\n" +
+			"  timbra webhooks update 3f2a0c1e-... --person 9b1d... --person 77aa...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "url", Usage: "new https `URL`"},
+			&cli.StringSliceFlag{Name: "events", Usage: "new event `TYPES`, comma-separated or repeated, or '*' for all"},
+			&cli.StringFlag{Name: "description", Usage: "new description `TEXT` (\"\" clears it)"},
+			&cli.StringSliceFlag{Name: "person", Usage: "receive only the events of the person `ID` (repeatable; replaces the list)"},
+			&cli.BoolFlag{Name: "all-people", Usage: "receive the events of everyone (removes the people filter)", Destination: &o.AllPeople},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			if c.IsSet("url") {
+				u := strings.TrimSpace(c.String("url"))
+				o.URL = &u
+			}
+			if c.IsSet("events") {
+				if o.Events = cleanList(c.StringSlice("events")); len(o.Events) == 0 {
+					return usageErrorf(c, "--events: give at least one event type, or '*' for all")
+				}
+			}
+			if c.IsSet("description") {
+				d := c.String("description")
+				o.Description = &d
+			}
+			if c.IsSet("person") {
+				if o.AllPeople {
+					return usageErrorf(c, "--person and --all-people cannot be used together")
+				}
+				if o.People = cleanList(c.StringSlice("person")); len(o.People) == 0 {
+					return usageErrorf(c, "--person: give a person ID")
+				}
+			}
+			if o.URL == nil && o.Events == nil && o.Description == nil && o.People == nil && !o.AllPeople {
+				return usageErrorf(c, "nothing to change: give --url, --events, --description, --person or --all-people")
+			}
+			return webhooksUpdateRun(c.Context, o)
+		},
+	}
+}
+
+func newWebhooksSetStatusCmd(f *Factory, status string) *cli.Command {
+	o := &webhooksUpdateOptions{f: f, Status: &status}
+	name, usage, desc := "enable", "Enable a disabled webhook", "Turns deliveries back on. The reason it was disabled and the time since when it failed are cleared."
+	if status == statusDisabled {
+		name, usage, desc = "disable", "Disable a webhook: it receives nothing until enabled", "Stops deliveries to the webhook; the ones waiting are closed unsent. Tests are refused while disabled."
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage,
+		UsageText: "timbra webhooks " + name + " ID [-o json]",
+		ArgsUsage: "ID",
+		Description: desc + "\nPrints the webhook; with -o json, the webhook object.\n\n" +
+			"Example:\n" +
+			"  timbra webhooks " + name + " 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			return webhooksUpdateRun(c.Context, o)
+		},
+	}
+}
+
+// webhooksUpdateRun reads the webhook and PUTs its full model with the changes: the API's PUT
+// replaces every field. The status is sent only by enable and disable; omitted, the server
+// keeps the state it has then (which it may have changed since the read, for example on a 410).
+func webhooksUpdateRun(ctx context.Context, o *webhooksUpdateOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	w, err := client.GetWebhook(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	in := webhookModel(w)
+	if o.URL != nil {
+		in.URL = o.URL
+	}
+	if o.Events != nil {
+		in.EnabledEvents = o.Events
+	}
+	if o.Description != nil {
+		in.Description = o.Description
+	}
+	if o.People != nil {
+		in.PersonIDs = o.People
+	}
+	if o.AllPeople {
+		in.PersonIDs = nil
+	}
+	in.Status = o.Status
+	out, err := client.ReplaceWebhook(ctx, w.ID, in)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	return p.fields(out, webhookFields(p, out))
+}
+
+// webhookModel is the full model of w for a PUT, without a status.
+func webhookModel(w api.Webhook) api.WebhookUpdate {
+	id, desc := w.ID, w.Description
+	return api.WebhookUpdate{ID: &id, URL: w.URL, Description: &desc, EnabledEvents: w.EnabledEvents, PersonIDs: w.PersonIDs}
+}
+
+// ---- delete
+
+type webhooksDeleteOptions struct {
+	f   *Factory
+	ID  string
+	Yes bool
+}
+
+func newWebhooksDeleteCmd(f *Factory) *cli.Command {
+	o := &webhooksDeleteOptions{f: f}
+	return &cli.Command{
+		Name:      "delete",
+		Usage:     "Delete a webhook; its delivery log stays",
+		UsageText: "timbra webhooks delete ID [--yes]",
+		ArgsUsage: "ID",
+		Description: "Deletes the webhook: deliveries waiting for it are closed unsent, and its delivery log can\n" +
+			"still be read with `timbra webhooks deliveries ID`. On a terminal it asks first; elsewhere\n" +
+			"(scripts, pipes) --yes is required.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra webhooks delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			if !o.Yes && !f.IO.InTTY {
+				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			}
+			return webhooksDeleteRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksDeleteRun(ctx context.Context, o *webhooksDeleteOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	ios := o.f.IO
+	if !o.Yes {
+		w, err := client.GetWebhook(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(ios.Err, "Delete webhook %s (%s)? Deliveries to it stop; its delivery log stays. [y/N]: ", w.ID, webhookTarget(w))
+		answer, err := readLine(ctx, bufio.NewReader(ios.In))
+		if err != nil {
+			return err
+		}
+		if a := strings.ToLower(answer); a != "y" && a != "yes" {
+			return errors.New("not deleted")
+		}
+	}
+	if err := client.DeleteWebhook(ctx, o.ID); err != nil {
+		return err
+	}
+	if o.f.JSON() {
+		return writeJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
+	}
+	fmt.Fprintf(ios.Out, "Deleted webhook %s.\n", o.ID)
+	return nil
+}
+
+// ---- test
+
+type webhooksTestOptions struct {
+	f       *Factory
+	ID      string
+	Wait    bool
+	Timeout time.Duration
+}
+
+func waitFlags(wait *bool, timeout *time.Duration) []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "wait", Usage: "wait until the delivery is sent or fails, print its outcome, exit 1 if it failed", Destination: wait},
+		&cli.DurationFlag{Name: "timeout", Usage: "with --wait, give up after `DURATION`", Value: time.Minute, Destination: timeout},
+	}
+}
+
+func newWebhooksTestCmd(f *Factory) *cli.Command {
+	o := &webhooksTestOptions{f: f}
+	return &cli.Command{
+		Name:      "test",
+		Usage:     "Send a signed webhook.test event to one webhook",
+		UsageText: "timbra webhooks test ID [--wait [--timeout DURATION]] [-o json]",
+		ArgsUsage: "ID",
+		Description: "Sends a webhook.test event to this webhook only: one signed attempt, which does not count for\n" +
+			"the webhook's health. Prints the event and delivery IDs. With --wait, follows the delivery\n" +
+			"until it is sent or fails and prints its outcome (status, HTTP code, error, start of the\n" +
+			"response); the exit code is 1 if it failed. With -o json, the API's answer, or with --wait\n" +
+			"the delivery object.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks test 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra webhooks test 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --wait -o json",
+		Flags: waitFlags(&o.Wait, &o.Timeout),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			if o.Timeout <= 0 {
+				return usageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
+			}
+			o.ID = c.Args().First()
+			return webhooksTestRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksTestRun(ctx context.Context, o *webhooksTestOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	res, err := client.TestWebhook(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	if !o.Wait {
+		return p.fields(res, []field{{"Event", res.EventID}, {"Delivery", res.DeliveryID}})
+	}
+	if !p.json {
+		if err := p.fields(nil, []field{{"Event", res.EventID}, {"Delivery", res.DeliveryID}}); err != nil {
+			return err
+		}
+	}
+	return waitAndReport(ctx, o.f, client, o.ID, res.DeliveryID, o.Timeout)
+}
+
+// deliveryPoll is the first wait between two reads of a delivery log; it doubles up to a second.
+var deliveryPoll = 200 * time.Millisecond
+
+// waitAndReport follows a delivery until it is no longer pending, prints its outcome, and
+// answers an error (exit code 1) when it failed.
+func waitAndReport(ctx context.Context, f *Factory, client *api.Client, webhookID, deliveryID string, timeout time.Duration) error {
+	if f.IO.ErrTTY && !f.JSON() {
+		fmt.Fprintln(f.IO.Err, "Waiting for the delivery…")
+	}
+	d, err := waitDelivery(ctx, client, webhookID, deliveryID, timeout)
+	if err != nil {
+		return err
+	}
+	p := f.printer()
+	if err := p.fields(d, deliveryOutcome(p, d)); err != nil {
+		return err
+	}
+	if d.Status == deliveryFailed {
+		return fmt.Errorf("delivery %s failed", d.ID)
+	}
+	return nil
+}
+
+// waitDelivery reads a webhook's delivery log until the delivery is there and no longer pending.
+func waitDelivery(ctx context.Context, client *api.Client, webhookID, deliveryID string, timeout time.Duration) (api.Delivery, error) {
+	deadline := time.Now().Add(timeout)
+	wait := deliveryPoll
+	for {
+		d, found, err := findDelivery(ctx, client, webhookID, deliveryID)
+		if err != nil {
+			return api.Delivery{}, err
+		}
+		if found && d.Status != deliveryPending {
+			return d, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return api.Delivery{}, fmt.Errorf("delivery %s is still pending after %s; follow it with 'timbra webhooks deliveries %s'", deliveryID, timeout, webhookID)
+		}
+		t := time.NewTimer(min(wait, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return api.Delivery{}, ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// findDelivery looks for a delivery in a webhook's log, newest first (a new one is on the
+// first page, unless many came after it).
+func findDelivery(ctx context.Context, client *api.Client, webhookID, deliveryID string) (api.Delivery, bool, error) {
+	for page := 1; ; page++ {
+		list, err := client.ListDeliveries(ctx, webhookID, page, 50)
+		if err != nil {
+			return api.Delivery{}, false, err
+		}
+		for _, d := range list.Items {
+			if strings.EqualFold(d.ID, deliveryID) {
+				return d, true, nil
+			}
+		}
+		if !list.HasNextPage || len(list.Items) == 0 {
+			return api.Delivery{}, false, nil
+		}
+	}
+}
+
+func deliveryOutcome(p *printer, d api.Delivery) []field {
+	code := ""
+	if d.LastStatusCode != nil {
+		code = strconv.Itoa(*d.LastStatusCode)
+	}
+	return []field{
+		{"Status", p.colorStatus(d.Status, d.Status)},
+		{"Attempts", strconv.Itoa(d.Attempts)},
+		{"Status code", code},
+		{"Error", deref(d.LastError)},
+		{"Response", d.LastResponseExcerpt},
+	}
+}
+
+// ---- rotate-secret
+
+func newWebhooksRotateCmd(f *Factory) *cli.Command {
+	o := &idOptions{f: f}
+	return &cli.Command{
+		Name:      "rotate-secret",
+		Usage:     "Give a webhook a new signing secret and print it, this one time",
+		UsageText: "timbra webhooks rotate-secret ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Makes a new signing secret and prints it once. For 24 hours deliveries carry two\n" +
+			"signatures, one with the new secret and one with the old, so the receiver can switch\n" +
+			"without losing events. With -o json, the webhook object with its new secret.\n\n" +
+			"Example:\n" +
+			"  timbra webhooks rotate-secret 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			return webhooksRotateRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksRotateRun(ctx context.Context, o *idOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	w, err := client.RotateWebhookSecret(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	if err := p.fields(w, []field{{"ID", w.ID}, {"URL", webhookTarget(w)}, {"Secret", w.Secret}}); err != nil {
+		return err
+	}
+	secretNote(o.f.IO, " The previous secret keeps signing too for 24 hours.")
+	return nil
+}
+
+// ---- deliveries
+
+type webhooksDeliveriesOptions struct {
+	f  *Factory
+	ID string
+	pagingOptions
+}
+
+var deliveryColumns = []string{"ID", "CREATED", "EVENT", "TYPE", "KIND", "STATUS", "ATTEMPTS", "LAST CODE/ERROR", "NEXT ATTEMPT"}
+
+func newWebhooksDeliveriesCmd(f *Factory) *cli.Command {
+	o := &webhooksDeliveriesOptions{f: f}
+	return &cli.Command{
+		Name:      "deliveries",
+		Usage:     "List a webhook's deliveries, newest first",
+		UsageText: "timbra webhooks deliveries ID [--page N] [--page-size N] [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints one page of the delivery log of the last 30 days, newest first: delivery ID, time,\n" +
+			"event ID and type, kind (automatic, manual, test), status, attempts, the HTTP code or\n" +
+			"error of the last attempt, and when the next attempt is due. The log of a deleted webhook\n" +
+			"stays readable. With -o json, the whole page object.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --page-size 50 -o json",
+		Flags: pagingFlags(&o.pagingOptions, "deliveries"),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			if err := o.check(c); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			return webhooksDeliveriesRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksDeliveriesRun(ctx context.Context, o *webhooksDeliveriesOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	page, err := client.ListDeliveries(ctx, o.ID, o.Page, o.PageSize)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	rows := make([][]string, 0, len(page.Items))
+	for _, d := range page.Items {
+		next := ""
+		if d.Status == deliveryPending {
+			next = p.apiTime(deref(d.NextAttemptAt))
+		}
+		rows = append(rows, []string{
+			d.ID, p.apiTime(d.CreatedAt), d.EventID, d.EventType, d.Kind, d.Status,
+			strconv.Itoa(d.Attempts), lastResult(d), next,
+		})
+	}
+	if err := p.statusTable(page, deliveryColumns, rows, "No deliveries.", "STATUS"); err != nil {
+		return err
+	}
+	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "deliveries")
+	return nil
+}
+
+// lastResult is the HTTP code and the error of a delivery's last attempt, as far as known.
+func lastResult(d api.Delivery) string {
+	var parts []string
+	if d.LastStatusCode != nil {
+		parts = append(parts, strconv.Itoa(*d.LastStatusCode))
+	}
+	if e := deref(d.LastError); e != "" {
+		parts = append(parts, e)
+	}
+	return strings.Join(parts, " ")
+}
+
+// ---- shared helpers
+
+// cleanList drops blanks from a list given by flags.
+func cleanList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// apiTime shows a date-time of a webhook, delivery or event. Off a terminal it is shown as the
+// API gave it: webhook and delivery times are already in the zone of --time-zone (without
+// offset), or UTC with a trailing Z. On a terminal it is relative ("3 minutes ago"), a time
+// without offset being read in the zone of --time-zone.
+func (p *printer) apiTime(s string) string {
+	if s == "" || !p.io.OutTTY {
+		return s
+	}
+	t, err := parseAPITime(s, p.loc)
+	if err != nil {
+		return s
+	}
+	return relativeTime(p.now, t, p.loc)
+}
+
+// parseAPITime reads a date-time with an offset or Z, or without one in loc (UTC when nil).
+func parseAPITime(s string, loc *time.Location) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date-time", s)
+}
+
+// statusColor is the colour of a webhook or delivery status on a terminal.
+func statusColor(status string) *color.Color {
+	switch status {
+	case statusEnabled, "succeeded":
+		return color.New(color.FgGreen)
+	case statusDisabled, deliveryFailed:
+		return color.New(color.FgRed)
+	case deliveryPending:
+		return color.New(color.FgYellow)
+	}
+	return nil
+}
+
+// colorStatus colours text by status when stdout may be coloured.
+func (p *printer) colorStatus(status, text string) string {
+	c := statusColor(status)
+	if c == nil || p.json || !p.io.ColorOut() {
+		return text
+	}
+	c.EnableColor()
+	return c.Sprint(text)
+}
+
+// statusTable is table with the cells of the column named statusHeader coloured by status on a
+// colour terminal. The colour goes in after alignment, where escape codes cannot count as width.
+func (p *printer) statusTable(data any, headers []string, rows [][]string, empty, statusHeader string) error {
+	if p.json || !p.io.OutTTY || !p.io.ColorOut() {
+		return p.table(data, headers, rows, empty)
+	}
+	var buf bytes.Buffer
+	ios := *p.io
+	ios.Out = &buf
+	q := *p
+	q.io = &ios
+	if err := q.table(data, headers, rows, empty); err != nil {
+		return err
+	}
+	_, err := io.WriteString(p.io.Out, colorColumn(buf.String(), headers, statusHeader, func(cell string) *color.Color {
+		status, _, _ := strings.Cut(cell, " ")
+		return statusColor(status)
+	}))
+	return err
+}
+
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// colorColumn colours the cells of one column of an aligned table (header on the first line),
+// by the colour colorOf gives each cell's text.
+func colorColumn(table string, headers []string, name string, colorOf func(string) *color.Color) string {
+	lines := strings.SplitAfter(table, "\n")
+	if len(lines) < 2 {
+		return table
+	}
+	head := []rune(ansiEscape.ReplaceAllString(lines[0], ""))
+	// the column starts where its header does; headers are searched in order, so that one
+	// header inside another cannot mislead
+	start, end, pos := -1, -1, 0
+	for _, h := range headers {
+		at := runeSearch(head, []rune(h), pos)
+		if at < 0 {
+			return table
+		}
+		if start >= 0 && end < 0 {
+			end = at
+		}
+		if h == name && start < 0 {
+			start = at
+		}
+		pos = at + len([]rune(h))
+	}
+	if start < 0 {
+		return table
+	}
+	for i := 1; i < len(lines); i++ {
+		line, nl := strings.CutSuffix(lines[i], "\n")
+		r := []rune(line)
+		if len(r) <= start {
+			continue
+		}
+		stop := len(r)
+		if end >= 0 && end < stop {
+			stop = end
+		}
+		cell := strings.TrimRight(string(r[start:stop]), " ")
+		c := colorOf(cell)
+		if c == nil || cell == "" {
+			continue
+		}
+		c.EnableColor()
+		pad := string(r[start+len([]rune(cell)) : stop])
+		lines[i] = string(r[:start]) + c.Sprint(cell) + pad + string(r[stop:])
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// runeSearch is the index in runes of sub in s at or after from, or -1.
+func runeSearch(s, sub []rune, from int) int {
+	for i := from; i+len(sub) <= len(s); i++ {
+		if string(s[i:i+len(sub)]) == string(sub) {
+			return i
+		}
+	}
+	return -1
+}
