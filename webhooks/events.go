@@ -194,7 +194,7 @@ func (s *Service) Resend(ctx context.Context, c auth.Caller, eventID string, in 
 		return api.EventResent{}, apierr.Invalid(apierr.Field("WebhookId", MsgWebhookIDEmpty, "", "NotEmptyValidator", nil))
 	}
 	var out api.EventResent
-	err := s.Store.Update(ctx, func(tx storage.Tx) error {
+	err := s.enqueue(ctx, func(tx storage.Tx) error {
 		e, err := s.findEvent(tx, c, eventID)
 		if err != nil {
 			return err
@@ -207,11 +207,7 @@ func (s *Service) Resend(ctx context.Context, c auth.Caller, eventID string, in 
 		out = api.EventResent{DeliveryID: d.ID, WebhookID: w.ID}
 		return tx.Deliveries(c.TenantID).Put(d)
 	})
-	if err != nil {
-		return out, err
-	}
-	s.wake()
-	return out, nil
+	return out, err
 }
 
 // Trigger builds an event shaped like a real one of that type and delivers it once, only to
@@ -251,7 +247,7 @@ func (s *Service) Trigger(ctx context.Context, c auth.Caller, in api.EventTrigge
 		related = *in.RelatedObjectID
 	}
 	var out api.EventTriggered
-	err := s.Store.Update(ctx, func(tx storage.Tx) error {
+	err := s.enqueue(ctx, func(tx storage.Tx) error {
 		if in.PersonID != nil {
 			if _, err := tx.People(c.TenantID).Get(*in.PersonID); err != nil {
 				if errors.Is(err, storage.ErrNotFound) {
@@ -274,11 +270,7 @@ func (s *Service) Trigger(ctx context.Context, c auth.Caller, in api.EventTrigge
 		out = api.EventTriggered{EventID: e.ID, WebhookID: w.ID}
 		return tx.Deliveries(c.TenantID).Put(newDelivery(c.TenantID, w.ID, e, DeliveryTest, now))
 	})
-	if err != nil {
-		return out, err
-	}
-	s.wake()
-	return out, nil
+	return out, err
 }
 
 // Emit records a real event of a tenant and, in the same transaction, one automatic delivery
@@ -290,11 +282,9 @@ func (s *Service) Emit(ctx context.Context, tenant, typ, relatedID string, perso
 	if err != nil {
 		return "", err
 	}
-	err = s.Store.Update(ctx, func(tx storage.Tx) error { return s.emitIn(tx, e, now) })
-	if err != nil {
+	if err := s.enqueue(ctx, func(tx storage.Tx) error { return s.emitIn(tx, e, now) }); err != nil {
 		return "", err
 	}
-	s.wake()
 	return e.ID, nil
 }
 

@@ -43,10 +43,15 @@ type Service struct {
 	locks sync.Map // tenant → chan struct{} of capacity 1
 }
 
-func (s *Service) wake() {
+// enqueue runs fn in one read-write transaction that makes deliveries, then wakes the engine.
+func (s *Service) enqueue(ctx context.Context, fn func(tx storage.Tx) error) error {
+	if err := s.Store.Update(ctx, fn); err != nil {
+		return err
+	}
 	if s.Wake != nil {
 		s.Wake()
 	}
+	return nil
 }
 
 // lock serialises changes to one tenant's webhooks; a change that cannot start within LockWait
@@ -455,7 +460,7 @@ func (s *Service) Test(ctx context.Context, c auth.Caller, id string) (api.Webho
 		return api.WebhookTested{}, err
 	}
 	var out api.WebhookTested
-	err := s.Store.Update(ctx, func(tx storage.Tx) error {
+	err := s.enqueue(ctx, func(tx storage.Tx) error {
 		w, err := find(tx, c, id)
 		if err != nil {
 			return err
@@ -478,11 +483,7 @@ func (s *Service) Test(ctx context.Context, c auth.Caller, id string) (api.Webho
 		out = api.WebhookTested{EventID: e.ID, DeliveryID: d.ID}
 		return tx.Deliveries(c.TenantID).Put(d)
 	})
-	if err != nil {
-		return out, err
-	}
-	s.wake()
-	return out, nil
+	return out, err
 }
 
 // Deliveries answers a webhook's delivery log, newest first, last 30 days; also for a deleted
