@@ -1,5 +1,5 @@
 // Package ids makes record ids: UUID version 7 (RFC 9562) from a given time, so a record's id
-// orders like its creation time and storage can seek by time. Ids made in the same millisecond
+// orders like its creation time and storage can seek by time. Ids made for the same millisecond
 // keep their order through a counter in the rand_a field, as RFC 9562 §6.2 (method 1) describes.
 package ids
 
@@ -10,31 +10,38 @@ import (
 	"time"
 )
 
+// seqs keeps a counter for each recent millisecond, so ids made for the same millisecond keep
+// their order whatever times were asked for in between (a clock that stepped back, or several
+// clocks in one process).
 var (
 	mu     sync.Mutex
-	lastMS int64
-	seq    uint16 // 12 bits
+	seqs   = map[int64]uint16{}
+	recent []int64 // the milliseconds in seqs, oldest first
 )
 
+const keptMillis = 4096
+
 // New returns a new UUID version 7 for time t, in the 8-4-4-4-12 form. Its first 48 bits are
-// always t's millisecond. More than 4096 ids in one millisecond, or an earlier t than the last
-// one, give ids ordered only by their random bits within that millisecond.
+// always t's millisecond; ids made for one millisecond sort in the order they were made (up to
+// about 3500 in one millisecond, past which the rest are ordered only by their random bits).
 func New(t time.Time) string {
 	ms := t.UnixMilli()
-	var s uint16
 	mu.Lock()
+	s, ok := seqs[ms]
 	switch {
-	case ms == lastMS && seq < 0x0fff:
-		seq++ // same millisecond: count up so these ids keep their order
-		s = seq
-	case ms >= lastMS:
-		lastMS, seq = ms, randomSeq()
-		s = seq
-	default:
-		// an earlier time (a clock that stepped back, or another clock): the id keeps its own
-		// time, because storage seeks by it, and is ordered only by its random part
+	case !ok:
 		s = randomSeq()
+		if len(recent) >= keptMillis {
+			delete(seqs, recent[0])
+			recent = recent[1:]
+		}
+		recent = append(recent, ms)
+	case s < 0x0fff:
+		s++
+	default:
+		s = 0x0fff
 	}
+	seqs[ms] = s
 	mu.Unlock()
 
 	var u [16]byte

@@ -51,3 +51,18 @@ func TestEarlierTimeKeepsItsTime(t *testing.T) {
 		t.Fatalf("an id made for %v after one for %v carries another time: %s", early, later, id)
 	}
 }
+
+// TestSameMillisecondAfterOtherTimes: ids for one millisecond keep their order even when ids
+// for other times (earlier and later) are made in between.
+func TestSameMillisecondAfterOtherTimes(t *testing.T) {
+	at := time.Date(2026, 5, 5, 5, 5, 5, 0, time.UTC)
+	var made []string
+	for i := range 50 {
+		made = append(made, New(at))
+		New(at.Add(time.Duration(i+1) * time.Hour))
+		New(at.Add(-time.Duration(i+1) * time.Hour))
+	}
+	if !sort.StringsAreSorted(made) {
+		t.Fatal("ids of one millisecond lost their order when other times came between them")
+	}
+}
