@@ -60,6 +60,11 @@ func (p Policy) DialContext(ctx context.Context, network, address string) (net.C
 	return p.Dialer().DialContext(ctx, network, address)
 }
 
+// MaxConnsPerHost is the most connections deliveries open to one receiver, all kept for reuse.
+// A delivery engine runs at most this many attempts at once, so an attempt never waits for a
+// connection while its AttemptTimeout runs.
+const MaxConnsPerHost = 64
+
 // Client returns the HTTP client for deliveries: AttemptTimeout per request; redirects never
 // followed (the 3xx is the answer); no proxy, from the environment or otherwise; connections
 // through DialContext; TLS 1.2 or later, verified against the system roots plus, when caFile
@@ -87,9 +92,9 @@ func (p Policy) Client(caFile string) (*http.Client, error) {
 		TLSClientConfig:        tlsConf,
 		TLSHandshakeTimeout:    10 * time.Second,
 		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           64,
-		MaxIdleConnsPerHost:    4,
-		MaxConnsPerHost:        16,
+		MaxIdleConns:           4 * MaxConnsPerHost,
+		MaxIdleConnsPerHost:    MaxConnsPerHost,
+		MaxConnsPerHost:        MaxConnsPerHost,
 		IdleConnTimeout:        90 * time.Second,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: 64 << 10,

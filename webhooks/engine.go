@@ -37,7 +37,7 @@ type Engine struct {
 	Svc     *Service
 	Send    SendFunc
 	Log     *slog.Logger
-	Workers int           // concurrent attempts; default 64
+	Workers int           // concurrent attempts; default and at most webhook.MaxConnsPerHost
 	Lease   time.Duration // how long a claim lasts; default 2 min (an attempt times out at 15 s)
 
 	wakeCh   chan struct{}
@@ -46,7 +46,7 @@ type Engine struct {
 
 // NewEngine returns an engine; call Run to start it. It sets svc.Wake.
 func NewEngine(svc *Service, send SendFunc, log *slog.Logger) *Engine {
-	e := &Engine{Svc: svc, Send: send, Log: log, Workers: 64, Lease: 2 * time.Minute, wakeCh: make(chan struct{}, 1)}
+	e := &Engine{Svc: svc, Send: send, Log: log, Workers: webhook.MaxConnsPerHost, Lease: 2 * time.Minute, wakeCh: make(chan struct{}, 1)}
 	svc.Wake = e.Wake
 	return e
 }
@@ -67,6 +67,7 @@ type claim struct {
 // Run sends deliveries until ctx ends, then lets the attempts in flight finish, gives back the
 // claims not started, and returns.
 func (e *Engine) Run(ctx context.Context) error {
+	e.Workers = min(max(e.Workers, 1), webhook.MaxConnsPerHost) // more would queue for connections
 	jobs := make(chan claim, e.Workers)
 	var wg sync.WaitGroup
 	for range e.Workers {

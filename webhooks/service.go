@@ -43,9 +43,10 @@ type Service struct {
 	locks sync.Map // tenant → chan struct{} of capacity 1
 }
 
-// enqueue runs fn in one read-write transaction that makes deliveries, then wakes the engine.
+// enqueue runs fn in a read-write transaction that makes deliveries, then wakes the engine.
+// Concurrent calls share a commit (Batch); fn may run twice, and only its last run commits.
 func (s *Service) enqueue(ctx context.Context, fn func(tx storage.Tx) error) error {
-	if err := s.Store.Update(ctx, fn); err != nil {
+	if err := s.Store.Batch(ctx, fn); err != nil {
 		return err
 	}
 	if s.Wake != nil {
