@@ -23,6 +23,12 @@ type Options struct {
 	Dir         string        // where the temporary databases go; "" for the system's temporary folder
 	// Only, when set, keeps the scenarios whose name it matches.
 	Only *regexp.Regexp
+	// DeliveryEvents is the size of the outbox the delivery engine drains; default
+	// DefaultDeliveryEvents per second of Duration (at least 100).
+	DeliveryEvents int
+	// DrainCPUProfile, when set, is a file for a CPU profile of the drain alone (not its
+	// preload).
+	DrainCPUProfile string
 	// Progress, when set, is told what runs.
 	Progress func(format string, args ...any)
 }
@@ -54,6 +60,9 @@ func (o *Options) defaults() {
 	}
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
+	}
+	if o.DeliveryEvents <= 0 {
+		o.DeliveryEvents = max(100, int(o.Duration.Seconds()*DefaultDeliveryEvents))
 	}
 }
 
@@ -117,7 +126,8 @@ type Report struct {
 	BodyBytes  int    // body of the GET answer, also written by the bare handler
 	ValueBytes int    // value written by the raw bbolt transactions
 	Results    []Result
-	LoadAtEnd  string // load average when the last scenario finished
+	Deliveries []DeliveryResult // webhook delivery scenarios (deliveries.go)
+	LoadAtEnd  string           // load average when the last scenario finished
 }
 
 // Result finds a result by scenario name.
@@ -222,6 +232,9 @@ func RunSuite(opt Options) (rep *Report, err error) {
 			return rep, err
 		}
 	}
+	if err := runDeliveries(opt, rep); err != nil {
+		return rep, err
+	}
 	rep.LoadAtEnd = loadAverage()
 	return rep, nil
 }
@@ -254,6 +267,10 @@ func (r *Report) Markdown() string {
 		"at most %d operations. GET body %d bytes (the bare handler writes the same bytes); raw bbolt value %d bytes. Databases under %s.\n\n",
 		o.Warmup, o.Duration, o.Concurrency, o.MaxOps, r.BodyBytes, r.ValueBytes, r.Dir)
 
+	if len(r.Results) == 0 {
+		r.deliveriesMarkdown(&b)
+		return b.String()
+	}
 	b.WriteString("| scenario | ops | errors | ops/s | p50 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range r.Results {
 		note := ""
@@ -283,6 +300,7 @@ func (r *Report) Markdown() string {
 			ratio(a.PerSecond(), c.PerSecond()), ratio(float64(a.P50), float64(c.P50)), ratio(float64(a.P99), float64(c.P99)))
 	}
 	b.WriteString("\n")
+	r.deliveriesMarkdown(&b)
 	return b.String()
 }
 

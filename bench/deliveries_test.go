@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/webhook"
+)
+
+func newReceiver(tb testing.TB) *Receiver {
+	tb.Helper()
+	rc, err := NewReceiver(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { rc.Close() })
+	return rc
+}
+
+// BenchmarkDeliveryDrain: the engine (Serve on loopback, 64 workers) sends b.N deliveries
+// preloaded through the trigger endpoint; the preload is not timed. ns/op is wall time per
+// delivery, the inverse of the throughput.
+func BenchmarkDeliveryDrain(b *testing.B) {
+	rc := newReceiver(b)
+	dt, err := NewDeliveryTarget(b.TempDir(), rc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { dt.Close() })
+	if _, err := dt.Preload(b.N, 32); err != nil {
+		b.Fatal(err)
+	}
+	rc.Reset()
+	b.ReportAllocs()
+	b.ResetTimer()
+	l, err := ServeTimbra(dt.Server)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ok := rc.WaitDistinct(b.N, deliveryTimeout(b.N))
+	b.StopTimer()
+	if err := l.Close(); err != nil {
+		b.Error(err)
+	}
+	if !ok {
+		b.Fatalf("%d of %d deliveries arrived", rc.Distinct(), b.N)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
+	b.ReportMetric(float64(rc.Conns())/float64(b.N), "handshakes/op")
+}
+
+// benchFloor posts the same signed delivery from EngineWorkers goroutines.
+func benchFloor(b *testing.B, op func() error, rc *Receiver) {
+	b.SetParallelism(max(1, EngineWorkers/runtime.GOMAXPROCS(0)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := op(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
+	b.ReportMetric(float64(rc.Conns())/float64(b.N), "handshakes/op")
+}
+
+// BenchmarkDeliveryFloor is the floor of BenchmarkDeliveryDrain: the same receiver, 64
+// goroutines posting a signed delivery over their own keep-alive connections; no engine, no
+// bbolt, no signing per request.
+func BenchmarkDeliveryFloor(b *testing.B) {
+	rc := newReceiver(b)
+	f, err := NewFloorRequest(webhook.NewSecret())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := FloorClient(rc, EngineWorkers, 10*time.Second)
+	b.Cleanup(c.CloseIdleConnections)
+	benchFloor(b, FloorOp(c, rc.URL, f), rc)
+}
+
+// BenchmarkDeliveryFloorWebhookClient is BenchmarkDeliveryFloor through webhook.Send and the
+// engine's own client (webhook.Policy.Client: at most 16 connections to a host).
+func BenchmarkDeliveryFloorWebhookClient(b *testing.B) {
+	rc := newReceiver(b)
+	f, err := NewFloorRequest(webhook.NewSecret())
+	if err != nil {
+		b.Fatal(err)
+	}
+	policy, err := webhook.NewPolicy("127.0.0.1/32")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := policy.Client(rc.CAFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.CloseIdleConnections)
+	benchFloor(b, HookFloorOp(c, rc.URL, f), rc)
+}
+
+// TestDeliveryScenariosSmoke runs the delivery scenarios briefly: each must deliver without a
+// failure and appear in the report. It asserts no timing.
+func TestDeliveryScenariosSmoke(t *testing.T) {
+	rep, err := RunSuite(Options{
+		Duration: 60 * time.Millisecond, Warmup: 20 * time.Millisecond, Concurrency: 4, MaxOps: 100_000,
+		Dir: t.TempDir(), Only: regexp.MustCompile("deliveries"), DeliveryEvents: 150,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 0 {
+		t.Errorf("-only deliveries ran %d other scenarios", len(rep.Results))
+	}
+	names := []string{DeliveryDrain, DeliveryTriggerOne, DeliveryTrigger, DeliveryFloor, DeliveryFloorHook}
+	if len(rep.Deliveries) != len(names) {
+		t.Fatalf("%d delivery results, want %d", len(rep.Deliveries), len(names))
+	}
+	for i, r := range rep.Deliveries {
+		if r.Name != names[i] || r.Delivered == 0 || r.Errors != 0 || r.PerSecond() <= 0 || r.Requests < r.Delivered {
+			t.Errorf("result %d: %+v", i, r)
+		}
+	}
+	if d := rep.Deliveries[0]; d.Delivered != 150 || d.Settled == 0 {
+		t.Errorf("drain: %+v", d)
+	}
+	for _, r := range rep.Deliveries[1:3] {
+		if r.P50 <= 0 || r.P99 < r.P50 || r.TriggerP50 <= 0 || r.Delivered != r.Events {
+			t.Errorf("%s: %+v", r.Name, r)
+		}
+	}
+	md := rep.Markdown()
+	for _, want := range []string{"#### Webhook deliveries", DeliveryDrain, DeliveryFloorHook, "deliveries/s A/B", "allocated per delivery"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
