@@ -44,7 +44,7 @@ const (
 	DeliveryTriggerOne = "deliveries: trigger → receiver, 1 trigger client"
 	DeliveryTrigger    = "deliveries: trigger → receiver, concurrent trigger clients"
 	DeliveryFloor      = "deliveries floor: 64 direct clients, 64 connections"
-	DeliveryFloorHook  = "deliveries floor: 64 direct clients, webhook.Send (16 connections)"
+	DeliveryFloorHook  = "deliveries floor: 64 direct clients, webhook.Send"
 )
 
 // DeliveryTriggerType is the event type the scenarios trigger.
@@ -760,7 +760,7 @@ func FloorOp(c *http.Client, url string, f FloorRequest) func() error {
 }
 
 // HookFloorOp posts the floor request once with webhook.Send through c (the engine's own
-// client, webhook.Policy.Client: 16 connections per host at most).
+// client, webhook.Policy.Client: webhook.MaxConnsPerHost connections per host).
 func HookFloorOp(c *http.Client, url string, f FloorRequest) func() error {
 	return func() error {
 		a := webhook.Send(context.Background(), c, url, f.header(), f.Body)

@@ -85,7 +85,7 @@ func BenchmarkDeliveryFloor(b *testing.B) {
 }
 
 // BenchmarkDeliveryFloorWebhookClient is BenchmarkDeliveryFloor through webhook.Send and the
-// engine's own client (webhook.Policy.Client: at most 16 connections to a host).
+// engine's own client (webhook.Policy.Client).
 func BenchmarkDeliveryFloorWebhookClient(b *testing.B) {
 	rc := newReceiver(b)
 	f, err := NewFloorRequest(webhook.NewSecret())
