@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -41,6 +42,14 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection (websockets, flushing).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Hijack hands the connection to a websocket; the log records 101.
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.status == 0 {
+		w.status = http.StatusSwitchingProtocols
+	}
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
 
 // serveHTTP is the outer layer of every request: trace id, body limit, recovery, request log.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -97,6 +106,11 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, subject string, f
 // apiRoute guards a resource handler: authentication (X-TENANT-KEY, X-API-KEY), the rate limit
 // of its family per API key, and the time zone of X-TIME-ZONE.
 func (s *Server) apiRoute(f ratelimit.Family, h handlerFunc) http.Handler {
+	return s.guard(f, func(w http.ResponseWriter, r *http.Request) { s.run(w, r, h) })
+}
+
+// guard is apiRoute for a handler that writes its own answer (the listen websocket).
+func (s *Server) guard(f ratelimit.Family, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.accounts.Authenticate(r.Context(), r.Header.Get("X-TENANT-KEY"), r.Header.Get("X-API-KEY"))
 		if err != nil {
@@ -114,7 +128,7 @@ func (s *Server) apiRoute(f ratelimit.Family, h handlerFunc) http.Handler {
 			return
 		}
 		c.Zone = loc
-		s.run(w, r.WithContext(auth.With(r.Context(), c)), h)
+		h(w, r.WithContext(auth.With(r.Context(), c)))
 	})
 }
 

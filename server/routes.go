@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	s.mux.Handle("DELETE /api/v4/apikeys/{id}", s.apiRoute(s.standard, s.deleteKey))
 
 	s.webhookRoutes()
+	s.listenRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/accounts"
+	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/ratelimit"
 	"github.com/timbra-mx/timbra/secrets"
@@ -60,6 +61,7 @@ type Server struct {
 	people   *people.Service
 	webhooks *webhooks.Service
 	engine   *webhooks.Engine
+	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
 	mux      *http.ServeMux
 
@@ -107,6 +109,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 			return ""
 		},
 	}
+	s.hub = listener.NewHub()
+	s.webhooks.Listeners = s.hub
 	s.engine = webhooks.NewEngine(s.webhooks, func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {
 		return webhook.Send(ctx, client, url, h, body)
 	}, cfg.Logger)
@@ -154,7 +158,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	err := srv.Shutdown(sctx)
+	s.hub.CloseAll() // listen sessions are hijacked connections: Shutdown does not end them
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {

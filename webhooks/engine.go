@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/webhook"
 )
@@ -218,7 +220,8 @@ func (e *Engine) process(c claim) {
 	if !stillClaimed(d, c.lease) {
 		return
 	}
-	if hookGone || w.Status != StatusEnabled || w.URL == nil {
+	isListener := !hookGone && w.Kind == KindListener
+	if hookGone || w.Status != StatusEnabled || (w.URL == nil && !isListener) {
 		why := "WebhookDisabled"
 		if hookGone {
 			why = "WebhookDeleted"
@@ -236,7 +239,11 @@ func (e *Engine) process(c claim) {
 	if err == nil {
 		var sig string
 		if sig, err = webhook.Sign(secrets, ev.ID, now, ev.Body); err == nil {
-			a = e.Send(ctx, *w.URL, webhook.Headers(ev.ID, now, sig), ev.Body)
+			if isListener {
+				a = e.toListener(ctx, w, d, ev, webhook.Headers(ev.ID, now, sig))
+			} else {
+				a = e.Send(ctx, *w.URL, webhook.Headers(ev.ID, now, sig), ev.Body)
+			}
 		}
 	}
 	if err != nil {
@@ -244,7 +251,9 @@ func (e *Engine) process(c claim) {
 		return
 	}
 	e.Log.Debug("webhook attempt", "delivery", d.ID, "event", ev.ID, "status", a.StatusCode, "error", a.Error, "ms", a.Duration.Milliseconds())
-	countsForHealth := !ev.Synthetic && d.Kind != DeliveryTest
+	countsForHealth := !ev.Synthetic && d.Kind != DeliveryTest && !isListener
+	// a listener without a forward target acknowledges with no status and no error: delivered
+	ok := a.OK() || (isListener && a.Error == "" && a.StatusCode == nil)
 	jitter := 0.9 + rand.Float64()*0.2 // chosen outside the transaction, which may run twice
 	e.record(c, func(d *storage.Delivery, w *storage.Webhook, now time.Time, claimed bool) {
 		d.Attempts++
@@ -263,7 +272,7 @@ func (e *Engine) process(c claim) {
 		}
 		gone := a.Error == "" && a.StatusCode != nil && *a.StatusCode == http.StatusGone
 		switch {
-		case a.OK():
+		case ok:
 			d.Status = DeliveryOK
 		case gone || d.Attempts >= d.MaxAttempts:
 			d.Status = DeliveryFailed
@@ -279,7 +288,7 @@ func (e *Engine) process(c claim) {
 			w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
 		}
 		if countsForHealth {
-			if a.OK() {
+			if ok {
 				w.FailingSince = nil
 			} else if w.FailingSince == nil {
 				w.FailingSince = &now
@@ -289,6 +298,30 @@ func (e *Engine) process(c claim) {
 			}
 		}
 	})
+}
+
+// toListener hands a delivery to its person's open listen session and waits for the client's
+// acknowledgement, which becomes the attempt's outcome.
+func (e *Engine) toListener(ctx context.Context, w storage.Webhook, d storage.Delivery, ev storage.Event, h http.Header) webhook.Attempt {
+	start := time.Now()
+	if e.Svc.Listeners == nil || w.ListenerPersonID == nil {
+		return webhook.Attempt{Error: listener.ErrNotConnected.Error()}
+	}
+	headers := map[string]string{}
+	for k := range h {
+		headers[strings.ToLower(k)] = h.Get(k)
+	}
+	ack, err := e.Svc.Listeners.Deliver(ctx, w.TenantID, *w.ListenerPersonID, listener.Event{
+		DeliveryID: d.ID, EventID: ev.ID, EventType: ev.Type, Kind: d.Kind, Headers: headers, Body: string(ev.Body),
+	})
+	if err != nil {
+		return webhook.Attempt{Error: err.Error(), Duration: time.Since(start)}
+	}
+	excerpt := ack.Excerpt
+	if len(excerpt) > webhook.ExcerptBytes {
+		excerpt = excerpt[:webhook.ExcerptBytes]
+	}
+	return webhook.Attempt{StatusCode: ack.StatusCode, Error: ack.Error, Excerpt: excerpt, Duration: time.Since(start)}
 }
 
 // stillClaimed tells whether a delivery is still pending under this claim (a disable, a

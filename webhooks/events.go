@@ -40,10 +40,12 @@ func newEvent(tenant, typ, relatedID string, personID *string, synthetic bool, n
 		Synthetic: synthetic, CreatedAt: now, Body: body}, nil
 }
 
-// newDelivery makes a pending delivery of e to a webhook, due now.
-func newDelivery(tenant, webhookID string, e storage.Event, kind string, now time.Time) storage.Delivery {
+// newDelivery makes a pending delivery of e to a webhook, due now. Automatic deliveries to a
+// URL retry; to a listener, like every manual or test delivery, they are one attempt.
+func newDelivery(tenant string, w storage.Webhook, e storage.Event, kind string, now time.Time) storage.Delivery {
+	webhookID := w.ID
 	attempts := 1
-	if kind == DeliveryAuto {
+	if kind == DeliveryAuto && w.Kind == KindURL {
 		attempts = AutomaticAttempts
 	}
 	return storage.Delivery{
@@ -166,7 +168,14 @@ func (s *Service) GetEvent(ctx context.Context, c auth.Caller, id string) (json.
 // command-line listener when none is. disabledText is the 400 text for a disabled webhook.
 func (s *Service) target(tx storage.Tx, c auth.Caller, webhookID *string, disabledText string) (storage.Webhook, error) {
 	if webhookID == nil {
-		return storage.Webhook{}, apierr.Conflict(MsgListenerNotOpen)
+		w, ok, err := findListener(tx, c.TenantID, c.PersonID)
+		if err != nil {
+			return storage.Webhook{}, err
+		}
+		if _, open := s.connected(w); !ok || !open {
+			return storage.Webhook{}, apierr.Conflict(MsgListenerNotOpen)
+		}
+		return w, nil
 	}
 	w, err := tx.Webhooks(c.TenantID).Get(strings.ToLower(*webhookID))
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && !visible(c, w)) {
@@ -176,7 +185,10 @@ func (s *Service) target(tx storage.Tx, c auth.Caller, webhookID *string, disabl
 		return storage.Webhook{}, err
 	}
 	if w.Kind == KindListener {
-		return storage.Webhook{}, apierr.Conflict(MsgListenerNotOpen)
+		if _, open := s.connected(w); !open {
+			return storage.Webhook{}, apierr.Conflict(MsgListenerNotOpen)
+		}
+		return w, nil
 	}
 	if w.Status != StatusEnabled {
 		return storage.Webhook{}, apierr.BadRequest(disabledText)
@@ -203,7 +215,7 @@ func (s *Service) Resend(ctx context.Context, c auth.Caller, eventID string, in 
 		if err != nil {
 			return err
 		}
-		d := newDelivery(c.TenantID, w.ID, e, DeliveryManual, s.Now().UTC())
+		d := newDelivery(c.TenantID, w, e, DeliveryManual, s.Now().UTC())
 		out = api.EventResent{DeliveryID: d.ID, WebhookID: w.ID}
 		return tx.Deliveries(c.TenantID).Put(d)
 	})
@@ -268,7 +280,7 @@ func (s *Service) Trigger(ctx context.Context, c auth.Caller, in api.EventTrigge
 			return err
 		}
 		out = api.EventTriggered{EventID: e.ID, WebhookID: w.ID}
-		return tx.Deliveries(c.TenantID).Put(newDelivery(c.TenantID, w.ID, e, DeliveryTest, now))
+		return tx.Deliveries(c.TenantID).Put(newDelivery(c.TenantID, w, e, DeliveryTest, now))
 	})
 	return out, err
 }
@@ -297,13 +309,18 @@ func (s *Service) emitIn(tx storage.Tx, e storage.Event, now time.Time) error {
 		return err
 	}
 	for _, w := range hooks {
-		if w.Kind != KindURL || w.Status != StatusEnabled || !Subscribed(w.EnabledEvents, e.Type) {
+		if w.Kind == KindListener {
+			// a listener receives the tenant's real events only while its session is open
+			if events, open := s.connected(w); !open || !Subscribed(events, e.Type) {
+				continue
+			}
+		} else if w.Status != StatusEnabled || !Subscribed(w.EnabledEvents, e.Type) {
 			continue
 		}
 		if w.PersonIDs != nil && (e.PersonID == nil || !containsString(w.PersonIDs, *e.PersonID)) {
 			continue
 		}
-		if err := tx.Deliveries(e.TenantID).Put(newDelivery(e.TenantID, w.ID, e, DeliveryAuto, now)); err != nil {
+		if err := tx.Deliveries(e.TenantID).Put(newDelivery(e.TenantID, w, e, DeliveryAuto, now)); err != nil {
 			return err
 		}
 	}

@@ -36,6 +36,8 @@ type Service struct {
 	NewSecret func() string
 	// Wake tells the delivery engine that a delivery is due now; nil when no engine runs.
 	Wake func()
+	// Listeners is the hub of open listen sessions; nil when none can connect.
+	Listeners Listeners
 	// LockWait is how long a change waits for another change of the same tenant's webhooks
 	// before answering 409.
 	LockWait time.Duration
@@ -480,7 +482,7 @@ func (s *Service) Test(ctx context.Context, c auth.Caller, id string) (api.Webho
 		if err := tx.Events(c.TenantID).Put(e); err != nil {
 			return err
 		}
-		d := newDelivery(c.TenantID, w.ID, e, DeliveryTest, now)
+		d := newDelivery(c.TenantID, w, e, DeliveryTest, now)
 		out = api.WebhookTested{EventID: e.ID, DeliveryID: d.ID}
 		return tx.Deliveries(c.TenantID).Put(d)
 	})

@@ -1,0 +1,200 @@
+package listener
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Errors of Deliver.
+var (
+	ErrNotConnected = errors.New("ListenerNotConnected")
+	ErrDropped      = errors.New("ListenerDisconnected")
+	ErrAckTimeout   = errors.New("ListenerAckTimeout")
+)
+
+// Hub holds the open sessions, at most one per person of a tenant.
+type Hub struct {
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+// NewHub returns an empty hub.
+func NewHub() *Hub { return &Hub{sessions: map[string]*session{}} }
+
+type session struct {
+	conn    *websocket.Conn
+	key     string
+	events  []string
+	out     chan []byte
+	closed  chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	waiting map[string]chan Ack
+}
+
+func hubKey(tenant, person string) string { return tenant + "/" + person }
+
+// Serve runs a session on an upgraded connection until it ends: it sends ready, then pings,
+// delivers events and routes acks. onPong renews the listener while the client answers. A
+// session already open for the same person is closed with CloseReplaced.
+func (h *Hub) Serve(conn *websocket.Conn, tenant, person string, ready Ready, onPong func()) {
+	s := &session{conn: conn, key: hubKey(tenant, person), events: ready.Events,
+		out: make(chan []byte, 16), closed: make(chan struct{}), waiting: map[string]chan Ack{}}
+	h.mu.Lock()
+	old := h.sessions[s.key]
+	h.sessions[s.key] = s
+	h.mu.Unlock()
+	if old != nil {
+		old.close(CloseReplaced, "replaced by a newer timbra listen of the same person")
+	}
+	defer func() {
+		h.mu.Lock()
+		if h.sessions[s.key] == s {
+			delete(h.sessions, s.key)
+		}
+		h.mu.Unlock()
+		s.close(websocket.CloseNormalClosure, "")
+	}()
+	ready.Type = TypeReady
+	msg, _ := json.Marshal(ready)
+	s.out <- msg
+	go s.write()
+	s.read(onPong)
+}
+
+// Connected tells whether a person has an open session, and the event types it asked for.
+func (h *Hub) Connected(tenant, person string) ([]string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[hubKey(tenant, person)]
+	if s == nil {
+		return nil, false
+	}
+	return s.events, true
+}
+
+// Deliver sends an event to a person's session and waits for its ack.
+func (h *Hub) Deliver(ctx context.Context, tenant, person string, ev Event) (Ack, error) {
+	h.mu.Lock()
+	s := h.sessions[hubKey(tenant, person)]
+	h.mu.Unlock()
+	if s == nil {
+		return Ack{}, ErrNotConnected
+	}
+	ev.Type = TypeEvent
+	msg, err := json.Marshal(ev)
+	if err != nil {
+		return Ack{}, err
+	}
+	ch := make(chan Ack, 1)
+	s.mu.Lock()
+	s.waiting[ev.DeliveryID] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.waiting, ev.DeliveryID)
+		s.mu.Unlock()
+	}()
+	select {
+	case s.out <- msg:
+	case <-s.closed:
+		return Ack{}, ErrDropped
+	case <-ctx.Done():
+		return Ack{}, ctx.Err()
+	}
+	t := time.NewTimer(AckWait)
+	defer t.Stop()
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-s.closed:
+		return Ack{}, ErrDropped
+	case <-t.C:
+		return Ack{}, ErrAckTimeout
+	case <-ctx.Done():
+		return Ack{}, ctx.Err()
+	}
+}
+
+// CloseAll ends every session (the server is stopping): clients reconnect to the next one.
+func (h *Hub) CloseAll() {
+	h.mu.Lock()
+	all := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	h.mu.Unlock()
+	for _, s := range all {
+		s.close(websocket.CloseGoingAway, "server stopping")
+	}
+}
+
+func (s *session) close(code int, text string) {
+	s.once.Do(func() {
+		close(s.closed)
+		s.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(time.Second))
+		s.conn.Close()
+	})
+}
+
+func (s *session) write() {
+	ping := time.NewTicker(PingEvery)
+	defer ping.Stop()
+	for {
+		select {
+		case msg := <-s.out:
+			s.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if err := s.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+				s.close(websocket.CloseAbnormalClosure, "")
+				return
+			}
+		case <-ping.C:
+			if err := s.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(10*time.Second)); err != nil {
+				s.close(websocket.CloseAbnormalClosure, "")
+				return
+			}
+		case <-s.closed:
+			return
+		}
+	}
+}
+
+func (s *session) read(onPong func()) {
+	s.conn.SetReadLimit(64 << 10)
+	s.conn.SetReadDeadline(time.Now().Add(PongWait))
+	s.conn.SetPongHandler(func(string) error {
+		s.conn.SetReadDeadline(time.Now().Add(PongWait))
+		if onPong != nil {
+			onPong()
+		}
+		return nil
+	})
+	for {
+		_, raw, err := s.conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		s.conn.SetReadDeadline(time.Now().Add(PongWait))
+		var a Ack
+		if json.Unmarshal(raw, &a) != nil || a.Type != TypeAck {
+			continue // not an ack: ignored, the session goes on
+		}
+		if len([]rune(a.Error)) > MaxErrorLength {
+			a.Error = string([]rune(a.Error)[:MaxErrorLength])
+		}
+		s.mu.Lock()
+		ch := s.waiting[a.DeliveryID]
+		s.mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- a:
+			default:
+			}
+		}
+	}
+}

@@ -1,0 +1,74 @@
+// Package listener is the protocol of `timbra listen`: the messages a command-line listener and
+// the server exchange over one websocket, the server's hub of open sessions, and (for the
+// client) a session that reconnects.
+//
+// The session: the client opens GET /api/v4/listen (a websocket upgrade) with X-TENANT-KEY and
+// X-API-KEY, and the query `events=a,b` (event types to receive, default all). The server
+// answers one Ready, then sends an Event for every delivery to this person's listener; the
+// client forwards it and answers one Ack per Event. Both sides ping; a session the server does
+// not hear from for PongWait is closed. A newer session of the same person replaces the older
+// one, which is closed with CloseReplaced. All messages are JSON text frames with a `type`.
+package listener
+
+import "time"
+
+// Path is the websocket endpoint.
+const Path = "/api/v4/listen"
+
+// Message types.
+const (
+	TypeReady = "ready"
+	TypeEvent = "event"
+	TypeAck   = "ack"
+)
+
+// Timing of a session.
+const (
+	PingEvery = 15 * time.Second
+	PongWait  = 45 * time.Second
+	// AckWait bounds how long the server waits for a client's Ack of one event: the client's
+	// forward timeout plus some slack; past it the delivery fails.
+	AckWait = 40 * time.Second
+	// SessionLifetime is how long a session's listener stays valid without a renewal; an open
+	// session renews it on every pong, so it expires only when the client is gone.
+	SessionLifetime = 10 * time.Minute
+)
+
+// MaxErrorLength is the longest error text a client may report in an Ack (spec 3 §2.3).
+const MaxErrorLength = 64
+
+// CloseReplaced is the close code sent to a session replaced by a newer one of the same person.
+const CloseReplaced = 4001
+
+// Ready is the server's first message.
+type Ready struct {
+	Type             string   `json:"type"` // "ready"
+	WebhookID        string   `json:"webhookId"`
+	Secret           string   `json:"secret"` // whsec_… that signs every event of this listener
+	Events           []string `json:"events"`
+	SessionExpiresAt string   `json:"sessionExpiresAt"`
+}
+
+// Event is one delivery to the listener: the exact body and the Standard Webhooks headers.
+type Event struct {
+	Type       string            `json:"type"` // "event"
+	DeliveryID string            `json:"deliveryId"`
+	EventID    string            `json:"eventId"`
+	EventType  string            `json:"eventType"`
+	Kind       string            `json:"kind"` // automatic, manual, test
+	Headers    map[string]string `json:"headers"`
+	Body       string            `json:"body"` // the exact bytes that were signed
+}
+
+// Ack is the client's outcome of forwarding one Event.
+type Ack struct {
+	Type       string `json:"type"` // "ack"
+	DeliveryID string `json:"deliveryId"`
+	// StatusCode is the forward target's status; nil when there was no answer (or no target).
+	StatusCode *int `json:"statusCode"`
+	// Excerpt is the first 1 KB of the answer.
+	Excerpt string `json:"excerpt"`
+	// Error says why there was no complete answer (at most MaxErrorLength characters); empty
+	// with an answer. A listener without --forward-to acknowledges with status null, no error.
+	Error string `json:"error"`
+}

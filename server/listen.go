@@ -1,0 +1,60 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/listener"
+)
+
+// MsgNotWebsocket answers a plain request to the listen endpoint.
+const MsgNotWebsocket = "Esta ruta es un websocket: ábrela con timbra listen."
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  4096,
+	WriteBufferSize: 16 << 10,
+	// The command-line client sends no Origin; a browser page does, and may not open sessions.
+	CheckOrigin: func(r *http.Request) bool { return r.Header.Get("Origin") == "" },
+}
+
+// listen opens the caller's listener session (spec: timbra listen): it creates or renews the
+// person's cliListener webhook, then serves the websocket until it closes.
+func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
+	if !websocket.IsWebSocketUpgrade(r) {
+		s.writeError(w, r, apierr.BadRequest(MsgNotWebsocket))
+		return
+	}
+	c := caller(r)
+	var events []string
+	if v, ok := query(r, "events"); ok {
+		for _, e := range strings.Split(v, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				events = append(events, e)
+			}
+		}
+	}
+	ready, err := s.webhooks.OpenListener(r.Context(), c, events)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	conn, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader answered the client
+	}
+	s.log.Info("listener connected", "tenant", c.TenantID, "person", c.PersonID, "webhook", ready.WebhookID, "events", ready.Events)
+	s.hub.Serve(conn, c.TenantID, c.PersonID, ready, func() {
+		if err := s.webhooks.RenewListener(context.Background(), c.TenantID, ready.WebhookID); err != nil {
+			s.log.Warn("renew listener", "webhook", ready.WebhookID, "err", err)
+		}
+	})
+	s.log.Info("listener disconnected", "tenant", c.TenantID, "person", c.PersonID, "webhook", ready.WebhookID)
+}
+
+func (s *Server) listenRoutes() {
+	s.mux.Handle("GET "+listener.Path, s.guard(s.standard, s.listen))
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/listener"
+	"github.com/timbra-mx/timbra/webhook"
+)
+
+func (f *hookFixture) dialListen(t *testing.T, query string) (*websocket.Conn, listener.Ready) {
+	t.Helper()
+	h := http.Header{"X-Tenant-Key": {f.creds.TenantKey}, "X-Api-Key": {f.creds.APIKey}}
+	conn, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(f.http.URL, "http")+listener.Path+query, h)
+	if err != nil {
+		t.Fatalf("dial listen: %v (%v)", err, resp)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var ready listener.Ready
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if err := conn.ReadJSON(&ready); err != nil || ready.Type != "ready" || !strings.HasPrefix(ready.Secret, "whsec_") {
+		t.Fatalf("ready: %+v %v", ready, err)
+	}
+	return conn, ready
+}
+
+func readEvent(t *testing.T, conn *websocket.Conn) listener.Event {
+	t.Helper()
+	var ev listener.Event
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if err := conn.ReadJSON(&ev); err != nil || ev.Type != "event" {
+		t.Fatalf("event: %+v %v", ev, err)
+	}
+	return ev
+}
+
+func TestListenerSession(t *testing.T) {
+	f := newHookFixture(t, "")
+	if r := f.do("GET", listener.Path, ""); r.status != 400 || r.env.Details != MsgNotWebsocket {
+		t.Fatalf("plain GET: %s", r.raw)
+	}
+	conn, ready := f.dialListen(t, "?events=invoice.canceled")
+	// the listener is a webhook of kind cliListener, url null, listed for its person
+	r := f.do("GET", "/api/v4/webhooks/"+ready.WebhookID, "")
+	var w api.Webhook
+	json.Unmarshal(r.env.Data, &w)
+	if w.Kind != "cliListener" || w.URL != nil || w.ListenerPersonID == nil || *w.ListenerPersonID != f.creds.PersonID || w.SessionExpiresAt == nil {
+		t.Fatalf("listener webhook: %s", r.raw)
+	}
+	if r := f.do("POST", "/api/v4/webhooks/"+w.ID+"/test", ""); r.status != 400 || r.env.Details != "Una escucha de CLI no se edita ni se prueba; usa timbra listen y timbra trigger." {
+		t.Fatalf("test of a listener: %s", r.raw)
+	}
+	// a trigger without webhookId goes to the caller's listener, signed with its secret
+	r = f.do("POST", "/api/v4/events/trigger", `{"type":"invoice.stamped"}`)
+	var trig api.EventTriggered
+	json.Unmarshal(r.env.Data, &trig)
+	if r.status != 202 || trig.WebhookID != ready.WebhookID {
+		t.Fatalf("trigger to the listener: %s", r.raw)
+	}
+	ev := readEvent(t, conn)
+	h := http.Header{}
+	for k, v := range ev.Headers {
+		h.Set(k, v)
+	}
+	if err := webhook.Verify(ready.Secret, h, []byte(ev.Body), f.clock.Now(), 5*time.Minute); err != nil || ev.EventID != trig.EventID || ev.Kind != "test" {
+		t.Fatalf("event %+v does not verify: %v", ev, err)
+	}
+	code := 201
+	conn.WriteJSON(listener.Ack{Type: "ack", DeliveryID: ev.DeliveryID, StatusCode: &code, Excerpt: "created"})
+	d := f.waitDelivery(ready.WebhookID, func(d api.Delivery) bool { return d.ID == ev.DeliveryID && d.Status != "pending" })
+	if d.Status != "succeeded" || *d.LastStatusCode != 201 || d.LastResponseExcerpt != "created" {
+		t.Fatalf("acknowledged delivery: %+v", d)
+	}
+	// real events reach an open session filtered by its types
+	f.srv.Webhooks().Emit(context.Background(), f.creds.TenantKey, "invoice.stamped", "inv-1", nil)
+	f.srv.Webhooks().Emit(context.Background(), f.creds.TenantKey, "invoice.canceled", "inv-1", nil)
+	ev = readEvent(t, conn)
+	if ev.EventType != "invoice.canceled" || ev.Kind != "automatic" {
+		t.Fatalf("a real event: %+v (the session asked only for invoice.canceled)", ev)
+	}
+	conn.WriteJSON(listener.Ack{Type: "ack", DeliveryID: ev.DeliveryID, Error: "connection refused"})
+	d = f.waitDelivery(ready.WebhookID, func(d api.Delivery) bool { return d.ID == ev.DeliveryID && d.Status != "pending" })
+	if d.Status != "failed" || d.LastError == nil || *d.LastError != "connection refused" || d.Attempts != 1 {
+		t.Fatalf("a forward error: %+v", d)
+	}
+	// resend without webhookId goes to the listener too
+	if r := f.do("POST", "/api/v4/events/"+ev.EventID+"/resend", `{}`); r.status != 202 {
+		t.Fatalf("resend to the listener: %s", r.raw)
+	}
+	ev2 := readEvent(t, conn)
+	if ev2.EventID != ev.EventID || ev2.Kind != "manual" || ev2.Body != ev.Body {
+		t.Fatalf("resent: %+v", ev2)
+	}
+	// a newer session of the same person replaces this one; the unacknowledged delivery fails
+	conn2, ready2 := f.dialListen(t, "")
+	if ready2.WebhookID != ready.WebhookID || ready2.Secret != ready.Secret {
+		t.Fatal("the listener and its secret must be stable per person")
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, _, err := conn.ReadMessage()
+	if !websocket.IsCloseError(err, listener.CloseReplaced) {
+		t.Fatalf("the older session: %v, want close %d", err, listener.CloseReplaced)
+	}
+	d = f.waitDelivery(ready.WebhookID, func(d api.Delivery) bool { return d.ID != ev.DeliveryID && d.Kind == "manual" && d.Status != "pending" })
+	if d.Status != "failed" || d.LastError == nil || *d.LastError != "ListenerDisconnected" {
+		t.Fatalf("a delivery of a dropped session: %+v", d)
+	}
+	// once no session is open, trigger and resend answer 409
+	conn2.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := f.do("POST", "/api/v4/events/trigger", `{"type":"invoice.stamped"}`)
+		if r.status == 409 && r.env.Details == "La escucha de CLI no está conectada; ejecuta timbra listen." {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("trigger after the session closed: %s", r.raw)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	expectFailure(t, func() result {
+		h := http.Header{"X-Tenant-Key": {f.creds.TenantKey}, "X-Api-Key": {f.creds.APIKey}}
+		_, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(f.http.URL, "http")+listener.Path+"?events=nope", h)
+		if err == nil {
+			t.Fatal("a session for an unknown type opened")
+		}
+		defer resp.Body.Close()
+		var env api.RawEnvelope
+		json.NewDecoder(resp.Body).Decode(&env)
+		return result{status: resp.StatusCode, env: env, raw: string(env.Data)}
+	}(), "events", "El tipo de evento 'nope' no existe.")
+}
