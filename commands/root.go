@@ -168,6 +168,8 @@ func newApp(f *Factory) *cli.App {
 			newPeopleCmd(f),
 			newWebhooksCmd(f),
 			newEventsCmd(f),
+			newListenCmd(f),
+			newTriggerCmd(f),
 			newAdminCmd(f),
 			newCompletionCmd(f),
 			newHelpCmd(),

@@ -50,6 +50,8 @@ func TestScripts(t *testing.T) {
 			"waitserver": waitServer,
 			"clientenv":  clientEnv,
 			"http":       httpCmd,
+			"eventually": eventually,
+			"envfile":    envFile,
 			"receiver":   receiverCmd,
 			"jsonget":    jsonGet,
 		},
@@ -125,4 +127,34 @@ func httpCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if failed := resp.StatusCode >= 400; failed != neg {
 		ts.Fatalf("%s %s answered %s", args[0], args[1], resp.Status)
 	}
+}
+
+// eventually CMD ARGS...: runs a script command (for example `exec timbra trigger ...`) until it
+// succeeds, at most 20 s; the last run's stdout and stderr stay. For waiting on something a
+// background command does, without sleeping.
+func eventually(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || args[0] != "exec" {
+		ts.Fatalf("usage: eventually exec PROGRAM [ARGS...]")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := ts.Exec(args[1], args[2:]...)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not succeed within 20 s: %v", strings.Join(args[1:], " "), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// envfile VAR FILE: sets VAR to the content of FILE, trimmed.
+func envFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	raw, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	ts.Setenv(args[0], strings.TrimSpace(string(raw)))
 }

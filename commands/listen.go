@@ -1,0 +1,430 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/listener"
+	"github.com/urfave/cli/v2"
+)
+
+// Formats of timbra listen's event lines.
+const (
+	listenFormatJSON = "json"
+	listenFormatText = "text"
+)
+
+// maxForwardTimeout leaves the server's wait for an Ack (listener.AckWait) some slack.
+const maxForwardTimeout = listener.AckWait - 10*time.Second
+
+type listenOptions struct {
+	f              *Factory
+	ForwardTo      string // normalised URL; "" for none
+	Events         []string
+	Headers        *headerFlag
+	ForwardTimeout time.Duration
+	SkipVerify     bool
+	PrintSecret    bool
+	JSON           bool
+}
+
+func newListenCmd(f *Factory) *cli.Command {
+	o := &listenOptions{f: f, Headers: &headerFlag{}}
+	var format string
+	return &cli.Command{
+		Name:      "listen",
+		Usage:     "Receive your events here, as they happen, and forward them to a local server",
+		UsageText: "timbra listen [--forward-to URL] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret",
+		Description: "Opens a session with the server (a websocket) that receives the events of the types given\n" +
+			"(default all) for you, as a webhook of kind cliListener would. Each event's signature is\n" +
+			"checked with the listener's secret; a valid event is posted to --forward-to as a delivery\n" +
+			"would be (exact body, webhook-id, webhook-timestamp and webhook-signature headers), and the\n" +
+			"outcome (status and start of the answer, or the error) goes back to the server as the\n" +
+			"delivery's attempt. An event whose signature does not verify is shown and not forwarded.\n\n" +
+			"--forward-to takes a port (3000), host:port/path (localhost:3000/hooks) or a URL\n" +
+			"(http://..., https://...); the default host is localhost and the default scheme http.\n\n" +
+			"Each event is one line on stdout: a JSON object when stdout is not a terminal or with\n" +
+			"--format json ({receivedAt, deliveryId, eventId, type, kind, headers, event, verified,\n" +
+			"forward}), else a line of text. Connection news goes to stderr. The session reconnects by\n" +
+			"itself when the connection drops or the server restarts. A newer session of yours (another\n" +
+			"timbra listen, --print-secret included) takes over, and this one exits with code 1.\n" +
+			"Ctrl-C ends it with code 0.\n\n" +
+			"--print-secret opens a session, prints the listener's signing secret (whsec_...) on stdout\n" +
+			"and exits: your local server needs it to verify what is forwarded.\n\n" +
+			"Examples:\n" +
+			"  timbra listen --forward-to 3000/webhooks\n" +
+			"  timbra listen --forward-to https://localhost:8443/hooks --skip-verify --events invoice.canceled\n" +
+			"  timbra listen --forward-to localhost:3000 --headers 'Authorization: Bearer dev' --format json\n" +
+			"  export WEBHOOK_SECRET=\"$(timbra listen --print-secret)\"",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "forward-to", Usage: "forward each event to `URL`: a port, host:port/path or http(s) URL"},
+			&cli.StringSliceFlag{Name: "events", Usage: "event `TYPES` to receive, comma-separated or repeated", DefaultText: "all"},
+			&cli.GenericFlag{Name: "headers", Usage: "add the header `'NAME: VALUE'` to each forward (repeatable)", Value: o.Headers},
+			&cli.DurationFlag{Name: "forward-timeout", Usage: "give up a forward after `DURATION`", Value: listener.DefaultForwardTimeout, Destination: &o.ForwardTimeout},
+			&cli.BoolFlag{Name: "skip-verify", Usage: "accept any TLS certificate of the --forward-to server", Destination: &o.SkipVerify},
+			&cli.BoolFlag{Name: "print-secret", Usage: "print the listener's signing secret and exit", Destination: &o.PrintSecret},
+			&cli.StringFlag{Name: "format", Usage: "event lines as `FORMAT`: json or text", DefaultText: "json when stdout is not a terminal, else text", Destination: &format},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if c.IsSet("forward-to") {
+				u, err := parseForwardTo(c.String("forward-to"))
+				if err != nil {
+					return usageErrorf(c, "invalid value %q for --forward-to: %v", c.String("forward-to"), err)
+				}
+				o.ForwardTo = u
+			}
+			if !o.PrintSecret && o.ForwardTo == "" {
+				for _, name := range []string{"headers", "forward-timeout", "skip-verify"} {
+					if c.IsSet(name) {
+						return usageErrorf(c, "--%s needs --forward-to", name)
+					}
+				}
+			}
+			if o.ForwardTimeout <= 0 || o.ForwardTimeout > maxForwardTimeout {
+				return usageErrorf(c, "invalid value %s for --forward-timeout: give a duration from 1ms to %s (the server waits %s for the outcome)",
+					o.ForwardTimeout, maxForwardTimeout, listener.AckWait)
+			}
+			o.Events = cleanList(c.StringSlice("events"))
+			switch format {
+			case listenFormatJSON:
+				o.JSON = true
+			case listenFormatText:
+			case "":
+				o.JSON = !f.IO.OutTTY || f.JSON()
+			default:
+				return usageErrorf(c, "invalid value %q for --format: use json or text", format)
+			}
+			return listenRun(c.Context, o)
+		},
+	}
+}
+
+// parseForwardTo reads --forward-to: a port (3000), a port and path (3000/hooks), host:port and
+// path (localhost:3000/hooks), or an http or https URL. It returns the URL.
+func parseForwardTo(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", errors.New("give a port, host:port/path or URL")
+	}
+	if !strings.Contains(s, "://") {
+		port, _, _ := strings.Cut(s, "/")
+		switch {
+		case port != "" && strings.Trim(port, "0123456789") == "":
+			s = "localhost:" + s
+		case strings.HasPrefix(s, ":"), strings.HasPrefix(s, "/"):
+			s = "localhost" + s
+		}
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", errors.New("not a URL")
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("the scheme %q is not http or https", u.Scheme)
+	}
+	if u.User != nil {
+		return "", errors.New("no credentials in the URL: pass them with --headers")
+	}
+	if u.Hostname() == "" {
+		return "", errors.New("no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("invalid port %q", p)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return "", errors.New("empty port")
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String(), nil
+}
+
+// headerFlag is --headers 'NAME: VALUE', repeatable. (A string slice flag would split values at
+// commas.)
+type headerFlag struct {
+	h http.Header
+}
+
+// headersOfListen are set by the forward itself.
+var headersOfListen = []string{"webhook-id", "webhook-timestamp", "webhook-signature", "content-type", "content-length", "user-agent", "host"}
+
+func (hf *headerFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" {
+		return errors.New("want 'NAME: VALUE'")
+	}
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return fmt.Errorf("%q is not a header name", name)
+		}
+	}
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return errors.New("a header value is one line")
+	}
+	for _, reserved := range headersOfListen {
+		if strings.EqualFold(name, reserved) {
+			return fmt.Errorf("%s is set by timbra listen", http.CanonicalHeaderKey(name))
+		}
+	}
+	if hf.h == nil {
+		hf.h = http.Header{}
+	}
+	hf.h.Add(name, value)
+	return nil
+}
+
+func (hf *headerFlag) String() string {
+	if hf == nil || len(hf.h) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, vs := range hf.h {
+		for _, v := range vs {
+			parts = append(parts, k+": "+v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func listenRun(ctx context.Context, o *listenOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	wsURL, err := listener.DialURL(client.BaseURL, o.Events)
+	if err != nil {
+		return err
+	}
+	header := http.Header{}
+	header.Set("X-TENANT-KEY", client.TenantKey)
+	header.Set("X-API-KEY", client.APIKey)
+	if client.UserAgent != "" {
+		header.Set("User-Agent", client.UserAgent)
+	}
+	if client.TimeZone != "" {
+		header.Set("X-TIME-ZONE", client.TimeZone)
+	}
+	l := &listenPrinter{f: o.f, o: o, loc: time.Local}
+	if o.f.TimeZone != "" {
+		l.loc, _ = time.LoadLocation(o.f.TimeZone) // validated when the flag was parsed
+	}
+	lc := &listener.Client{URL: wsURL, Header: header, Now: o.f.Now, OnReady: l.ready, OnEvent: l.event, OnDisconnect: l.disconnected}
+	if o.ForwardTo != "" && !o.PrintSecret {
+		lc.Forward = &listener.Forwarder{URL: o.ForwardTo, Header: o.Headers.h, Client: listener.NewForwardClient(o.ForwardTimeout, o.SkipVerify)}
+	}
+	err = lc.Run(ctx)
+	var he *listener.HandshakeError
+	switch {
+	case err == nil && o.PrintSecret:
+		if l.secret == "" { // interrupted before the ready
+			return ctx.Err()
+		}
+		_, err := fmt.Fprintln(o.f.IO.Out, l.secret)
+		return err
+	case err == nil:
+		return nil
+	case errors.Is(err, listener.ErrReplaced):
+		return errors.New("Replaced: another timbra listen of yours took over this session; this one stops.")
+	case errors.As(err, &he):
+		return handshakeError(he)
+	case !l.connected && isNetError(err):
+		return &api.Error{Details: fmt.Sprintf("cannot reach %s: %v", client.BaseURL, err)}
+	}
+	return err
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+// handshakeError is the API error of a refused session, read from the envelope answered.
+func handshakeError(he *listener.HandshakeError) *api.Error {
+	e := &api.Error{Status: he.StatusCode}
+	var env api.RawEnvelope
+	if err := json.Unmarshal(he.Body, &env); err != nil {
+		e.Details = "the server refused the listen session"
+		return e
+	}
+	e.Message, e.Details, e.TraceID, e.Data = env.Message, env.Details, env.TraceIdentifier, env.Data
+	if len(env.Data) > 0 && env.Data[0] == '[' {
+		_ = json.Unmarshal(env.Data, &e.Failures)
+	}
+	return e
+}
+
+// listenPrinter shows a session: connection news on stderr, one line per event on stdout. The
+// listener calls it from one goroutine at a time.
+type listenPrinter struct {
+	f         *Factory
+	o         *listenOptions
+	loc       *time.Location
+	connected bool // a Ready came
+	webhookID string
+	secret    string
+}
+
+func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
+	changed := r.WebhookID != l.webhookID || r.Secret != l.secret
+	l.connected, l.webhookID, l.secret = true, r.WebhookID, r.Secret
+	if l.o.PrintSecret {
+		return listener.ErrStop
+	}
+	w := l.f.IO.Err
+	if reconnected {
+		fmt.Fprintln(w, "Reconnected.")
+		if !changed {
+			return nil
+		}
+	}
+	events := strings.Join(r.Events, ",")
+	if events == "" || events == "*" {
+		events = "all events"
+	}
+	forward := "not forwarding (no --forward-to)"
+	if l.o.ForwardTo != "" {
+		forward = "forwarding to " + l.o.ForwardTo
+	}
+	fmt.Fprintf(w, "Ready: listening for %s as webhook %s; %s; secret %s (timbra listen --print-secret)\n",
+		events, r.WebhookID, forward, secretHint(r.Secret))
+	return nil
+}
+
+// secretHint shows the start of a secret, enough to tell two apart.
+func secretHint(s string) string {
+	const show = len("whsec_") + 4
+	if len(s) <= show {
+		return "…"
+	}
+	return s[:show] + "…"
+}
+
+func (l *listenPrinter) disconnected(err error, retryIn time.Duration, attempt int) {
+	what := "Disconnected"
+	if attempt > 1 {
+		what = "Still disconnected"
+	}
+	fmt.Fprintf(l.f.IO.Err, "%s: %s; reconnecting in %s\n", what, oneLine(err.Error()), retryIn.Round(100*time.Millisecond))
+}
+
+// listenLine is one event in JSON.
+type listenLine struct {
+	ReceivedAt string            `json:"receivedAt"`
+	DeliveryID string            `json:"deliveryId"`
+	EventID    string            `json:"eventId"`
+	Type       string            `json:"type"`
+	Kind       string            `json:"kind"`
+	Headers    map[string]string `json:"headers"`
+	Event      json.RawMessage   `json:"event"`
+	Verified   bool              `json:"verified"`
+	Forward    *listenForward    `json:"forward"`
+}
+
+type listenForward struct {
+	URL        string  `json:"url"`
+	StatusCode *int    `json:"statusCode"`
+	Error      *string `json:"error"`
+	LatencyMS  int64   `json:"latencyMs"`
+	Excerpt    string  `json:"excerpt"`
+}
+
+func (l *listenPrinter) event(r listener.EventResult) {
+	ios := l.f.IO
+	e := r.Event
+	if !r.Verified {
+		c := color.New(color.FgRed, color.Bold)
+		if ios.ColorErr() {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		fmt.Fprintln(ios.Err, c.Sprintf("SIGNATURE VERIFICATION FAILED for event %s (delivery %s): %v; not forwarded.", e.EventID, e.DeliveryID, r.VerifyError))
+	}
+	if l.o.JSON {
+		line := listenLine{
+			ReceivedAt: r.ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z"),
+			DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind,
+			Headers: e.Headers, Verified: r.Verified,
+		}
+		if line.Headers == nil {
+			line.Headers = map[string]string{}
+		}
+		if json.Valid([]byte(e.Body)) {
+			line.Event = json.RawMessage(e.Body)
+		} else {
+			line.Event, _ = json.Marshal(e.Body)
+		}
+		if fr := r.Forward; fr != nil {
+			line.Forward = &listenForward{URL: fr.URL, StatusCode: fr.StatusCode, LatencyMS: fr.Latency.Milliseconds(), Excerpt: fr.Excerpt}
+			if fr.Error != "" {
+				line.Forward.Error = &fr.Error
+			}
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(line); err == nil {
+			_, _ = ios.Out.Write(buf.Bytes())
+		}
+		return
+	}
+	_, _ = io.WriteString(ios.Out, l.textLine(r)+"\n")
+}
+
+// textLine is an event as one line of text: when, type, event id, kind, and what the forward
+// did.
+func (l *listenPrinter) textLine(r listener.EventResult) string {
+	e := r.Event
+	colorOf := func(attrs ...color.Attribute) *color.Color {
+		c := color.New(attrs...)
+		if l.f.IO.ColorOut() {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c
+	}
+	head := fmt.Sprintf("%s  %s  %s  [%s]", r.ReceivedAt.In(l.loc).Format("2006-01-02 15:04:05"), e.EventType, e.EventID, e.Kind)
+	fr := r.Forward
+	switch {
+	case !r.Verified:
+		return head + "  " + colorOf(color.FgRed, color.Bold).Sprint("signature NOT verified: not forwarded")
+	case fr == nil:
+		return head + "  (not forwarded)"
+	}
+	latency := fr.Latency.Round(time.Millisecond)
+	if fr.Error != "" {
+		msg := fr.Error
+		if fr.StatusCode != nil {
+			msg = strconv.Itoa(*fr.StatusCode) + " " + msg
+		}
+		if fr.Err != nil {
+			msg += " (" + oneLine(fr.Err.Error()) + ")"
+		}
+		return fmt.Sprintf("%s  -> POST %s  %s  %s", head, fr.URL, colorOf(color.FgRed).Sprint(msg), latency)
+	}
+	code := *fr.StatusCode
+	c := colorOf(color.FgRed)
+	if code >= 200 && code <= 299 {
+		c = colorOf(color.FgGreen)
+	}
+	return fmt.Sprintf("%s  -> POST %s  %s  %s", head, fr.URL, c.Sprint(strconv.Itoa(code)+" "+http.StatusText(code)), latency)
+}

@@ -1,0 +1,337 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/timbra-mx/timbra/listener"
+	"github.com/timbra-mx/timbra/webhook"
+)
+
+// listenWait bounds the waits of these tests, so that a bug fails instead of hanging.
+const listenWait = 10 * time.Second
+
+func TestParseForwardTo(t *testing.T) {
+	for in, want := range map[string]string{
+		"3000":                         "http://localhost:3000",
+		"3000/webhooks":                "http://localhost:3000/webhooks",
+		":8080/x":                      "http://localhost:8080/x",
+		"localhost:3000":               "http://localhost:3000",
+		"localhost:3000/path?a=1":      "http://localhost:3000/path?a=1",
+		"127.0.0.1:9000/hooks":         "http://127.0.0.1:9000/hooks",
+		"[::1]:3000/h":                 "http://[::1]:3000/h",
+		"example.test/hooks":           "http://example.test/hooks",
+		"http://localhost:3000/hooks":  "http://localhost:3000/hooks",
+		"https://localhost:8443/hooks": "https://localhost:8443/hooks",
+		"HTTPS://dev.test/#frag":       "https://dev.test/",
+		" 4242 ":                       "http://localhost:4242",
+	} {
+		got, err := parseForwardTo(in)
+		if err != nil || got != want {
+			t.Errorf("parseForwardTo(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "ftp://localhost/x", "ws://localhost:3000", "99999", "localhost:0", "http://", "http://u:p@localhost:3000", "localhost:abc"} {
+		if got, err := parseForwardTo(bad); err == nil {
+			t.Errorf("parseForwardTo(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestListenUsageErrors(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"listen", "extra"}, `unexpected argument "extra"`},
+		{[]string{"listen", "--forward-to", "ftp://x"}, `invalid value "ftp://x" for --forward-to: the scheme "ftp" is not http or https`},
+		{[]string{"listen", "--headers", "X-A: 1"}, "--headers needs --forward-to"},
+		{[]string{"listen", "--skip-verify"}, "--skip-verify needs --forward-to"},
+		{[]string{"listen", "--forward-to", "3000", "--headers", "nocolon"}, "want 'NAME: VALUE'"},
+		{[]string{"listen", "--forward-to", "3000", "--headers", "webhook-signature: v1,x"}, "Webhook-Signature is set by timbra listen"},
+		{[]string{"listen", "--forward-to", "3000", "--headers", "Bad Name: x"}, `"Bad Name" is not a header name`},
+		{[]string{"listen", "--forward-to", "3000", "--forward-timeout", "0s"}, "invalid value 0s for --forward-timeout"},
+		{[]string{"listen", "--forward-to", "3000", "--forward-timeout", "1m"}, "invalid value 1m0s for --forward-timeout"},
+		{[]string{"listen", "--format", "xml"}, `invalid value "xml" for --format: use json or text`},
+	} {
+		r := runArgs(t, tc.args...)
+		wantCode(t, r, 2)
+		wantContains(t, strings.Join(tc.args, " "), r.err, tc.want, "Run 'timbra listen --help'.")
+	}
+}
+
+// fakeListenAPI is the API with its listen endpoint: each websocket accepted goes to conns.
+type fakeListenAPI struct {
+	*fakeAPI
+	conns chan *websocket.Conn
+}
+
+func newFakeListenAPI(t *testing.T, refuse func(w http.ResponseWriter) bool) *fakeListenAPI {
+	t.Helper()
+	f := &fakeListenAPI{conns: make(chan *websocket.Conn, 4)}
+	up := websocket.Upgrader{}
+	f.fakeAPI = newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != listener.Path {
+			writeEnvelope(w, 404, nil, "not here", "t")
+			return
+		}
+		if refuse != nil && refuse(w) {
+			return
+		}
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		f.conns <- ws
+	})
+	return f
+}
+
+func (f *fakeListenAPI) accept(t *testing.T) *websocket.Conn {
+	t.Helper()
+	select {
+	case ws := <-f.conns:
+		t.Cleanup(func() { ws.Close() })
+		return ws
+	case <-time.After(listenWait):
+		t.Fatal("timbra listen did not connect")
+		return nil
+	}
+}
+
+func listenAck(t *testing.T, ws *websocket.Conn) listener.Ack {
+	t.Helper()
+	ws.SetReadDeadline(time.Now().Add(listenWait))
+	var a listener.Ack
+	if err := ws.ReadJSON(&a); err != nil {
+		t.Fatalf("read ack: %v", err)
+	}
+	return a
+}
+
+// listenEvent is an event signed with secret at the tests' clock (the command's clock).
+func listenEvent(t *testing.T, secret, deliveryID, eventID string) listener.Event {
+	t.Helper()
+	body := `{"id":"` + eventID + `","type":"invoice.canceled","createdAt":"2025-03-10T11:59:59.000Z","personId":"p-1",` +
+		`"data":{"relatedObject":{"id":"inv-7","type":"invoice","url":"/api/v4/invoices/inv-7"},"status":"Cancelado","previousStatus":"Vigente"}}`
+	sig, err := webhook.Sign([]string{secret}, eventID, testNow, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := map[string]string{}
+	for k, vs := range webhook.Headers(eventID, testNow, sig) {
+		h[strings.ToLower(k)] = vs[0]
+	}
+	return listener.Event{Type: listener.TypeEvent, DeliveryID: deliveryID, EventID: eventID, EventType: "invoice.canceled", Kind: "manual", Headers: h, Body: body}
+}
+
+// runAsync runs a command line in the background; the channel gives its result.
+func runAsync(t *testing.T, o runOpts, args ...string) <-chan result {
+	t.Helper()
+	done := make(chan result, 1)
+	go func() { done <- run1(t, o, args...) }()
+	return done
+}
+
+func waitResult(t *testing.T, done <-chan result) result {
+	t.Helper()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(listenWait):
+		t.Fatal("the command did not end")
+		return result{}
+	}
+}
+
+func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
+	isolate(t)
+	srv := newFakeListenAPI(t, nil)
+	useAPI(t, srv.URL)
+	var mu sync.Mutex
+	var forwarded []*http.Request
+	var bodies []string
+	tg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		forwarded, bodies = append(forwarded, r.Clone(context.Background())), append(bodies, string(b))
+		mu.Unlock()
+		io.WriteString(w, "thanks")
+	}))
+	defer tg.Close()
+	secret := webhook.NewSecret()
+
+	done := runAsync(t, runOpts{}, "listen", "--forward-to", tg.URL+"/hooks", "--events", "invoice.canceled",
+		"--headers", "Authorization: Bearer a,b", "--headers", "X-Dev: 1")
+	ws := srv.accept(t)
+	req := srv.last(t)
+	if req.Header.Get("X-TENANT-KEY") != "tenant-1" || req.Header.Get("X-API-KEY") != "sk_test_0123456789abcdefWXYZ" || req.Query != "events=invoice.canceled" {
+		t.Fatalf("handshake %+v", req)
+	}
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"invoice.canceled"}})
+
+	e := listenEvent(t, secret, "d-1", "e-1")
+	ws.WriteJSON(e)
+	if a := listenAck(t, ws); a.DeliveryID != "d-1" || a.StatusCode == nil || *a.StatusCode != 200 || a.Excerpt != "thanks" || a.Error != "" {
+		t.Fatalf("ack %+v", a)
+	}
+	ws.WriteJSON(listenEvent(t, webhook.NewSecret(), "d-2", "e-2"))
+	if a := listenAck(t, ws); a.DeliveryID != "d-2" || a.StatusCode != nil || a.Error != "signature verification failed" {
+		t.Fatalf("ack %+v", a)
+	}
+
+	// another timbra listen of the same person takes over: this one stops with code 1
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, "replaced"), time.Now().Add(time.Second))
+	r := waitResult(t, done)
+	wantCode(t, r, 1)
+
+	mu.Lock()
+	if len(forwarded) != 1 || bodies[0] != e.Body || forwarded[0].URL.Path != "/hooks" ||
+		forwarded[0].Header.Get("Authorization") != "Bearer a,b" || forwarded[0].Header.Get("X-Dev") != "1" ||
+		forwarded[0].Header.Get("Webhook-Id") != "e-1" || forwarded[0].Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("forwarded %d: %+v", len(forwarded), forwarded)
+	}
+	mu.Unlock()
+
+	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("stdout:\n%s", r.out)
+	}
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatalf("%v: %s", err, lines[0])
+	}
+	want := `{"receivedAt":"2025-03-10T12:00:00.000Z","deliveryId":"d-1","eventId":"e-1","type":"invoice.canceled","kind":"manual",` +
+		`"headers":{"webhook-id":"e-1","webhook-signature":"` + e.Headers["webhook-signature"] + `","webhook-timestamp":"1741608000"},` +
+		`"event":` + e.Body + `,"verified":true,"forward":{"url":"` + tg.URL + `/hooks","statusCode":200,"error":null,"latencyMs":`
+	if !strings.HasPrefix(lines[0], want) || !strings.HasSuffix(lines[0], `,"excerpt":"thanks"}}`) {
+		t.Errorf("first line:\n%s\nwant a prefix:\n%s", lines[0], want)
+	}
+	wantContains(t, "second line", lines[1], `"deliveryId":"d-2"`, `"verified":false,"forward":null}`)
+
+	hint := secret[:10] + "…"
+	wantReady := "Ready: listening for invoice.canceled as webhook wh-1; forwarding to " + tg.URL + "/hooks; secret " + hint + " (timbra listen --print-secret)\n"
+	if !strings.HasPrefix(r.err, wantReady) {
+		t.Errorf("stderr:\n%s\nwant first:\n%s", r.err, wantReady)
+	}
+	wantContains(t, "stderr", r.err, "SIGNATURE VERIFICATION FAILED for event e-2 (delivery d-2)", "not forwarded",
+		"Replaced: another timbra listen of yours took over this session")
+	wantNotContains(t, "output", r.out+r.err, secret)
+}
+
+// Ctrl-C ends the session with a close frame and code 0; without --forward-to the events are
+// acknowledged with no status. --format text prints one readable line per event.
+func TestListenInterruptedAndText(t *testing.T) {
+	isolate(t)
+	srv := newFakeListenAPI(t, nil)
+	useAPI(t, srv.URL)
+	secret := webhook.NewSecret()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := runAsync(t, runOpts{ctx: ctx}, "listen", "--format", "text")
+	ws := srv.accept(t)
+	if q := srv.last(t).Query; q != "" {
+		t.Fatalf("query %q", q)
+	}
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
+	ws.WriteJSON(listenEvent(t, secret, "d-1", "e-1"))
+	if a := listenAck(t, ws); a.DeliveryID != "d-1" || a.StatusCode != nil || a.Error != "" {
+		t.Fatalf("ack %+v", a)
+	}
+	closed := make(chan int, 1)
+	go func() {
+		ws.SetReadDeadline(time.Now().Add(listenWait))
+		_, _, err := ws.ReadMessage()
+		var ce *websocket.CloseError
+		if errors.As(err, &ce) {
+			closed <- ce.Code
+		}
+		close(closed)
+	}()
+	cancel()
+	r := waitResult(t, done)
+	wantCode(t, r, 0)
+	if code := <-closed; code != websocket.CloseNormalClosure {
+		t.Fatalf("close code %d", code)
+	}
+	want := testNow.Local().Format("2006-01-02 15:04:05") + "  invoice.canceled  e-1  [manual]  (not forwarded)\n"
+	if r.out != want {
+		t.Errorf("stdout %q, want %q", r.out, want)
+	}
+	wantContains(t, "stderr", r.err, "Ready: listening for all events as webhook wh-1; not forwarding (no --forward-to); secret "+secret[:10]+"…")
+}
+
+func TestListenReconnects(t *testing.T) {
+	isolate(t)
+	srv := newFakeListenAPI(t, nil)
+	useAPI(t, srv.URL)
+	secret := webhook.NewSecret()
+	done := runAsync(t, runOpts{}, "listen")
+	ws := srv.accept(t)
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
+	ws.WriteJSON(listenEvent(t, secret, "d-1", "e-1"))
+	listenAck(t, ws)
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server stopping"), time.Now().Add(time.Second))
+
+	ws = srv.accept(t)
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
+	ws.WriteJSON(listenEvent(t, secret, "d-1", "e-1")) // the same delivery again: acked, printed once
+	if a := listenAck(t, ws); a.DeliveryID != "d-1" {
+		t.Fatalf("ack %+v", a)
+	}
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, ""), time.Now().Add(time.Second))
+	r := waitResult(t, done)
+	wantCode(t, r, 1)
+	if n := strings.Count(r.out, `"deliveryId":"d-1"`); n != 1 {
+		t.Errorf("the event was printed %d times:\n%s", n, r.out)
+	}
+	wantContains(t, "stderr", r.err, "Disconnected: websocket: close 1001 (going away): server stopping; reconnecting in ", "\nReconnected.\n")
+	if n := strings.Count(r.err, "Ready:"); n != 1 {
+		t.Errorf("%d ready lines:\n%s", n, r.err)
+	}
+}
+
+func TestListenPrintSecret(t *testing.T) {
+	isolate(t)
+	srv := newFakeListenAPI(t, nil)
+	useAPI(t, srv.URL)
+	secret := webhook.NewSecret()
+	done := runAsync(t, runOpts{tty: true}, "listen", "--print-secret")
+	ws := srv.accept(t)
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
+	r := waitResult(t, done)
+	wantCode(t, r, 0)
+	if r.out != secret+"\n" || r.err != "" {
+		t.Fatalf("stdout %q stderr %q", r.out, r.err)
+	}
+}
+
+func TestListenRefused(t *testing.T) {
+	isolate(t)
+	srv := newFakeListenAPI(t, func(w http.ResponseWriter) bool {
+		writeEnvelope(w, 400, []any{failure("events", "El tipo de evento 'nope' no existe.")}, "", "t")
+		return true
+	})
+	useAPI(t, srv.URL)
+	r := runArgs(t, "listen", "--events", "nope")
+	wantCode(t, r, 1)
+	if r.err != "events: El tipo de evento 'nope' no existe.\n" {
+		t.Errorf("stderr %q", r.err)
+	}
+
+	srv.Close()
+	r = runArgs(t, "listen")
+	wantCode(t, r, 1)
+	wantContains(t, "stderr", r.err, "cannot reach "+srv.URL)
+}

@@ -1,0 +1,150 @@
+package commands
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/timbra-mx/timbra/api"
+)
+
+const (
+	triggeredEvent = "0195a7c4-2b1e-7c3d-9f00-000000000009"
+	listenerHook   = "0195a7c4-2b1e-7c3d-9f00-00000000000a"
+)
+
+// triggerAPI answers POST /api/v4/events/trigger as the server would in the test environment;
+// listening tells whether the caller has a listener connected.
+func triggerAPI(t *testing.T, listening bool, production bool) *fakeAPI {
+	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || r.URL.Path != "/api/v4/events/trigger" {
+			writeEnvelope(w, 404, nil, "not here", "t")
+			return
+		}
+		var in api.EventTrigger
+		json.NewDecoder(r.Body).Decode(&in)
+		switch {
+		case in.Type == nil || *in.Type == "webhook.test" || !strings.HasPrefix(*in.Type, "invoice."):
+			writeEnvelope(w, 400, []any{failure("Type", "El tipo de evento '"+deref(in.Type)+"' no existe.")}, "", "t")
+		case production:
+			writeEnvelope(w, 403, nil, "timbra trigger no está disponible en producción; usa el ambiente de pruebas.", "t")
+		case in.WebhookID == nil && !listening:
+			writeEnvelope(w, 409, nil, "La escucha de CLI no está conectada; ejecuta timbra listen.", "t")
+		case in.WebhookID == nil:
+			writeEnvelope(w, 202, api.EventTriggered{EventID: triggeredEvent, WebhookID: listenerHook}, "", "t")
+		default:
+			writeEnvelope(w, 202, api.EventTriggered{EventID: triggeredEvent, WebhookID: *in.WebhookID}, "", "t")
+		}
+	})
+}
+
+func TestTrigger(t *testing.T) {
+	isolate(t)
+	srv := triggerAPI(t, true, false)
+	useAPI(t, srv.URL)
+
+	// to the caller's listener: nothing but the type is sent
+	r := runArgs(t, "trigger", "invoice.canceled")
+	wantCode(t, r, 0)
+	if r.out != "Triggered invoice.canceled as event "+triggeredEvent+", sent to listener\n" || r.err != "" {
+		t.Fatalf("stdout %q stderr %q", r.out, r.err)
+	}
+	req := srv.last(t)
+	if req.Body != `{"type":"invoice.canceled","relatedObjectId":null,"personId":null,"webhookId":null}` {
+		t.Errorf("body %s", req.Body)
+	}
+	if req.Header.Get("X-API-KEY") == "" || req.Header.Get("X-TENANT-KEY") != "tenant-1" {
+		t.Errorf("headers %v", req.Header)
+	}
+
+	// to one webhook, with every field; flags may follow the type
+	r = runArgs(t, "trigger", "invoice.stamped", "--related-object-id", "inv-9", "--person-id", "p-1", "--webhook-id", hookID)
+	wantCode(t, r, 0)
+	if r.out != "Triggered invoice.stamped as event "+triggeredEvent+", sent to webhook "+hookID+"\n" {
+		t.Fatalf("stdout %q", r.out)
+	}
+	want := `{"type":"invoice.stamped","relatedObjectId":"inv-9","personId":"p-1","webhookId":"` + hookID + `"}`
+	if b := srv.last(t).Body; b != want {
+		t.Errorf("body %s\nwant %s", b, want)
+	}
+
+	// -o json: the API's answer
+	r = runArgs(t, "trigger", "invoice.canceled", "-o", "json")
+	wantCode(t, r, 0)
+	var got api.EventTriggered
+	if err := json.Unmarshal([]byte(r.out), &got); err != nil || got.EventID != triggeredEvent || got.WebhookID != listenerHook {
+		t.Fatalf("stdout %s (%v)", r.out, err)
+	}
+
+	// the API's refusals go through the usual error lines
+	r = runArgs(t, "trigger", "webhook.test")
+	wantCode(t, r, 1)
+	if r.err != "Type: El tipo de evento 'webhook.test' no existe.\n" || r.out != "" {
+		t.Errorf("stdout %q stderr %q", r.out, r.err)
+	}
+}
+
+func TestTriggerRefused(t *testing.T) {
+	isolate(t)
+	srv := triggerAPI(t, false, false)
+	useAPI(t, srv.URL)
+	r := runArgs(t, "trigger", "invoice.canceled")
+	wantCode(t, r, 1)
+	if r.err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
+		t.Errorf("stderr %q", r.err)
+	}
+
+	srv = triggerAPI(t, true, true)
+	useAPI(t, srv.URL)
+	r = runArgs(t, "trigger", "invoice.canceled", "--webhook-id", hookID)
+	wantCode(t, r, 1)
+	if r.err != "403: timbra trigger no está disponible en producción; usa el ambiente de pruebas.\n" {
+		t.Errorf("stderr %q", r.err)
+	}
+}
+
+func TestTriggerList(t *testing.T) {
+	isolate(t) // no API needed: the list is the binary's catalog
+	r := runArgs(t, "trigger", "--list")
+	wantCode(t, r, 0)
+	want := "TYPE\tOBJECT\tDESCRIPTION\n" +
+		"invoice.stamped\tinvoice\tAn invoice was sealed and stamped (Timbre Fiscal Digital).\n" +
+		"invoice.canceled\tinvoice\tAn invoice was cancelled before the SAT.\n" +
+		"invoice.cancellation_requested\tinvoice\tA cancellation that needs the recipient's acceptance was requested.\n" +
+		"invoice.cancellation_rejected\tinvoice\tThe recipient rejected a cancellation: the invoice stays valid.\n"
+	if r.out != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.out, want)
+	}
+
+	r = runArgs(t, "trigger", "--list", "-o", "json")
+	wantCode(t, r, 0)
+	var types []triggerable
+	if err := json.Unmarshal([]byte(r.out), &types); err != nil || len(types) != 4 || types[1] != (triggerable{"invoice.canceled", "invoice", "An invoice was cancelled before the SAT."}) {
+		t.Errorf("stdout %s (%v)", r.out, err)
+	}
+	wantNotContains(t, "stdout", r.out, "webhook.test")
+
+	r = run1(t, runOpts{tty: true}, "trigger", "--list")
+	wantCode(t, r, 0)
+	wantContains(t, "stdout", r.out, "invoice.cancellation_rejected   invoice  The recipient rejected")
+}
+
+func TestTriggerUsageErrors(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trigger"}, "missing argument: event type (see timbra trigger --list)"},
+		{[]string{"trigger", "a", "b"}, `unexpected argument "b"`},
+		{[]string{"trigger", "--list", "invoice.canceled"}, `unexpected argument "invoice.canceled"`},
+		{[]string{"trigger", "--list", "--webhook-id", "w"}, "--list takes no --webhook-id"},
+		{[]string{"trigger", "invoice.canceled", "--webhook-id", " "}, "--webhook-id: give an ID"},
+		{[]string{"trigger", "invoice.canceled", "--related-object-id", ""}, "--related-object-id: give an ID"},
+	} {
+		r := runArgs(t, tc.args...)
+		wantCode(t, r, 2)
+		wantContains(t, strings.Join(tc.args, " "), r.err, tc.want, "Run 'timbra trigger --help'.")
+	}
+}

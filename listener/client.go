@@ -1,0 +1,576 @@
+package listener
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/timbra-mx/timbra/webhook"
+)
+
+// SignatureTolerance is how far an event's webhook-timestamp may be from the client's clock.
+const SignatureTolerance = 5 * time.Minute
+
+// ErrorSignature is the Ack error of an event whose signature does not verify: it is not
+// forwarded.
+const ErrorSignature = "signature verification failed"
+
+// Defaults of a Client.
+const (
+	DefaultMinBackoff = 500 * time.Millisecond
+	DefaultMaxBackoff = 10 * time.Second
+	// DefaultForwardTimeout bounds one forward (see NewForwardClient).
+	DefaultForwardTimeout = 10 * time.Second
+)
+
+const (
+	clientWriteWait     = 10 * time.Second // one ack, ping or close frame
+	clientCloseWait     = time.Second      // for the server's answer to our close frame
+	clientReadLimit     = 4 << 20          // one message of the server
+	clientRemembered    = 1024             // delivery ids kept against duplicates
+	clientConcurrency   = 8                // forwards at once
+	clientDialTimeout   = 15 * time.Second // TCP, TLS and the websocket handshake
+	clientBackoffJitter = 0.2              // ±20% of each wait
+)
+
+var (
+	// ErrReplaced ends Run when the server closed the session with CloseReplaced: a newer
+	// session of the same person took over.
+	ErrReplaced = errors.New("listener: replaced by a newer session of the same person")
+	// ErrStop, returned by Client.OnReady, ends Run cleanly (Run returns nil).
+	ErrStop = errors.New("listener: stop")
+)
+
+// HandshakeError is the server's refusal of the websocket handshake: an HTTP answer other
+// than 101, usually an API envelope (401 bad keys, 400 unknown event types).
+type HandshakeError struct {
+	StatusCode int
+	Body       []byte // the start of the answer (at most 1 KB)
+}
+
+func (e *HandshakeError) Error() string {
+	return fmt.Sprintf("listener: the server refused the session: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+// permanent tells whether retrying cannot help: the server refused the client itself.
+func (e *HandshakeError) permanent() bool {
+	return e.StatusCode >= 400 && e.StatusCode < 500 &&
+		e.StatusCode != http.StatusRequestTimeout && e.StatusCode != http.StatusTooManyRequests
+}
+
+// DialURL is the websocket URL of the endpoint under an API base URL (http becomes ws, https
+// wss; a path of the base is kept), asking for the event types given (all when none).
+func DialURL(baseURL string, events []string) (string, error) {
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(baseURL), "/"))
+	if err != nil {
+		return "", fmt.Errorf("listener: base URL %q: %v", baseURL, err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "ws":
+		u.Scheme = "ws"
+	case "https", "wss":
+		u.Scheme = "wss"
+	default:
+		return "", fmt.Errorf("listener: base URL %q: want http:// or https://", baseURL)
+	}
+	if u.Host == "" {
+		return "", fmt.Errorf("listener: base URL %q has no host", baseURL)
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + Path
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	if len(events) > 0 {
+		u.RawQuery = url.Values{"events": {strings.Join(events, ",")}}.Encode()
+	}
+	return u.String(), nil
+}
+
+// Forwarder posts each verified event to a local URL, as a webhook delivery would: the exact
+// body, the three Standard Webhooks headers, Content-Type application/json, plus Header.
+type Forwarder struct {
+	URL    string
+	Header http.Header  // added to every forward (timbra listen --headers)
+	Client *http.Client // see NewForwardClient
+}
+
+// NewForwardClient is the HTTP client of forwards: timeout per forward, redirects never
+// followed (the 3xx is the answer), no proxy (targets are local by design), and with
+// skipVerify any TLS certificate accepted. Unlike deliveries it has no address guard:
+// forwarding to localhost is the point.
+func NewForwardClient(timeout time.Duration, skipVerify bool) *http.Client {
+	if timeout <= 0 {
+		timeout = DefaultForwardTimeout
+	}
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: skipVerify},
+		TLSHandshakeTimeout: timeout,
+		MaxIdleConnsPerHost: clientConcurrency,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	return &http.Client{
+		Transport:     tr,
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// ForwardResult is the outcome of forwarding one event.
+type ForwardResult struct {
+	URL string
+	// StatusCode is the target's status; nil when no answer came.
+	StatusCode *int
+	// Error is "" for a complete answer, else webhook.ErrorTimeout, ErrorConnectionFailed or
+	// ErrorTLSFailed, as a delivery's lastError.
+	Error string
+	// Excerpt is the first 1 KB of the answer.
+	Excerpt string
+	Latency time.Duration
+	// Err is the underlying error, for a diagnostic; nil with Error "".
+	Err error
+}
+
+// Forward posts one event; it never fails, the outcome says what happened.
+func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
+	h := make(http.Header, 3+len(f.Header))
+	for _, name := range []string{webhook.HeaderID, webhook.HeaderTimestamp, webhook.HeaderSignature} {
+		if v, ok := clientEventHeader(e.Headers, name); ok {
+			h.Set(name, v)
+		}
+	}
+	for k, vs := range f.Header {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	hc := f.Client
+	if hc == nil {
+		hc = NewForwardClient(DefaultForwardTimeout, false)
+	}
+	a := webhook.Send(ctx, hc, f.URL, h, []byte(e.Body))
+	return ForwardResult{URL: f.URL, StatusCode: a.StatusCode, Error: a.Error, Excerpt: a.Excerpt, Latency: a.Duration, Err: a.Err}
+}
+
+// clientEventHeader reads a header of an Event whatever the case of its name.
+func clientEventHeader(h map[string]string, name string) (string, bool) {
+	if v, ok := h[name]; ok {
+		return v, true
+	}
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// EventResult is what the client did with one event.
+type EventResult struct {
+	Event      Event
+	ReceivedAt time.Time
+	// Verified tells that the signature is the session secret's; VerifyError says why not.
+	Verified    bool
+	VerifyError error
+	// Forward is the outcome of the forward; nil when there is no target or the event was not
+	// forwarded (its signature did not verify).
+	Forward *ForwardResult
+	// Ack is the answer sent to the server.
+	Ack Ack
+}
+
+// Client is the client side of a listen session: it connects, verifies each event with the
+// secret of the session's Ready, forwards it, acknowledges it, keeps the connection alive with
+// pings, and reconnects (with backoff) when the connection drops or the server restarts. An
+// event sent again with the same deliveryId (after a reconnection) is handled once: OnEvent
+// sees it once, the server gets the same Ack again. The callbacks are never called
+// concurrently.
+type Client struct {
+	// URL is the websocket URL (see DialURL).
+	URL string
+	// Header is sent with each handshake: X-TENANT-KEY, X-API-KEY, User-Agent.
+	Header http.Header
+	// Dialer opens the connection; nil uses one with the proxy of the environment.
+	Dialer *websocket.Dialer
+	// Forward is where events go; nil acknowledges each verified event with no status and no
+	// error.
+	Forward *Forwarder
+	// Now is the clock of signature checks; nil uses time.Now.
+	Now func() time.Time
+
+	// MinBackoff and MaxBackoff bound the wait before a reconnection: MinBackoff, doubling at
+	// each failure up to MaxBackoff, each ±20%. Zero uses DefaultMinBackoff, DefaultMaxBackoff.
+	MinBackoff, MaxBackoff time.Duration
+	// PingEvery and PongWait: how often to ping, and how long without any message, ping or pong
+	// from the server before the connection counts as dropped. Zero uses the protocol's.
+	PingEvery, PongWait time.Duration
+
+	// OnReady is called with each Ready; reconnected is false for the first. An error ends
+	// Run: the session is closed normally and Run returns the error (nil for ErrStop).
+	OnReady func(r Ready, reconnected bool) error
+	// OnEvent is called once per delivery id (among the last 1024) with its outcome, before its
+	// Ack is sent.
+	OnEvent func(EventResult)
+	// OnDisconnect is called when the connection dropped (attempt 1) or a reconnection failed
+	// (attempt 2, 3...), before waiting retryIn.
+	OnDisconnect func(err error, retryIn time.Duration, attempt int)
+}
+
+// Run connects and serves the session until ctx ends (the close frame is sent; Run returns
+// nil), the server replaces the session (ErrReplaced), OnReady returns an error, or the server
+// refuses a handshake with a 4xx (*HandshakeError). The first connection is not retried: if it
+// fails, Run returns why. Later drops are retried without end. Run returns once every event
+// it started handling is done.
+func (c *Client) Run(ctx context.Context) error {
+	st := &clientState{seen: map[string]*clientSeen{}, slots: make(chan struct{}, clientConcurrency)}
+	defer st.wg.Wait()
+	// Whatever ends Run also ends the forwards still running (before the Wait above).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	minWait, maxWait := c.MinBackoff, c.MaxBackoff
+	if minWait <= 0 {
+		minWait = DefaultMinBackoff
+	}
+	if maxWait <= 0 {
+		maxWait = DefaultMaxBackoff
+	}
+	maxWait = max(maxWait, minWait)
+	wait, attempt, everReady := minWait, 0, false
+	for {
+		readied, err := c.serve(ctx, st, everReady)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var stop *clientStop
+		if errors.As(err, &stop) {
+			if errors.Is(stop.err, ErrStop) {
+				return nil
+			}
+			return stop.err
+		}
+		if errors.Is(err, ErrReplaced) {
+			return err
+		}
+		if readied {
+			everReady, wait, attempt = true, minWait, 0
+		}
+		if !everReady {
+			return err
+		}
+		var he *HandshakeError
+		if errors.As(err, &he) && he.permanent() {
+			return err
+		}
+		attempt++
+		d := clientJitter(wait)
+		if c.OnDisconnect != nil {
+			st.cb.Lock()
+			c.OnDisconnect(err, d, attempt)
+			st.cb.Unlock()
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		wait = min(2*wait, maxWait)
+	}
+}
+
+func clientJitter(d time.Duration) time.Duration {
+	f := 1 + clientBackoffJitter*(2*rand.Float64()-1)
+	return time.Duration(float64(d) * f)
+}
+
+// clientStop carries an error of OnReady out of serve.
+type clientStop struct{ err error }
+
+func (s *clientStop) Error() string { return s.err.Error() }
+
+// clientState is what outlives one connection: the delivery ids seen, and the callbacks' lock.
+type clientState struct {
+	cb    sync.Mutex // held while a callback runs
+	mu    sync.Mutex
+	seen  map[string]*clientSeen
+	order []string // ids in seen, oldest first
+	wg    sync.WaitGroup
+	slots chan struct{} // one per forward running
+}
+
+// clientSeen is one delivery id: done is closed once its Ack is known.
+type clientSeen struct {
+	done chan struct{}
+	ack  Ack
+}
+
+// claim returns the record of a delivery id, and whether it was new.
+func (st *clientState) claim(id string) (*clientSeen, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s, ok := st.seen[id]; ok {
+		return s, false
+	}
+	s := &clientSeen{done: make(chan struct{})}
+	st.seen[id] = s
+	st.order = append(st.order, id)
+	if len(st.order) > clientRemembered {
+		delete(st.seen, st.order[0])
+		st.order = st.order[1:]
+	}
+	return s, true
+}
+
+// clientConn is one connection; its mutex orders the writes of acks.
+type clientConn struct {
+	ws *websocket.Conn
+	mu sync.Mutex
+}
+
+func (cc *clientConn) send(a Ack) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	_ = cc.ws.SetWriteDeadline(time.Now().Add(clientWriteWait))
+	// A failure means the connection is gone; the server sends the event again on the next one.
+	_ = cc.ws.WriteJSON(a)
+}
+
+func (c *Client) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
+	d := c.Dialer
+	if d == nil {
+		d = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: clientDialTimeout}
+	}
+	ws, resp, err := d.DialContext(ctx, c.URL, c.Header)
+	if err != nil {
+		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
+			he := &HandshakeError{StatusCode: resp.StatusCode}
+			if resp.Body != nil {
+				he.Body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024))
+			}
+			return nil, he
+		}
+		return nil, err
+	}
+	return ws, nil
+}
+
+// serve runs one connection; readied tells whether its Ready arrived. The error says why it
+// ended.
+func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (readied bool, err error) {
+	ws, err := c.dial(ctx)
+	if err != nil {
+		return false, err
+	}
+	pongWait, pingEvery := c.PongWait, c.PingEvery
+	if pongWait <= 0 {
+		pongWait = PongWait
+	}
+	if pingEvery <= 0 {
+		pingEvery = PingEvery
+	}
+	ws.SetReadLimit(clientReadLimit)
+	alive := func() { _ = ws.SetReadDeadline(time.Now().Add(pongWait)) }
+	alive()
+	ws.SetPongHandler(func(string) error { alive(); return nil })
+	ws.SetPingHandler(func(data string) error {
+		alive()
+		err := ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(clientWriteWait))
+		var ne net.Error
+		if err == websocket.ErrCloseSent || (errors.As(err, &ne) && ne.Timeout()) {
+			return nil
+		}
+		return err
+	})
+
+	// While this connection runs: close it normally when ctx ends, and ping.
+	done := make(chan struct{})
+	var bg sync.WaitGroup
+	bg.Add(2)
+	go func() {
+		defer bg.Done()
+		select {
+		case <-ctx.Done():
+			clientCloseNormally(ws, done)
+		case <-done:
+		}
+	}()
+	go func() {
+		defer bg.Done()
+		t := time.NewTicker(pingEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(clientWriteWait)) != nil {
+					return
+				}
+			}
+		}
+	}()
+	defer func() {
+		close(done)
+		bg.Wait()
+		ws.Close()
+	}()
+
+	ready, err := clientReadReady(ws)
+	if err != nil {
+		return false, clientReadError(err, pongWait)
+	}
+	alive()
+	if c.OnReady != nil {
+		st.cb.Lock()
+		err := c.OnReady(ready, reconnected)
+		st.cb.Unlock()
+		if err != nil {
+			clientCloseNormally(ws, nil)
+			return true, &clientStop{err}
+		}
+	}
+	cc := &clientConn{ws: ws}
+	for {
+		_, raw, err := ws.ReadMessage()
+		if err != nil {
+			return true, clientReadError(err, pongWait)
+		}
+		alive()
+		var m struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &m) != nil || m.Type != TypeEvent {
+			continue // not for this client: newer servers may say more
+		}
+		var e Event
+		if json.Unmarshal(raw, &e) != nil || e.DeliveryID == "" {
+			continue
+		}
+		c.handle(ctx, st, cc, ready.Secret, e, c.now())
+	}
+}
+
+// clientCloseNormally sends a normal close frame and waits a moment for the server's answer (the
+// end of the read loop, when done is given) before closing the connection.
+func clientCloseNormally(ws *websocket.Conn, done <-chan struct{}) {
+	_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(clientWriteWait))
+	if done != nil {
+		t := time.NewTimer(clientCloseWait)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+		}
+	}
+	ws.Close()
+}
+
+func clientReadReady(ws *websocket.Conn) (Ready, error) {
+	_, raw, err := ws.ReadMessage()
+	if err != nil {
+		return Ready{}, err
+	}
+	var r Ready
+	if err := json.Unmarshal(raw, &r); err != nil || r.Type != TypeReady {
+		return Ready{}, fmt.Errorf("listener: the server's first message is not a ready: %.100s", raw)
+	}
+	return r, nil
+}
+
+// clientReadError names why a connection ended.
+func clientReadError(err error, pongWait time.Duration) error {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) && ce.Code == CloseReplaced {
+		return ErrReplaced
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("no message from the server for %s", pongWait)
+	}
+	return err
+}
+
+// handle starts the work of one event: verify, forward, report, ack. A delivery id already
+// seen is acknowledged again with its outcome, once that is known.
+func (c *Client) handle(ctx context.Context, st *clientState, cc *clientConn, secret string, e Event, receivedAt time.Time) {
+	s, isNew := st.claim(e.DeliveryID)
+	st.wg.Add(1)
+	go func() {
+		defer st.wg.Done()
+		if !isNew {
+			select {
+			case <-s.done:
+				cc.send(s.ack)
+			case <-ctx.Done():
+			}
+			return
+		}
+		select {
+		case st.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		res := c.process(ctx, secret, e, receivedAt)
+		<-st.slots
+		if ctx.Err() != nil {
+			return // interrupted: the forward was cut short, the session is closing
+		}
+		s.ack = res.Ack
+		close(s.done)
+		if c.OnEvent != nil {
+			st.cb.Lock()
+			c.OnEvent(res)
+			st.cb.Unlock()
+		}
+		cc.send(res.Ack)
+	}()
+}
+
+// process verifies and forwards one event and makes its Ack.
+func (c *Client) process(ctx context.Context, secret string, e Event, receivedAt time.Time) EventResult {
+	res := EventResult{Event: e, ReceivedAt: receivedAt, Ack: Ack{Type: TypeAck, DeliveryID: e.DeliveryID}}
+	h := make(http.Header, len(e.Headers))
+	for k, v := range e.Headers {
+		h.Set(k, v)
+	}
+	if err := webhook.Verify(secret, h, []byte(e.Body), receivedAt, SignatureTolerance); err != nil {
+		res.VerifyError = err
+		res.Ack.Error = ErrorSignature
+		return res
+	}
+	res.Verified = true
+	if c.Forward == nil {
+		return res
+	}
+	fr := c.Forward.Forward(ctx, e)
+	res.Forward = &fr
+	res.Ack.StatusCode, res.Ack.Excerpt, res.Ack.Error = fr.StatusCode, fr.Excerpt, clientTruncate(fr.Error, MaxErrorLength)
+	return res
+}
+
+func clientTruncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
