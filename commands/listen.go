@@ -59,10 +59,10 @@ func newListenCmd(f *Factory) *cli.Command {
 			"--format json ({receivedAt, deliveryId, eventId, type, kind, headers, event, verified,\n" +
 			"forward}), else a line of text. Connection news goes to stderr. The session reconnects by\n" +
 			"itself when the connection drops or the server restarts. A newer session of yours (another\n" +
-			"timbra listen, --print-secret included) takes over, and this one exits with code 1.\n" +
+			"timbra listen) takes over, and this one exits with code 1.\n" +
 			"Ctrl-C ends it with code 0.\n\n" +
-			"--print-secret opens a session, prints the listener's signing secret (whsec_...) on stdout\n" +
-			"and exits: your local server needs it to verify what is forwarded.\n\n" +
+			"--print-secret prints the listener's signing secret (whsec_...) on stdout and exits, leaving\n" +
+			"a running timbra listen alone: your local server needs the secret to verify what is forwarded.\n\n" +
 			"Examples:\n" +
 			"  timbra listen --forward-to 3000/webhooks\n" +
 			"  timbra listen --forward-to https://localhost:8443/hooks --skip-verify --events invoice.canceled\n" +
@@ -212,6 +212,9 @@ func listenRun(ctx context.Context, o *listenOptions) error {
 	wsURL, err := listener.DialURL(client.BaseURL, o.Events)
 	if err != nil {
 		return err
+	}
+	if o.PrintSecret {
+		wsURL = withProbe(wsURL)
 	}
 	header := http.Header{}
 	header.Set("X-TENANT-KEY", client.TenantKey)
@@ -427,4 +430,17 @@ func (l *listenPrinter) textLine(r listener.EventResult) string {
 		c = colorOf(color.FgGreen)
 	}
 	return fmt.Sprintf("%s  -> POST %s  %s  %s", head, fr.URL, c.Sprint(strconv.Itoa(code)+" "+http.StatusText(code)), latency)
+}
+
+// withProbe marks a session URL as a probe: the server answers the Ready (with the secret) and
+// closes, without replacing a running session.
+func withProbe(wsURL string) string {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return wsURL // DialURL made it; it parses
+	}
+	q := u.Query()
+	q.Set(listener.ProbeQuery, "1")
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -67,6 +67,16 @@ func (h *Hub) Serve(conn *websocket.Conn, tenant, person string, ready Ready, on
 	s.read(onPong)
 }
 
+// Probe answers a probe session: the Ready, then a normal close, without touching the hub.
+func Probe(conn *websocket.Conn, ready Ready) {
+	ready.Type = TypeReady
+	conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if conn.WriteJSON(ready) == nil {
+		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	}
+	conn.Close()
+}
+
 // Connected tells whether a person has an open session, and the event types it asked for.
 func (h *Hub) Connected(tenant, person string) ([]string, bool) {
 	h.mu.Lock()

@@ -5,7 +5,9 @@
 // The session: the client opens GET /api/v4/listen (a websocket upgrade) with X-TENANT-KEY and
 // X-API-KEY, and the query `events=a,b` (event types to receive, default all). The server
 // answers one Ready, then sends an Event for every delivery to this person's listener; the
-// client forwards it and answers one Ack per Event. Both sides ping; a session the server does
+// client forwards it and answers one Ack per Event. With the query `probe=1` the server answers
+// the Ready and closes at once, leaving any open session of the person alone (the client reads
+// the listener's secret that way). Both sides ping; a session the server does
 // not hear from for PongWait is closed. A newer session of the same person replaces the older
 // one, which is closed with CloseReplaced. All messages are JSON text frames with a `type`.
 package listener
@@ -14,6 +16,9 @@ import "time"
 
 // Path is the websocket endpoint.
 const Path = "/api/v4/listen"
+
+// ProbeQuery is the query parameter of a session that only reads its Ready.
+const ProbeQuery = "probe"
 
 // Message types.
 const (

@@ -46,6 +46,10 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader answered the client
 	}
+	if v, _ := query(r, listener.ProbeQuery); v == "1" || v == "true" {
+		listener.Probe(conn, ready) // the Ready only: an open session of this person stays
+		return
+	}
 	s.log.Info("listener connected", "tenant", c.TenantID, "person", c.PersonID, "webhook", ready.WebhookID, "events", ready.Events)
 	s.hub.Serve(conn, c.TenantID, c.PersonID, ready, func() {
 		if err := s.webhooks.RenewListener(context.Background(), c.TenantID, ready.WebhookID); err != nil {
