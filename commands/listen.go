@@ -38,6 +38,7 @@ type listenOptions struct {
 	SkipVerify     bool
 	PrintSecret    bool
 	JSON           bool
+	TUI            bool // the live terminal view (stdout a terminal, no --format)
 }
 
 func newListenCmd(f *Factory) *cli.Command {
@@ -106,6 +107,7 @@ func newListenCmd(f *Factory) *cli.Command {
 			case listenFormatText:
 			case "":
 				o.JSON = !f.IO.OutTTY || f.JSON()
+				o.TUI = !o.JSON && !o.PrintSecret
 			default:
 				return usageErrorf(c, "invalid value %q for --format: use json or text", format)
 			}
@@ -233,7 +235,11 @@ func listenRun(ctx context.Context, o *listenOptions) error {
 	if o.ForwardTo != "" && !o.PrintSecret {
 		lc.Forward = &listener.Forwarder{URL: o.ForwardTo, Header: o.Headers.h, Client: listener.NewForwardClient(o.ForwardTimeout, o.SkipVerify)}
 	}
-	err = lc.Run(ctx)
+	if o.TUI {
+		err = listenTUI(ctx, o, client, lc, l)
+	} else {
+		err = lc.Run(ctx)
+	}
 	var he *listener.HandshakeError
 	switch {
 	case err == nil && o.PrintSecret:

@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+	"github.com/timbra-mx/timbra/listener"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+var t0 = time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+
+func code(n int) *int { return &n }
+
+func testOptions() ListenOptions {
+	return ListenOptions{BaseURL: "http://127.0.0.1:8080", ForwardTo: "http://localhost:3000/hooks", Location: time.UTC}
+}
+
+func testReady() ReadyMsg {
+	return ReadyMsg{Ready: listener.Ready{WebhookID: "wh_1", Secret: "whsec_abcdefghijkl", Events: []string{"invoice.created"}}}
+}
+
+func testEvent(id string, status *int, verified bool) EventMsg {
+	r := listener.EventResult{
+		Event: listener.Event{DeliveryID: "dlv_" + id, EventID: id, EventType: "invoice.created", Kind: "automatic",
+			Headers: map[string]string{"webhook-id": "msg_" + id, "webhook-timestamp": "1741608000"},
+			Body:    `{"id":"` + id + `","type":"invoice.created","data":{"total":"116.00"}}`},
+		ReceivedAt: t0, Verified: verified,
+	}
+	if !verified {
+		r.VerifyError = errors.New("no matching signature")
+	} else if status != nil {
+		r.Forward = &listener.ForwardResult{URL: "http://localhost:3000/hooks", StatusCode: status, Excerpt: "ok", Latency: 12 * time.Millisecond}
+	}
+	return EventMsg(r)
+}
+
+func update(t *testing.T, m tea.Model, msgs ...tea.Msg) (ListenModel, tea.Cmd) {
+	t.Helper()
+	var cmd tea.Cmd
+	for _, msg := range msgs {
+		m, cmd = m.Update(msg)
+	}
+	return m.(ListenModel), cmd
+}
+
+func keyMsg(s string) tea.KeyMsg {
+	switch s {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}
+
+func TestReadyEventsSelectDetails(t *testing.T) {
+	m, _ := update(t, NewListen(testOptions()), tea.WindowSizeMsg{Width: 100, Height: 30})
+	if m.state != connecting {
+		t.Fatalf("state %v, want connecting", m.state)
+	}
+	m, _ = update(t, m, testReady(), testEvent("evt_1", code(200), true), testEvent("evt_2", code(500), true), testEvent("evt_3", nil, false))
+	if m.state != ready || len(m.list.items) != 3 || m.list.selected != 2 {
+		t.Fatalf("state %v, %d events, selected %d", m.state, len(m.list.items), m.list.selected)
+	}
+	m, _ = update(t, m, keyMsg("up"), keyMsg("k"))
+	if m.list.selected != 0 {
+		t.Fatalf("selected %d, want 0", m.list.selected)
+	}
+	m, _ = update(t, m, keyMsg("k"), keyMsg("j"))
+	if m.list.selected != 1 {
+		t.Fatalf("selected %d, want 1", m.list.selected)
+	}
+	m, _ = update(t, m, keyMsg("enter"))
+	if !m.detail {
+		t.Fatal("enter did not open the details")
+	}
+	v := m.View()
+	for _, want := range []string{"Event evt_2", "webhook-id: msg_evt_2", `"total": "116.00"`, "→ 500 Internal Server Error", "whsec_abcd…"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	// A new event while an older one is selected keeps the selection.
+	m, _ = update(t, m, testEvent("evt_4", code(204), true))
+	if m.list.selected != 1 {
+		t.Fatalf("selected %d after a new event, want 1", m.list.selected)
+	}
+	m, _ = update(t, m, keyMsg("enter"))
+	if m.detail {
+		t.Fatal("enter did not close the details")
+	}
+}
+
+func TestDisconnectBanner(t *testing.T) {
+	m, _ := update(t, NewListen(testOptions()), testReady(),
+		DisconnectMsg{Err: errors.New("websocket: close 1006"), RetryIn: 2 * time.Second, Attempt: 3})
+	if m.state != reconnecting {
+		t.Fatalf("state %v", m.state)
+	}
+	if v := m.View(); !strings.Contains(v, "Disconnected — reconnecting in 2s (attempt 3)") {
+		t.Fatalf("no banner:\n%s", v)
+	}
+	m, _ = update(t, m, ReadyMsg{Ready: testReady().Ready, Reconnected: true})
+	if v := m.View(); m.state != ready || strings.Contains(v, "reconnecting in") || !strings.Contains(v, "Reconnected.") {
+		t.Fatalf("state %v after the reconnection:\n%s", m.state, v)
+	}
+}
+
+func TestResizeTiny(t *testing.T) {
+	m, _ := update(t, NewListen(testOptions()), testReady(), testEvent("evt_1", code(200), true),
+		DisconnectMsg{Err: errors.New("x"), RetryIn: time.Second, Attempt: 1}, keyMsg("enter"), keyMsg("?"))
+	for _, size := range [][2]int{{0, 0}, {1, 1}, {2, 0}, {0, 5}, {5, 2}, {10, 3}, {-1, -1}, {300, 2}} {
+		m, _ = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		v := m.View()
+		if size[0] > 0 {
+			for _, l := range strings.Split(v, "\n") {
+				if w := lipgloss.Width(l); w > size[0] {
+					t.Errorf("size %v: line %q is %d wide", size, l, w)
+				}
+			}
+		}
+		if size[1] > 0 && strings.Count(v, "\n")+1 > size[1] {
+			t.Errorf("size %v: %d lines", size, strings.Count(v, "\n")+1)
+		}
+	}
+}
+
+func TestQuit(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := update(t, NewListen(testOptions()), keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatalf("%s: the command is not tea.Quit", k)
+		}
+	}
+}
+
+func TestCopyAndResend(t *testing.T) {
+	m, _ := update(t, NewListen(testOptions()), testReady(), testEvent("evt_1", code(200), true), keyMsg("r"))
+	if m.status != "Resend is unavailable." {
+		t.Fatalf("status %q", m.status)
+	}
+	m, _ = update(t, m, keyMsg("c"))
+	if m.status != "Event id: evt_1" {
+		t.Fatalf("status %q", m.status)
+	}
+
+	var copied, resent string
+	o := testOptions()
+	o.Copy = func(s string) error { copied = s; return nil }
+	o.Resend = func(id string) tea.Cmd {
+		return func() tea.Msg { resent = id; return ResendResultMsg{EventID: id, DeliveryID: "dlv_9"} }
+	}
+	m, cmd := update(t, NewListen(o), testEvent("evt_1", nil, true), keyMsg("c"))
+	m, _ = update(t, m, cmd())
+	if copied != "evt_1" || m.status != "Copied evt_1" {
+		t.Fatalf("copied %q, status %q", copied, m.status)
+	}
+	m, cmd = update(t, m, keyMsg("r"))
+	m, _ = update(t, m, cmd())
+	if resent != "evt_1" || m.status != "Resent evt_1 (delivery dlv_9)" {
+		t.Fatalf("resent %q, status %q", resent, m.status)
+	}
+	m, _ = update(t, m, ResendResultMsg{EventID: "evt_1", Err: errors.New("404 not found")})
+	if m.status != "Resend of evt_1 failed: 404 not found" {
+		t.Fatalf("status %q", m.status)
+	}
+}
+
+// golden runs the model in teatest at 80x24 and compares its last view with testdata/<test>.golden
+// (go test ./tui -update rewrites them).
+func goldenView(t *testing.T, msgs ...tea.Msg) {
+	t.Helper()
+	tm := teatest.NewTestModel(t, NewListen(testOptions()), teatest.WithInitialTermSize(80, 24))
+	for _, msg := range msgs {
+		tm.Send(msg)
+	}
+	tm.Send(keyMsg("q"))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+	golden.RequireEqual(t, []byte(fm.View()))
+}
+
+func TestGoldenConnecting(t *testing.T) { goldenView(t) }
+
+func TestGoldenEvents(t *testing.T) {
+	goldenView(t, testReady(), testEvent("evt_1", code(200), true), testEvent("evt_2", code(500), true),
+		testEvent("evt_3", nil, false), testEvent("evt_4", nil, true))
+}
+
+func TestGoldenDetails(t *testing.T) {
+	goldenView(t, testReady(), testEvent("evt_1", code(200), true), keyMsg("enter"),
+		DisconnectMsg{Err: errors.New("websocket: close 1006"), RetryIn: 2 * time.Second, Attempt: 3})
+}

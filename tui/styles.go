@@ -1,0 +1,37 @@
+package tui
+
+import "github.com/charmbracelet/lipgloss"
+
+// Styles are the looks of the listen view, built once by DefaultStyles.
+type Styles struct {
+	Title      lipgloss.Style
+	Label      lipgloss.Style
+	Connecting lipgloss.Style
+	Ready      lipgloss.Style
+	Banner     lipgloss.Style
+	Selected   lipgloss.Style
+	OK         lipgloss.Style // a 2xx forward
+	Failed     lipgloss.Style // any other forward outcome
+	Unverified lipgloss.Style // a signature that did not verify
+	Dim        lipgloss.Style // no forward, hints
+	Section    lipgloss.Style
+	Status     lipgloss.Style
+}
+
+// DefaultStyles are the styles of the listen view.
+func DefaultStyles() Styles {
+	return Styles{
+		Title:      lipgloss.NewStyle().Bold(true),
+		Label:      lipgloss.NewStyle().Faint(true),
+		Connecting: lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+		Ready:      lipgloss.NewStyle().Foreground(lipgloss.Color("2")).Bold(true),
+		Banner:     lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
+		Selected:   lipgloss.NewStyle().Reverse(true),
+		OK:         lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		Failed:     lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		Unverified: lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
+		Dim:        lipgloss.NewStyle().Faint(true),
+		Section:    lipgloss.NewStyle().Bold(true).Underline(true),
+		Status:     lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
+	}
+}
