@@ -29,6 +29,10 @@ type Options struct {
 	// DrainCPUProfile, when set, is a file for a CPU profile of the drain alone (not its
 	// preload).
 	DrainCPUProfile string
+	// ListenEvents and ListenWarmup are the measured and unmeasured events of the listen
+	// scenario (and round trips of its floor): ListenEvents 0 means DefaultListenEvents; the load
+	// command passes DefaultListenWarmup.
+	ListenEvents, ListenWarmup int
 	// Progress, when set, is told what runs.
 	Progress func(format string, args ...any)
 }
@@ -60,6 +64,12 @@ func (o *Options) defaults() {
 	}
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
+	}
+	if o.ListenEvents <= 0 {
+		o.ListenEvents = DefaultListenEvents
+	}
+	if o.ListenWarmup < 0 {
+		o.ListenWarmup = 0
 	}
 	if o.DeliveryEvents <= 0 {
 		o.DeliveryEvents = max(100, int(o.Duration.Seconds()*DefaultDeliveryEvents))
@@ -127,6 +137,7 @@ type Report struct {
 	ValueBytes int    // value written by the raw bbolt transactions
 	Results    []Result
 	Deliveries []DeliveryResult // webhook delivery scenarios (deliveries.go)
+	Listen     *ListenResult    // listen latency and its echo floor (listen.go), when run
 	LoadAtEnd  string           // load average when the last scenario finished
 }
 
@@ -235,6 +246,9 @@ func RunSuite(opt Options) (rep *Report, err error) {
 	if err := runDeliveries(opt, rep); err != nil {
 		return rep, err
 	}
+	if err := runListen(opt, rep); err != nil {
+		return rep, err
+	}
 	rep.LoadAtEnd = loadAverage()
 	return rep, nil
 }
@@ -269,6 +283,7 @@ func (r *Report) Markdown() string {
 
 	if len(r.Results) == 0 {
 		r.deliveriesMarkdown(&b)
+		r.listenMarkdown(&b)
 		return b.String()
 	}
 	b.WriteString("| scenario | ops | errors | ops/s | p50 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
@@ -301,6 +316,7 @@ func (r *Report) Markdown() string {
 	}
 	b.WriteString("\n")
 	r.deliveriesMarkdown(&b)
+	r.listenMarkdown(&b)
 	return b.String()
 }
 

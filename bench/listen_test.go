@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestListenScenarioSmoke runs the listen scenario and its floor briefly through the suite
+// (-only listen) and checks only that every event arrived, was forwarded 2xx and printed, and
+// that the report says so. It makes no timing assertion.
+func TestListenScenarioSmoke(t *testing.T) {
+	rep, err := RunSuite(Options{Dir: t.TempDir(), Only: regexp.MustCompile("^listen"), ListenEvents: 30, ListenWarmup: 5, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := rep.Listen
+	if x == nil || x.Events != 30 || x.Errors != 0 || x.EchoTrips != 30 || x.MessageBytes == 0 {
+		t.Fatalf("listen result: %+v", x)
+	}
+	if len(rep.Results) != 0 || len(rep.Deliveries) != 0 {
+		t.Fatalf("-only listen ran %d HTTP and %d delivery scenarios", len(rep.Results), len(rep.Deliveries))
+	}
+	if !(x.Trigger.P50 > 0 && x.Received.P50 >= 0 && x.Forwarded.P50 > 0 && x.Printed.P50 >= x.Forwarded.P50 && x.Echo.P50 > 0) {
+		t.Fatalf("latencies: %+v", x)
+	}
+	if md := rep.Markdown(); !strings.Contains(md, "#### Listen latency") || !strings.Contains(md, "printed / echo") {
+		t.Fatalf("report:\n%s", md)
+	}
+}
+
+// BenchmarkListen: one listen session forwarding to a local receiver; each op is one trigger
+// (over loopback HTTP) until OnEvent has the event, after the 2xx of its forward. ns/op is the
+// mean; p50 and p99 of trigger → printed are reported too.
+func BenchmarkListen(b *testing.B) {
+	lt, err := NewListenTarget(b.TempDir(), 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := lt.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	for range 50 {
+		if _, _, err := lt.One(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	printed := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		s, _, err := lt.One()
+		if err != nil {
+			b.Fatal(err)
+		}
+		printed = append(printed, s.Printed)
+	}
+	b.StopTimer()
+	l := latencies(printed)
+	b.ReportMetric(float64(l.P50)/1e6, "p50-ms")
+	b.ReportMetric(float64(l.P99)/1e6, "p99-ms")
+}
+
+// BenchmarkListenEchoFloor is the floor of BenchmarkListen: a bare gorilla websocket echo on
+// loopback, one round trip of a listen event's size (701 bytes) per op.
+func BenchmarkListenEchoFloor(b *testing.B) {
+	e, err := NewEchoTarget([]byte(`{"type":"event","pad":"`+strings.Repeat("x", 676)+`"}`), 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	for range 100 {
+		if _, err := e.One(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	trips := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		d, err := e.One()
+		if err != nil {
+			b.Fatal(err)
+		}
+		trips = append(trips, d)
+	}
+	b.StopTimer()
+	l := latencies(trips)
+	b.ReportMetric(float64(l.P50)/1e6, "p50-ms")
+	b.ReportMetric(float64(l.P99)/1e6, "p99-ms")
+}
