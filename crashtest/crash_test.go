@@ -399,12 +399,10 @@ func pendingDeliveries(t *testing.T, hc *http.Client, base string, creds api.Cre
 	return res.TotalCount
 }
 
-func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
-	start := time.Now()
-	bin := timbraBinary(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "timbra.db")
-
+// initDatabase makes a test database with `timbra server init --json` and answers its
+// credentials.
+func initDatabase(t *testing.T, bin, db string) api.Credentials {
+	t.Helper()
 	initCmd := exec.Command(bin, "server", "init", "--data", db, "--json")
 	initCmd.Env = childEnv()
 	out, err := initCmd.Output()
@@ -415,6 +413,16 @@ func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
 	if err := json.Unmarshal(out, &creds); err != nil || creds.APIKey == "" || creds.Environment != "test" {
 		t.Fatalf("server init answered %q (%v)", out, err)
 	}
+	return creds
+}
+
+func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
+	start := time.Now()
+	bin := timbraBinary(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "timbra.db")
+
+	creds := initDatabase(t, bin, db)
 
 	rc := newReceiver(t)
 	first := startServer(t, bin, dir, db, rc.caFile, "first")

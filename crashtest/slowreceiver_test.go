@@ -2,7 +2,6 @@ package crashtest
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -34,16 +32,7 @@ func TestSlowReceiverIsNotTimedOutByTheEngineQueue(t *testing.T) {
 	bin := timbraBinary(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "timbra.db")
-	initCmd := exec.Command(bin, "server", "init", "--data", db, "--json")
-	initCmd.Env = childEnv()
-	out, err := initCmd.Output()
-	if err != nil {
-		t.Fatalf("server init: %v\n%s", err, out)
-	}
-	var creds api.Credentials
-	if err := json.Unmarshal(out, &creds); err != nil {
-		t.Fatal(err)
-	}
+	creds := initDatabase(t, bin, db)
 
 	var requests, now, peak atomic.Int64
 	stop := make(chan struct{})
