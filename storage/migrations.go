@@ -69,6 +69,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 4: the imported SAT catalogs.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketCatalogSet, bucketCatalogRows} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

@@ -126,3 +126,32 @@ func TestMigration3(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigration4 starts from a schema-3 database with data and checks that the catalog buckets
+// are added without touching what was there.
+func TestMigration4(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 3) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketWebhooks).Put([]byte("t/w"), []byte("{}")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 4) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketCatalogSet, bucketCatalogRows} {
+			if tx.Bucket(b) == nil {
+				t.Errorf("bucket %s missing after migration 4", b)
+			}
+		}
+		if tx.Bucket(bucketWebhooks).Get([]byte("t/w")) == nil {
+			t.Error("migration 4 lost a webhook")
+		}
+		if v, _ := schemaVersion(tx); v != 4 {
+			t.Errorf("schema version = %d, want 4", v)
+		}
+		return nil
+	})
+}

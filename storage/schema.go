@@ -25,6 +25,9 @@
 //	deliveries_by_webhook <tenantID>/<webhookID>/<deliveryID> → empty
 //	deliveries_pending   <tenantID>/<webhookID>/<deliveryID> → empty   (while status is pending)
 //	outbox               <due: 8-byte big-endian Unix ns><tenantID>/<deliveryID> → empty (all tenants)
+//	catalog_set          "current"                        → CatalogSet (version, source, tables, row counts)
+//	catalog_rows         <table> (nested bucket)
+//	                       <primary key values joined by 0x00> → the row's values (catalogs package encoding)
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.
@@ -48,6 +51,9 @@ var (
 	bucketDeliveriesByWebhook = []byte("deliveries_by_webhook")
 	bucketDeliveriesPending   = []byte("deliveries_pending")
 	bucketOutbox              = []byte("outbox")
+
+	bucketCatalogSet  = []byte("catalog_set")
+	bucketCatalogRows = []byte("catalog_rows")
 )
 
 // Meta keys.

@@ -37,6 +37,8 @@ type Tx interface {
 	Events(tenantID string) Events
 	Deliveries(tenantID string) Deliveries
 	Outbox() Outbox
+	// Catalogs is the imported SAT catalogs (shared by every tenant).
+	Catalogs() Catalogs
 }
 
 // Meta holds database-wide values.
