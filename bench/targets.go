@@ -73,7 +73,7 @@ func (t *Timbra) Server(logger *slog.Logger) *server.Server {
 		StandardLimit: HighLimit, AnonymousLimit: HighLimit, ShutdownTimeout: 5 * time.Second,
 	}, t.Data.Store, t.Data.Keys)
 	if err != nil {
-		panic("bench server: " + err.Error()) // only a bad webhook CA file fails New; the bench sets none
+		panic("bench server: " + err.Error()) // a bad webhook CA file or an unreadable catalog set; the bench has neither
 	}
 	return s
 }

@@ -168,6 +168,7 @@ func newApp(f *Factory) *cli.App {
 			newPeopleCmd(f),
 			newWebhooksCmd(f),
 			newEventsCmd(f),
+			newCatalogsCmd(f),
 			newListenCmd(f),
 			newTriggerCmd(f),
 			newAdminCmd(f),

@@ -17,8 +17,11 @@ import (
 	"github.com/timbra-mx/timbra/accounts"
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/catalogs"
+	"github.com/timbra-mx/timbra/catalogs/source"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/server"
+	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/webhook"
 )
 
@@ -31,6 +34,7 @@ type serverOptions struct {
 	rateLimit                                                        int
 	webhookAllow                                                     cli.StringSlice
 	webhookCAFile                                                    string
+	catalogs                                                         string
 }
 
 func dataFlags(o *serverOptions) []cli.Flag {
@@ -59,6 +63,12 @@ Examples:
 
 The operator API (/admin/v1, used by 'timbra admin') is guarded by a token: TIMBRA_ADMIN_TOKEN, or
 the file --admin-token-file (default PATH.admin-token beside the database, made when absent).
+SAT catalogs: on a database without them, the server imports the public source
+(` + source.DefaultURL + `) before it listens, showing progress;
+offline it starts anyway (listen, trigger and webhooks need no catalogs) and says so. --catalogs
+SOURCE imports a folder, .zip or URL when the database has no catalogs or SOURCE is newer;
+--catalogs none skips. 'timbra catalogs status' tells what a running server has.
+
 SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database closes, exit 0.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "addr", EnvVars: []string{"TIMBRA_ADDR"}, Value: "127.0.0.1:8080", Destination: &o.addr,
@@ -75,6 +85,8 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "requests per minute per API key on endpoints without a limit of their own (`N`)"},
 			&cli.StringSliceFlag{Name: "webhook-allow-cidr", EnvVars: []string{"TIMBRA_WEBHOOK_ALLOW_CIDR"}, Destination: &o.webhookAllow,
 				Usage: "let webhooks reach this `CIDR` although it is private or local (development and tests; repeatable; off by default)"},
+			&cli.StringFlag{Name: "catalogs", EnvVars: []string{"TIMBRA_CATALOGS"}, Destination: &o.catalogs, DefaultText: "the public source, on the first start only",
+				Usage: "SAT catalog `SOURCE` (folder, .zip or https URL) to import when the database has none or SOURCE is newer; none skips"},
 			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.webhookCAFile,
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
 		}, dataFlags(o)...),
@@ -218,6 +230,9 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 		}
 		printCredentials(f.IO.Out, o.data, creds)
 	}
+	if err := ensureCatalogs(c.Context, f, o, d.Store, log); err != nil {
+		return err
+	}
 	if o.adminTokenFile == "" {
 		o.adminTokenFile = o.data + adminTokenSuffix
 	}
@@ -252,5 +267,36 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 		return fmt.Errorf("close database: %w", err)
 	}
 	log.Info("stopped cleanly")
+	return nil
+}
+
+// ensureCatalogs imports SAT catalogs before the server listens, as --catalogs says. A failure
+// of the automatic first import is only a warning: the server works without catalogs, and says
+// so loudly.
+func ensureCatalogs(ctx context.Context, f *Factory, o *serverOptions, store storage.Store, log *slog.Logger) error {
+	prog := newImportProgress(f.IO)
+	start := time.Now()
+	spec := o.catalogs
+	if spec == "default" {
+		spec = source.DefaultURL // asked for by name: imported whenever it is newer
+	}
+	res, err := catalogs.Ensure(ctx, store, catalogs.EnsureOptions{
+		Spec: spec, Now: f.Now(), Progress: prog.step, Source: source.Options{Progress: prog.download},
+	})
+	prog.done()
+	switch {
+	case err != nil && !res.Default:
+		return fmt.Errorf("import SAT catalogs from %s: %w", spec, err)
+	case err != nil:
+		log.Warn("could not import the SAT catalogs from the public source", "source", source.DefaultURL, "error", err.Error())
+	case res.Imported:
+		log.Info("imported SAT catalogs", "version", res.Set.Version, "source", res.Set.Source, "tables", len(res.Set.Tables), "took", time.Since(start).Round(time.Millisecond).String())
+	default:
+		log.Info(res.Note)
+	}
+	if res.Set.Version == "" && len(res.Set.Tables) == 0 {
+		log.Warn("NO SAT CATALOGS: catalog lookups and every check against a SAT catalog answer an error until they are imported; listen, trigger and webhooks work",
+			"import", catalogs.ImportHint)
+	}
 	return nil
 }

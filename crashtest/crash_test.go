@@ -104,7 +104,7 @@ func timbraBinary(t *testing.T) string {
 }
 
 // childEnv is this process's environment without TIMBRA_* variables (so a developer's settings
-// do not leak into the server), plus extra.
+// do not leak into the server), with no catalog import (no test reaches the internet), plus extra.
 func childEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -112,6 +112,7 @@ func childEnv(extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
+	env = append(env, "TIMBRA_CATALOGS=none")
 	return append(env, extra...)
 }
 

@@ -28,6 +28,7 @@ func (s *Server) routes() {
 
 	s.webhookRoutes()
 	s.listenRoutes()
+	s.catalogRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

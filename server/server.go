@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/accounts"
+	"github.com/timbra-mx/timbra/catalogs"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/ratelimit"
@@ -60,6 +61,7 @@ type Server struct {
 	accounts *accounts.Service
 	people   *people.Service
 	webhooks *webhooks.Service
+	catalogs *catalogs.Service
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
@@ -95,6 +97,10 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		mux:       http.NewServeMux(),
 		standard:  ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
 		anonymous: ratelimit.Family{Name: "Anonymous", Limit: cfg.AnonymousLimit, Window: time.Minute},
+	}
+	var err error
+	if s.catalogs, err = catalogs.New(context.Background(), store); err != nil {
+		return nil, err
 	}
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
 	if err != nil {

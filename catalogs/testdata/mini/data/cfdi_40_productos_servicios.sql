@@ -1,0 +1,11 @@
+PRAGMA foreign_keys=OFF;
+BEGIN TRANSACTION;
+INSERT INTO cfdi_40_productos_servicios VALUES('01010101','No existe en el catálogo',0,0,'','2019-01-07','',0,'Público en general');
+INSERT INTO cfdi_40_productos_servicios VALUES('44121700','Instrumentos de escritura',0,0,'','2019-01-07','',1,'');
+INSERT INTO cfdi_40_productos_servicios VALUES('44121706','Lápices de madera',0,0,'','2019-01-07','',1,'');
+INSERT INTO cfdi_40_productos_servicios VALUES('44121707','Lápices de colores',0,0,'','2019-01-07','',1,'');
+INSERT INTO cfdi_40_productos_servicios VALUES('27112309','Lápiz marcador',0,0,'','2019-01-07','',1,'');
+INSERT INTO cfdi_40_productos_servicios VALUES('50131700','Leche y mantequilla y queso',0,0,'','2019-01-07','',1,'');
+INSERT INTO cfdi_40_productos_servicios VALUES('50131701','Leche',0,0,'','2019-01-07','',1,'');
+INSERT INTO cfdi_40_productos_servicios VALUES('50131702','Mantequilla, ''tipo'' (crema)',0,0,'','2019-01-07','',1,'');
+COMMIT;

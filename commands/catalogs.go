@@ -1,0 +1,395 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/catalogs"
+	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+func newCatalogsCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "catalogs",
+		Usage: "Look up SAT and timbra catalogs; import the SAT catalogs into a server's database",
+		Description: "The SAT catalogs (c_RegimenFiscal, c_ClaveProdServ...) are data a server imports: they are\n" +
+			"not part of timbra. 'timbra server' imports the public source on its first start when it can\n" +
+			"reach the internet; 'timbra catalogs import' imports a folder, .zip or URL while the server\n" +
+			"is stopped. docs/catalogs.md lists every catalog and where its records come from.\n\n" +
+			"Examples:\n" +
+			"  timbra catalogs search SatProductCodes \"lápiz\"\n" +
+			"  timbra catalogs get SatTaxRegimes 601\n" +
+			"  timbra catalogs status\n" +
+			"  timbra catalogs import ./resources-sat-catalogs-master.zip",
+		Subcommands: []*cli.Command{
+			newCatalogsListCmd(f), newCatalogsSearchCmd(f), newCatalogsGetCmd(f), newCatalogsDownloadCmd(f),
+			newCatalogsStatusCmd(f), newCatalogsImportCmd(f),
+		},
+	}
+}
+
+func newCatalogsListCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "List the names of the catalogs",
+		UsageText: "timbra catalogs list [-o json]",
+		Description: "Prints the names GET /api/v4/catalogs answers, one per line. Names are case-sensitive.\n" +
+			"The bulk-download catalogs are listed by 'timbra catalogs download'.",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			names, err := client.ListCatalogs(c.Context)
+			if err != nil {
+				return err
+			}
+			return printNames(f, names)
+		},
+	}
+}
+
+func printNames(f *Factory, names []string) error {
+	if f.JSON() {
+		return writeJSON(f.IO.Out, names)
+	}
+	_, err := io.WriteString(f.IO.Out, strings.Join(names, "\n")+"\n")
+	return err
+}
+
+var catalogColumns = []string{"ID", "DESCRIPTION"}
+
+func catalogRows(items []api.CatalogRecord) [][]string {
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = []string{it.ID, it.Description}
+	}
+	return rows
+}
+
+func newCatalogsSearchCmd(f *Factory) *cli.Command {
+	var page, size int
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "Find the records of a catalog by key or by words of the description",
+		UsageText: "timbra catalogs search NAME TERM [--page N] [--page-size N] [-o json]",
+		ArgsUsage: "NAME TERM",
+		Description: "Matches the key (\"5010\" finds 50101500...) or the words of the description, ignoring case\n" +
+			"and accents (\"lapiz\" finds \"Lápices de colores\"); best matches first, then by key.\n\n" +
+			"Examples:\n" +
+			"  timbra catalogs search SatProductCodes leche\n" +
+			"  timbra catalogs search SatUnitMeasurements pieza --page-size 5 -o json",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &page},
+			&cli.IntFlag{Name: "page-size", Usage: "`N` records per page, 1 to 100", DefaultText: "50", Destination: &size},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "catalog NAME", "search TERM"); err != nil {
+				return err
+			}
+			if page < 1 {
+				return usageErrorf(c, "invalid value %d for --page: pages start at 1", page)
+			}
+			if c.IsSet("page-size") && (size < 1 || size > 100) {
+				return usageErrorf(c, "invalid value %d for --page-size: give 1 to 100", size)
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			res, err := client.SearchCatalog(c.Context, c.Args().Get(0), c.Args().Get(1), page, size)
+			if err != nil {
+				return err
+			}
+			if err := f.printer().table(res, catalogColumns, catalogRows(res.Items), "No records match."); err != nil {
+				return err
+			}
+			if f.IO.OutTTY && !f.JSON() && res.TotalPages > 1 {
+				fmt.Fprintf(f.IO.Err, "Page %d of %d (%d records).\n", res.PageNumber, res.TotalPages, res.TotalCount)
+			}
+			return nil
+		},
+	}
+}
+
+func newCatalogsGetCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show one record of a catalog by its key",
+		UsageText: "timbra catalogs get NAME ID [-o json]",
+		ArgsUsage: "NAME ID",
+		Description: "Examples:\n" +
+			"  timbra catalogs get SatTaxRegimes 626\n" +
+			"  timbra catalogs get SatMunicipio AGU-001 -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "catalog NAME", "record ID"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			rec, err := client.GetCatalogRecord(c.Context, c.Args().Get(0), c.Args().Get(1))
+			if err != nil {
+				return err
+			}
+			return f.printer().fields(rec, []field{{"ID", rec.ID}, {"Description", rec.Description}})
+		},
+	}
+}
+
+func newCatalogsDownloadCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "download",
+		Usage:     "List the bulk-download catalogs, or the records of one",
+		UsageText: "timbra catalogs download [NAME] [-o json]",
+		ArgsUsage: "[NAME]",
+		Description: "Examples:\n" +
+			"  timbra catalogs download\n" +
+			"  timbra catalogs download SatInvoiceTypes",
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 1 {
+				return usageErrorf(c, "too many arguments: give at most one catalog NAME")
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			if c.Args().Len() == 0 {
+				names, err := client.ListDownloadCatalogs(c.Context)
+				if err != nil {
+					return err
+				}
+				return printNames(f, names)
+			}
+			recs, err := client.GetDownloadCatalog(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			return f.printer().table(recs, catalogColumns, catalogRows(recs), "No records.")
+		},
+	}
+}
+
+func newCatalogsStatusCmd(f *Factory) *cli.Command {
+	var all bool
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "Tell whether the server has the SAT catalogs, their version, and which are incomplete",
+		UsageText: "timbra catalogs status [--all] [-o json]",
+		Description: "Asks the server (GET /healthz/catalogs, no credentials needed). Lists the catalogs that are\n" +
+			"missing or incomplete, or every catalog with --all, and says how to import what is missing.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "list every catalog, not only those missing records", Destination: &all},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			st, err := client.CatalogsStatus(c.Context)
+			if err != nil {
+				return err
+			}
+			if f.JSON() {
+				return writeJSON(f.IO.Out, st)
+			}
+			return printCatalogsStatus(f, st, all)
+		},
+	}
+}
+
+func printCatalogsStatus(f *Factory, st api.CatalogsStatus, all bool) error {
+	w := f.IO.Out
+	if st.Imported {
+		fmt.Fprintf(w, "SAT catalogs: version %s, imported %s\n", st.Version, f.printer().time(st.ImportedAt))
+	} else {
+		fmt.Fprintln(w, "SAT catalogs: NOT IMPORTED. Lookups and checks against SAT catalogs answer an error until they are.")
+	}
+	var rows [][]string
+	missing := 0
+	for _, c := range st.Catalogs {
+		bad := c.State != catalogs.StateComplete && c.State != catalogs.StateBuiltin
+		if bad {
+			missing++
+		}
+		if all || bad {
+			name := c.Name
+			if c.Download {
+				name += " (download)"
+			}
+			rows = append(rows, []string{name, c.SAT, c.State, strconv.Itoa(c.Records), c.Reason})
+		}
+	}
+	if missing == 0 {
+		fmt.Fprintf(w, "All %d catalogs have their records.\n", len(st.Catalogs))
+	} else {
+		fmt.Fprintf(w, "%d of %d catalogs are missing records:\n", missing, len(st.Catalogs))
+	}
+	if len(rows) > 0 {
+		if err := f.printer().table(st, []string{"CATALOG", "SAT", "STATE", "RECORDS", "REASON"}, rows, ""); err != nil {
+			return err
+		}
+	}
+	if len(st.TablesWithoutData) > 0 {
+		fmt.Fprintf(w, "Tables the source lists without records: %s\n", strings.Join(st.TablesWithoutData, ", "))
+	}
+	if st.Hint != "" {
+		fmt.Fprintf(w, "To import: %s\n", st.Hint)
+	}
+	return nil
+}
+
+func newCatalogsImportCmd(f *Factory) *cli.Command {
+	var data string
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "Import SAT catalogs into a database (the server must be stopped)",
+		UsageText: "timbra catalogs import SOURCE [--data PATH]",
+		ArgsUsage: "SOURCE",
+		Description: "SOURCE is one of:\n" +
+			"  a folder with schemas/ and data/ (one INSERT per line), or a checkout of\n" +
+			"    phpcfdi/resources-sat-catalogs (its database/ folder is found);\n" +
+			"  a .zip of such a folder, as GitHub publishes the repository archive;\n" +
+			"  an https URL of a .zip, or of a folder (ending in /);\n" +
+			"  \"default\": " + source.DefaultURL + ".\n" +
+			"The import replaces the database's catalogs in one transaction: if it fails, the old ones\n" +
+			"stay. A running server holds the database: stop it first, or start it with\n" +
+			"'timbra server --catalogs SOURCE', which imports when SOURCE is newer.\n\n" +
+			"Examples:\n" +
+			"  timbra catalogs import ./resources-sat-catalogs/database\n" +
+			"  timbra catalogs import default --data ./t.db",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", EnvVars: []string{"TIMBRA_DATA"}, Destination: &data, DefaultText: "the user data folder's timbra/timbra.db",
+				Usage: "database file `PATH` to import into"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "SOURCE (a folder, .zip or https URL)"); err != nil {
+				return err
+			}
+			if data == "" {
+				data = DefaultDataPath()
+			}
+			spec := c.Args().First()
+			if spec == "default" {
+				spec = source.DefaultURL
+			}
+			return catalogsImportRun(c.Context, f, spec, data)
+		},
+	}
+}
+
+func catalogsImportRun(ctx context.Context, f *Factory, spec, data string) error {
+	if _, err := os.Stat(data); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no database at %s: make one with 'timbra server init --data %s' (or start 'timbra server --data %s --catalogs SOURCE')", data, data, data)
+	}
+	store, err := storage.Open(data)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	prog := newImportProgress(f.IO)
+	src, err := source.Open(ctx, spec, source.Options{Progress: prog.download})
+	prog.done()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	start := f.Now()
+	set, err := catalogs.Import(ctx, store, src, f.Now(), prog.step)
+	prog.done()
+	if err != nil {
+		return err
+	}
+	if err := store.Close(); err != nil {
+		return fmt.Errorf("close database: %w", err)
+	}
+	rows, without := 0, 0
+	for _, t := range set.Tables {
+		rows += t.Rows
+		if !t.HasData {
+			without++
+		}
+	}
+	if f.JSON() {
+		return writeJSON(f.IO.Out, set)
+	}
+	fmt.Fprintf(f.IO.Out, "Imported SAT catalogs %s from %s: %d tables, %d records, in %s.\n",
+		set.Version, set.Source, len(set.Tables), rows, f.Now().Sub(start).Round(10*time.Millisecond))
+	if without > 0 {
+		fmt.Fprintf(f.IO.Out, "%d tables came without records; 'timbra catalogs status' names the catalogs they leave incomplete.\n", without)
+	}
+	return nil
+}
+
+// importProgress shows a download and an import on one line of a terminal's standard error,
+// rewritten at most ten times a second; elsewhere it stays quiet.
+type importProgress struct {
+	w    io.Writer
+	tty  bool
+	last time.Time
+	line bool
+}
+
+func newImportProgress(ios *IOStreams) *importProgress {
+	return &importProgress{w: ios.Err, tty: ios.ErrTTY}
+}
+
+func (p *importProgress) show(force bool, format string, a ...any) {
+	if !p.tty {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	fmt.Fprintf(p.w, "\r\033[K"+format, a...)
+	p.line = true
+}
+
+func (p *importProgress) download(done, total int64) {
+	if total > 0 {
+		p.show(done == total, "Downloading catalogs: %s of %s (%d%%)", mib(done), mib(total), done*100/total)
+		return
+	}
+	p.show(false, "Downloading catalogs: %s", mib(done))
+}
+
+func (p *importProgress) step(s catalogs.Progress) {
+	if s.Table == "" {
+		p.show(true, "Imported %d tables, %d records", s.TablesDone, s.Rows)
+		return
+	}
+	pct := ""
+	if s.TotalBytes > 0 {
+		pct = fmt.Sprintf(" (%d%%)", s.Bytes*100/s.TotalBytes)
+	}
+	p.show(false, "Importing catalogs: table %d of %d%s, %d records: %s", s.TablesDone+1, s.Tables, pct, s.Rows, s.Table)
+}
+
+// done ends the progress line.
+func (p *importProgress) done() {
+	if p.line {
+		fmt.Fprintln(p.w)
+		p.line = false
+	}
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
