@@ -44,7 +44,10 @@ func newCatalogsListCmd(f *Factory) *cli.Command {
 		Usage:     "List the names of the catalogs",
 		UsageText: "timbra catalogs list [-o json]",
 		Description: "Prints the names GET /api/v4/catalogs answers, one per line. Names are case-sensitive.\n" +
-			"The bulk-download catalogs are listed by 'timbra catalogs download'.",
+			"The bulk-download catalogs are listed by 'timbra catalogs download'.\n\n" +
+			"Examples:\n" +
+			"  timbra catalogs list\n" +
+			"  timbra catalogs list -o json",
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
@@ -191,7 +194,10 @@ func newCatalogsStatusCmd(f *Factory) *cli.Command {
 		Usage:     "Tell whether the server has the SAT catalogs, their version, and which are incomplete",
 		UsageText: "timbra catalogs status [--all] [-o json]",
 		Description: "Asks the server (GET /healthz/catalogs, no credentials needed). Lists the catalogs that are\n" +
-			"missing or incomplete, or every catalog with --all, and says how to import what is missing.",
+			"missing or incomplete, or every catalog with --all, and says how to import what is missing.\n\n" +
+			"Examples:\n" +
+			"  timbra catalogs status\n" +
+			"  timbra catalogs status --all -o json",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "list every catalog, not only those missing records", Destination: &all},
 		},
