@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/catalogs/source"
 	"github.com/timbra-mx/timbra/server"
 )
 
@@ -38,6 +40,14 @@ func TestFiscalapiClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src, err := source.Open(context.Background(), filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, err := s.Catalogs().Import(context.Background(), src, time.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
 	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +55,7 @@ func TestFiscalapiClient(t *testing.T) {
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 
-	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs")
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs")
 	cmd.Dir = "fiscalapi"
 	cmd.Env = append(os.Environ(),
 		"TIMBRA_BASE_URL="+hs.URL, "TIMBRA_TENANT_KEY="+creds.TenantKey,
