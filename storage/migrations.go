@@ -78,6 +78,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 5: employer and employee data of people.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketEmployers, bucketEmployees} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

@@ -155,3 +155,32 @@ func TestMigration4(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigration5 starts from a schema-4 database with data and checks that the employer and
+// employee buckets are added without touching what was there.
+func TestMigration5(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 4) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketPeople).Put([]byte("t/p"), []byte("{}")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 5) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketEmployers, bucketEmployees} {
+			if tx.Bucket(b) == nil {
+				t.Errorf("bucket %s missing after migration 5", b)
+			}
+		}
+		if tx.Bucket(bucketPeople).Get([]byte("t/p")) == nil {
+			t.Error("migration 5 lost a person")
+		}
+		if v, _ := schemaVersion(tx); v != 5 {
+			t.Errorf("schema version = %d, want 5", v)
+		}
+		return nil
+	})
+}

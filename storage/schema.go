@@ -28,9 +28,14 @@
 //	catalog_set          "current"                        → CatalogSet (version, source, tables, row counts)
 //	catalog_rows         <table> (nested bucket)
 //	                       <primary key values joined by 0x00> → the row's values (catalogs package encoding)
+//	employers            <tenantID>/<personID>            → Employer (one per person)
+//	employees            <tenantID>/<personID>            → Employee (one per person, under the employee)
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.
+//
+// Employer and employee data are keyed by their person: deleting a person deletes both in the
+// same transaction (DeletePersonEmployment).
 package storage
 
 import "time"

@@ -39,6 +39,10 @@ type Tx interface {
 	Outbox() Outbox
 	// Catalogs is the imported SAT catalogs (shared by every tenant).
 	Catalogs() Catalogs
+	// Employers and Employees are the employer and employee data of a tenant's people, one of
+	// each per person (DeletePersonEmployment removes both with the person).
+	Employers(tenantID string) Employers
+	Employees(tenantID string) Employees
 }
 
 // Meta holds database-wide values.
