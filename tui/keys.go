@@ -35,3 +35,56 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.Details}, {k.Copy, k.Resend}, {k.Help, k.Quit}}
 }
+
+// InspectKeyMap is the key bindings of the deliveries inspector, built once by
+// DefaultInspectKeyMap. Which of them a screen offers is decided by the screen (inspectHelp).
+type InspectKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Back     key.Binding
+	Resend   key.Binding
+	Test     key.Binding
+	Toggle   key.Binding
+	Rotate   key.Binding
+	Filter   key.Binding
+	Jump     key.Binding
+	Refresh  key.Binding
+	Help     key.Binding
+	Quit     key.Binding
+	Yes      key.Binding
+	No       key.Binding
+	Submit   key.Binding
+	Cancel   key.Binding
+}
+
+// DefaultInspectKeyMap is the key bindings of the deliveries inspector.
+func DefaultInspectKeyMap() InspectKeyMap {
+	return InspectKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Resend:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resend")),
+		Test:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send test")),
+		Toggle:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "enable/disable")),
+		Rotate:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "rotate secret")),
+		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Jump:     key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "go to id")),
+		Refresh:  key.NewBinding(key.WithKeys("R", "ctrl+r"), key.WithHelp("R", "refresh")),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Yes:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:       key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "no")),
+		Submit:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}
+}

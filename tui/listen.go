@@ -1,4 +1,5 @@
-// Package tui holds the terminal views of timbra: the live view of `timbra listen`.
+// Package tui holds the terminal views of timbra: the live view of `timbra listen` and the
+// deliveries inspector of `timbra webhooks inspect`.
 package tui
 
 import (

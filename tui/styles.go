@@ -2,7 +2,7 @@ package tui
 
 import "github.com/charmbracelet/lipgloss"
 
-// Styles are the looks of the listen view, built once by DefaultStyles.
+// Styles are the looks of the views (listen, inspect), built once by DefaultStyles.
 type Styles struct {
 	Title      lipgloss.Style
 	Label      lipgloss.Style
@@ -16,9 +16,14 @@ type Styles struct {
 	Dim        lipgloss.Style // no forward, hints
 	Section    lipgloss.Style
 	Status     lipgloss.Style
+	Pending    lipgloss.Style // a delivery still waiting, a webhook failing
+	Column     lipgloss.Style // the header of a table
+	Error      lipgloss.Style // an error of the API, shown in the status line
+	Prompt     lipgloss.Style // a question waiting for y or n, an input line
+	Secret     lipgloss.Style // a signing secret shown once
 }
 
-// DefaultStyles are the styles of the listen view.
+// DefaultStyles are the styles of the views.
 func DefaultStyles() Styles {
 	return Styles{
 		Title:      lipgloss.NewStyle().Bold(true),
@@ -33,5 +38,10 @@ func DefaultStyles() Styles {
 		Dim:        lipgloss.NewStyle().Faint(true),
 		Section:    lipgloss.NewStyle().Bold(true).Underline(true),
 		Status:     lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
+		Pending:    lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+		Column:     lipgloss.NewStyle().Bold(true),
+		Error:      lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
+		Prompt:     lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true),
+		Secret:     lipgloss.NewStyle().Foreground(lipgloss.Color("2")).Bold(true),
 	}
 }
