@@ -171,6 +171,7 @@ func newApp(f *Factory) *cli.App {
 			newCatalogsCmd(f),
 			newListenCmd(f),
 			newTriggerCmd(f),
+			newInspectCmd(f, "timbra inspect"),
 			newAdminCmd(f),
 			newCompletionCmd(f),
 			newHelpCmd(),

@@ -36,7 +36,8 @@ func newWebhooksCmd(f *Factory) *cli.Command {
 			"  timbra webhooks create --url https://example.com/hooks --events invoice.canceled,invoice.stamped\n" +
 			"  timbra webhooks list\n" +
 			"  timbra webhooks test 3f2a0c1e-... --wait\n" +
-			"  timbra webhooks deliveries 3f2a0c1e-...",
+			"  timbra webhooks deliveries 3f2a0c1e-...\n" +
+			"  timbra webhooks inspect",
 		Subcommands: []*cli.Command{
 			newWebhooksCreateCmd(f),
 			newWebhooksListCmd(f),
@@ -48,6 +49,8 @@ func newWebhooksCmd(f *Factory) *cli.Command {
 			newWebhooksTestCmd(f),
 			newWebhooksRotateCmd(f),
 			newWebhooksDeliveriesCmd(f),
+			newWebhooksDeliveryCmd(f),
+			newInspectCmd(f, "timbra webhooks inspect"),
 		},
 	}
 }
@@ -691,8 +694,10 @@ func webhooksRotateRun(ctx context.Context, o *idOptions) error {
 // ---- deliveries
 
 type webhooksDeliveriesOptions struct {
-	f  *Factory
-	ID string
+	f         *Factory
+	ID        string
+	Status    string
+	EventType string
 	pagingOptions
 }
 
@@ -703,22 +708,32 @@ func newWebhooksDeliveriesCmd(f *Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "deliveries",
 		Usage:     "List a webhook's deliveries, newest first",
-		UsageText: "timbra webhooks deliveries ID [--page N] [--page-size N] [-o json]",
+		UsageText: "timbra webhooks deliveries ID [--status STATUS] [--event-type TYPE] [--page N] [--page-size N] [-o json]",
 		ArgsUsage: "ID",
 		Description: "Prints one page of the delivery log of the last 30 days, newest first: delivery ID, time,\n" +
 			"event ID and type, kind (automatic, manual, test), status, attempts, the HTTP code or\n" +
 			"error of the last attempt, and when the next attempt is due. The log of a deleted webhook\n" +
-			"stays readable. With -o json, the whole page object.\n\n" +
+			"stays readable. --status and --event-type keep only the deliveries that match (both must\n" +
+			"hold); pages then count matching deliveries. With -o json, the whole page object.\n" +
+			"`timbra webhooks delivery ID DELIVERY_ID` shows one of them with its event and attempts;\n" +
+			"on a terminal, `timbra webhooks inspect ID` browses them.\n\n" +
 			"Examples:\n" +
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --status failed --event-type invoice.canceled\n" +
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --page-size 50 -o json",
-		Flags: pagingFlags(&o.pagingOptions, "deliveries"),
+		Flags: append(deliveryFilterFlags(&o.Status, &o.EventType), pagingFlags(&o.pagingOptions, "deliveries")...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			if err := o.check(c); err != nil {
 				return err
+			}
+			if err := checkDeliveryFilter(c, &o.Status, &o.EventType); err != nil {
+				return err
+			}
+			if (o.Status != "" || o.EventType != "") && o.PageSize > maxPageSize {
+				return usageErrorf(c, "invalid value %d for --page-size: give 1 to %d", o.PageSize, maxPageSize)
 			}
 			o.ID = c.Args().First()
 			return webhooksDeliveriesRun(c.Context, o)
@@ -731,7 +746,7 @@ func webhooksDeliveriesRun(ctx context.Context, o *webhooksDeliveriesOptions) er
 	if err != nil {
 		return err
 	}
-	page, err := client.ListDeliveries(ctx, o.ID, o.Page, o.PageSize)
+	page, err := listDeliveries(ctx, client, o)
 	if err != nil {
 		return err
 	}
@@ -752,6 +767,30 @@ func webhooksDeliveriesRun(ctx context.Context, o *webhooksDeliveriesOptions) er
 	}
 	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "deliveries")
 	return nil
+}
+
+// Page sizes of the API's lists (spec 3 §4.5).
+const (
+	defaultPageSize = 10
+	maxPageSize     = 50
+)
+
+// listDeliveries reads one page of a webhook's deliveries: from the paged list, or with a
+// filter from the load endpoint, paged the same way.
+func listDeliveries(ctx context.Context, client *api.Client, o *webhooksDeliveriesOptions) (api.PagedList[api.Delivery], error) {
+	if o.Status == "" && o.EventType == "" {
+		return client.ListDeliveries(ctx, o.ID, o.Page, o.PageSize)
+	}
+	size := o.PageSize
+	if size <= 0 {
+		size = defaultPageSize
+	}
+	q := api.DeliveryQuery{Status: o.Status, EventType: o.EventType, Skip: (o.Page - 1) * size, Take: size}
+	res, err := client.LoadDeliveries(ctx, o.ID, q)
+	if err != nil {
+		return api.PagedList[api.Delivery]{}, err
+	}
+	return api.NewPage(res.Data, o.Page, size, res.TotalCount), nil
 }
 
 // lastResult is the HTTP code and the error of a delivery's last attempt, as far as known.
