@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	s.webhookRoutes()
 	s.listenRoutes()
 	s.catalogRoutes()
+	s.creditRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }
