@@ -1,5 +1,6 @@
 // Package people holds the rules of the people resource (spec 2 §2.1, §4.3): how a stored
-// person is shown to a caller, email rules, and the read side (list, get).
+// person is shown to a caller, email and password rules, the read side (list, get, with the
+// expanded catalog records) and the write side (create, update, delete; write.go).
 package people
 
 import (
@@ -13,6 +14,7 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
 	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/catalogs"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -38,6 +40,13 @@ const (
 type Service struct {
 	Store storage.Store
 	Keys  *secrets.Keys
+	// Catalogs checks and expands the catalog ids of a person; nil acts as a server without
+	// SAT catalogs.
+	Catalogs *catalogs.Service
+	// Now is the clock (time.Now when nil); HashPassword hashes sign-in passwords
+	// (secrets.HashPassword when nil; tests may make it cheaper).
+	Now          func() time.Time
+	HashPassword func(string) string
 }
 
 // CheckEmail returns the failure of an email with characters outside the allowed set, naming
@@ -112,6 +121,9 @@ func (s *Service) List(ctx context.Context, c auth.Caller, page, size int) (api.
 	out := make([]api.Person, len(items))
 	for i, p := range items {
 		out[i] = s.ToAPI(p, c)
+		if err := s.expand(ctx, &out[i]); err != nil {
+			return api.PagedList[api.Person]{}, err
+		}
 	}
 	return api.NewPage(out, page, size, total), nil
 }
@@ -130,7 +142,11 @@ func (s *Service) Get(ctx context.Context, c auth.Caller, id string) (api.Person
 	if err != nil {
 		return api.Person{}, err
 	}
-	return s.ToAPI(p, c), nil
+	out := s.ToAPI(p, c)
+	if err := s.expand(ctx, &out); err != nil {
+		return api.Person{}, err
+	}
+	return out, nil
 }
 
 // AddCredits adds amount (negative to withdraw) of one credit type to a person's balances,

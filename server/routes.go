@@ -6,7 +6,6 @@ import (
 	"github.com/timbra-mx/timbra/accounts"
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/people"
 )
 
 // routes is the whole route table.
@@ -17,8 +16,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /admin/v1/tenants", s.adminRoute(s.createTenant))
 	s.mux.Handle("POST /admin/v1/tenants/{tenantKey}/credits", s.adminRoute(s.grantCredits))
 
-	s.mux.Handle("GET /api/v4/people", s.apiRoute(s.standard, s.listPeople))
-	s.mux.Handle("GET /api/v4/people/{id}", s.apiRoute(s.standard, s.getPerson))
+	s.peopleRoutes()
 
 	s.mux.Handle("GET /api/v4/apikeys", s.apiRoute(s.standard, s.listKeys))
 	s.mux.Handle("POST /api/v4/apikeys", s.apiRoute(s.standard, s.createKey))
@@ -41,20 +39,6 @@ func caller(r *http.Request) auth.Caller {
 
 func (s *Server) health(r *http.Request) (any, error) {
 	return api.Health{Status: "ok", Version: s.cfg.Version, Environment: s.cfg.Environment}, nil
-}
-
-// People (read side; the rest of the resource has its own issue).
-
-func (s *Server) listPeople(r *http.Request) (any, error) {
-	page, size, err := paging(r, people.DefaultPageSize, people.MaxPageSize)
-	if err != nil {
-		return nil, err
-	}
-	return s.people.List(r.Context(), caller(r), page, size)
-}
-
-func (s *Server) getPerson(r *http.Request) (any, error) {
-	return s.people.Get(r.Context(), caller(r), r.PathValue("id"))
 }
 
 // API keys.

@@ -102,6 +102,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if s.catalogs, err = catalogs.New(context.Background(), store); err != nil {
 		return nil, err
 	}
+	s.people.Catalogs, s.people.Now = s.catalogs, cfg.Now
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("webhook client: %w", err)

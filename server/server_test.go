@@ -185,7 +185,7 @@ func TestEnvelopeOnEveryError(t *testing.T) {
 		t.Errorf("unknown route: %s", r.raw)
 	}
 	r := f.do("PATCH", "/api/v4/people", "")
-	if r.status != 405 || r.header.Get("Allow") != "GET" {
+	if r.status != 405 || r.header.Get("Allow") != "GET, POST" {
 		t.Errorf("wrong method: %d %s allow=%q", r.status, r.raw, r.header.Get("Allow"))
 	}
 	f.srv.mux.Handle("GET /test/panic", f.srv.publicRoute(func(*http.Request) (any, error) { panic("boom") }))
