@@ -166,6 +166,8 @@ func newApp(f *Factory) *cli.App {
 			newLogoutCmd(f),
 			newConfigCmd(f),
 			newPeopleCmd(f),
+			newAPIKeysCmd(f),
+			newCreditsCmd(f),
 			newWebhooksCmd(f),
 			newEventsCmd(f),
 			newCatalogsCmd(f),
