@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	s.webhookRoutes()
 	s.listenRoutes()
 	s.catalogRoutes()
+	s.employmentRoutes()
 	s.creditRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))

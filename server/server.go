@@ -17,6 +17,7 @@ import (
 
 	"github.com/timbra-mx/timbra/accounts"
 	"github.com/timbra-mx/timbra/catalogs"
+	"github.com/timbra-mx/timbra/employment"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/ratelimit"
@@ -62,6 +63,7 @@ type Server struct {
 	people   *people.Service
 	webhooks *webhooks.Service
 	catalogs *catalogs.Service
+	employ   *employment.Service // employer and employee data
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
@@ -102,6 +104,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if s.catalogs, err = catalogs.New(context.Background(), store); err != nil {
 		return nil, err
 	}
+	s.employ = &employment.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
 	s.people.Catalogs, s.people.Now = s.catalogs, cfg.Now
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
 	if err != nil {
