@@ -13,11 +13,14 @@ import (
 func newPeopleCmd(f *Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "people",
-		Usage: "List and read the people of your tenant",
+		Usage: "List, read, create, change and delete the people of your tenant",
 		Description: "Examples:\n" +
 			"  timbra people list --page 2\n" +
-			"  timbra people get 3f2a0c1e-... -o json",
-		Subcommands: []*cli.Command{newPeopleListCmd(f), newPeopleGetCmd(f)},
+			"  timbra people get 3f2a0c1e-... -o json\n" +
+			"  timbra people create --legal-name \"Ana López\" --email ana@example.com --password-file pw.txt\n" +
+			"  timbra people update 3f2a0c1e-... --tax-regime 626\n" +
+			"  timbra people delete 3f2a0c1e-... --yes",
+		Subcommands: []*cli.Command{newPeopleListCmd(f), newPeopleGetCmd(f), newPeopleCreateCmd(f), newPeopleUpdateCmd(f), newPeopleDeleteCmd(f)},
 	}
 }
 

@@ -79,7 +79,7 @@ func (s *Service) lookups(ctx context.Context, in api.PersonInput) map[string]ca
 // apply checks in and writes what it carries into p: the saved person on update, a new one on
 // create. The sign-in password is checked, not hashed (the caller hashes it once all checks
 // pass).
-func (s *Service) apply(p *storage.Person, in api.PersonInput, create bool, checks map[string]catalogCheck) error {
+func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, create bool, checks map[string]catalogCheck) error {
 	var fs []api.Failure
 	fail := func(f api.Failure) { fs = append(fs, f) }
 
@@ -97,6 +97,13 @@ func (s *Service) apply(p *storage.Person, in api.PersonInput, create bool, chec
 		} else if f := CheckEmail(v); f != nil {
 			fail(*f)
 		} else {
+			// reported with the other failures; Put checks again in the write
+			tenantID, personID, err := tx.PersonByEmail(storage.NormalizeEmail(v))
+			if err == nil && (tenantID != p.TenantID || personID != p.ID) {
+				fail(emailTakenFailure(v))
+			} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
 			p.Email = v
 		}
 	}
@@ -197,8 +204,8 @@ func (s *Service) savedTaxPassword(p storage.Person) (string, error) {
 	return string(plain), nil
 }
 
-func emailTaken(email string) error {
-	return apierr.Invalid(apierr.Field("Email", MsgEmailTaken, email, CodeDuplicateEmail, nil))
+func emailTakenFailure(email string) api.Failure {
+	return apierr.Field("Email", MsgEmailTaken, email, CodeDuplicateEmail, nil)
 }
 
 // Create adds a person to the caller's tenant. Anybody of the tenant may; the new person is
@@ -208,13 +215,14 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.PersonInput)
 	p := storage.Person{
 		ID: ids.New(now), TenantID: c.TenantID, ManifestStatusID: ManifestNotInvited, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := s.apply(&p, in, true, s.lookups(ctx, in)); err != nil {
+	checks := s.lookups(ctx, in)
+	if err := s.Store.View(ctx, func(tx storage.Tx) error { return s.apply(tx, &p, in, true, checks) }); err != nil {
 		return api.Person{}, err
 	}
 	p.PasswordHash = s.hash(*in.Password)
 	err := s.Store.Update(ctx, func(tx storage.Tx) error { return tx.People(c.TenantID).Put(p) })
 	if errors.Is(err, storage.ErrEmailTaken) {
-		return api.Person{}, emailTaken(p.Email)
+		return api.Person{}, apierr.Invalid(emailTakenFailure(p.Email))
 	}
 	if err != nil {
 		return api.Person{}, err
@@ -249,7 +257,7 @@ func (s *Service) Update(ctx context.Context, c auth.Caller, id string, in api.P
 		if err := auth.ChangeCredentialsOf(c, p.ID, auth.CredentialsChange(in.Password, in.Email, in.TaxPassword, p.Email, savedTax)); err != nil {
 			return p, err
 		}
-		if err := s.apply(&p, in, false, checks); err != nil {
+		if err := s.apply(tx, &p, in, false, checks); err != nil {
 			return p, err
 		}
 		p.UpdatedAt = now
@@ -276,7 +284,7 @@ func (s *Service) Update(ctx context.Context, c auth.Caller, id string, in api.P
 		return tx.People(c.TenantID).Put(p)
 	})
 	if errors.Is(err, storage.ErrEmailTaken) {
-		return api.Person{}, emailTaken(p.Email)
+		return api.Person{}, apierr.Invalid(emailTakenFailure(p.Email))
 	}
 	if err != nil {
 		return api.Person{}, err
