@@ -40,3 +40,25 @@ func TestAddCreditsKeepsOrderAndRefusesNegative(t *testing.T) {
 		t.Fatalf("overdraw: err=%v balances=%+v", err, p.Balances)
 	}
 }
+
+func TestPasswordProblemOrder(t *testing.T) {
+	for pw, want := range map[string]string{
+		"":          "PasswordTooShort",
+		"Ab1#x":     "PasswordTooShort",
+		"abcdef":    "PasswordRequiresUpper",
+		"ÁBCDEF1#a": "",
+		"ñandú#12":  "PasswordRequiresUpper", // ñ, á, ú are neither lower nor upper case
+		"ABCDEF":    "PasswordRequiresLower",
+		"Abcdef":    "PasswordRequiresDigit",
+		"Abcde1":    "PasswordRequiresNonAlphanumeric",
+		"Abcde1ñ":   "", // ñ counts as a character that is not a letter or digit
+		"Abcde1 ":   "",
+	} {
+		if got := PasswordProblem(pw); got != want {
+			t.Errorf("PasswordProblem(%q) = %q, want %q", pw, got, want)
+		}
+	}
+	if f := CheckPassword("abc"); f == nil || f.AttemptedValue != nil || f.ErrorMessage != MsgPasswordRule {
+		t.Fatalf("failure = %+v", f)
+	}
+}

@@ -26,7 +26,9 @@ func newPeopleFixture(t *testing.T) *fixture {
 }
 
 // as returns the headers that make a request act for the holder of creds.
-func as(c api.Credentials) []string { return []string{"X-TENANT-KEY", c.TenantKey, "X-API-KEY", c.APIKey} }
+func as(c api.Credentials) []string {
+	return []string{"X-TENANT-KEY", c.TenantKey, "X-API-KEY", c.APIKey}
+}
 
 // person decodes the person of a successful answer.
 func person(t *testing.T, r result) api.Person {
