@@ -20,7 +20,7 @@ func newPeopleCmd(f *Factory) *cli.Command {
 			"  timbra people create --legal-name \"Ana López\" --email ana@example.com --password-file pw.txt\n" +
 			"  timbra people update 3f2a0c1e-... --tax-regime 626\n" +
 			"  timbra people delete 3f2a0c1e-... --yes",
-		Subcommands: []*cli.Command{newPeopleListCmd(f), newPeopleGetCmd(f), newPeopleCreateCmd(f), newPeopleUpdateCmd(f), newPeopleDeleteCmd(f)},
+		Subcommands: []*cli.Command{newPeopleListCmd(f), newPeopleGetCmd(f), newPeopleCreateCmd(f), newPeopleUpdateCmd(f), newPeopleDeleteCmd(f), newPeopleEmployerCmd(f), newPeopleEmployeeCmd(f)},
 	}
 }
 

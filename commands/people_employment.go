@@ -1,0 +1,471 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/urfave/cli/v2"
+)
+
+// `timbra people employer` and `timbra people employee`: the employer and the employee data of a
+// person (get, set, delete). set sends POST when the person has none and PUT otherwise, starting
+// from the saved data, so that a flag changes one field and keeps the rest.
+
+// employmentFlag is a flag of one field of a body: text or amount (a JSON number).
+type employmentFlag[T any] struct {
+	name, usage string
+	amount      bool
+	text        func(*T) **string
+	number      func(*T) **api.Decimal
+}
+
+var employerFlags = []employmentFlag[api.EmployerInput]{
+	{name: "registration", usage: "employer registration `NUMBER` (registro patronal; required)", text: func(x *api.EmployerInput) **string { return &x.EmployerRegistration }},
+	{name: "origin-employer-tin", usage: "`RFC` of the original employer, when the payroll payment is outsourced", text: func(x *api.EmployerInput) **string { return &x.OriginEmployerTin }},
+	{name: "fund-source", usage: "fund source `KEY` (c_OrigenRecurso: IP, IF or IM); members of the national fiscal coordination system only", text: func(x *api.EmployerInput) **string { return &x.SatFundSourceID }},
+	{name: "own-resource-amount", usage: "own resource `AMOUNT`, 0 to 999999999999.999999; needs --fund-source", amount: true, number: func(x *api.EmployerInput) **api.Decimal { return &x.OwnResourceAmount }},
+}
+
+var employeeFlags = []employmentFlag[api.EmployeeInput]{
+	{name: "employer", usage: "`ID` of the employer person (required)", text: func(x *api.EmployeeInput) **string { return &x.EmployerPersonID }},
+	{name: "employee-number", usage: "employee `NUMBER` (required)", text: func(x *api.EmployeeInput) **string { return &x.EmployeeNumber }},
+	{name: "social-security-number", usage: "social security `NUMBER` (NSS; required)", text: func(x *api.EmployeeInput) **string { return &x.SocialSecurityNumber }},
+	{name: "start-date", usage: "start `DATE` of the labor relation, YYYY-MM-DD (required)", text: func(x *api.EmployeeInput) **string { return &x.LaborRelationStartDate }},
+	{name: "contract-type", usage: "contract type `KEY` (c_TipoContrato, for example 01; required)", text: func(x *api.EmployeeInput) **string { return &x.SatContractTypeID }},
+	{name: "regime-type", usage: "regime type `KEY` (c_TipoRegimen, for example 02; required)", text: func(x *api.EmployeeInput) **string { return &x.SatTaxRegimeTypeID }},
+	{name: "workday-type", usage: "workday type `KEY` (c_TipoJornada, for example 01; required)", text: func(x *api.EmployeeInput) **string { return &x.SatWorkdayTypeID }},
+	{name: "job-risk", usage: "job risk `KEY` (c_RiesgoPuesto, 1 to 5; required)", text: func(x *api.EmployeeInput) **string { return &x.SatJobRiskID }},
+	{name: "payment-periodicity", usage: "payment periodicity `KEY` (c_PeriodicidadPago, for example 04; required)", text: func(x *api.EmployeeInput) **string { return &x.SatPaymentPeriodicityID }},
+	{name: "payroll-state", usage: "state `KEY` where the work is done (c_Estado, for example JAL; required)", text: func(x *api.EmployeeInput) **string { return &x.SatPayrollStateID }},
+	{name: "seniority", usage: "`DURATION` in ISO 8601, P<n>W or P<y>Y<m>M<d>D, for example P52W or P1Y2M15D (required)", text: func(x *api.EmployeeInput) **string { return &x.Seniority }},
+	{name: "base-salary", usage: "base salary for contributions `AMOUNT` (SalarioBaseCotApor; required)", amount: true, number: func(x *api.EmployeeInput) **api.Decimal { return &x.BaseSalaryForContributions }},
+	{name: "daily-salary", usage: "integrated daily salary `AMOUNT` (SalarioDiarioIntegrado; required)", amount: true, number: func(x *api.EmployeeInput) **api.Decimal { return &x.IntegratedDailySalary }},
+	{name: "bank", usage: "bank `KEY` (c_Banco, for example 002)", text: func(x *api.EmployeeInput) **string { return &x.SatBankID }},
+	{name: "bank-account", usage: "bank account or CLABE `NUMBER`", text: func(x *api.EmployeeInput) **string { return &x.BankAccount }},
+	{name: "unionized", usage: "`Sí or No`: whether the employee is unionized (c_Sindicalizado)", text: func(x *api.EmployeeInput) **string { return &x.SatUnionizedStatusID }},
+	{name: "position", usage: "job `TITLE`", text: func(x *api.EmployeeInput) **string { return &x.Position }},
+	{name: "department", usage: "`DEPARTMENT` name", text: func(x *api.EmployeeInput) **string { return &x.Department }},
+	{name: "subcontractor-rfc", usage: "`RFC` of the subcontracting taxpayer, when subcontracted", text: func(x *api.EmployeeInput) **string { return &x.SubcontractorRfc }},
+	{name: "time-percentage", usage: "`PERCENT` of working time, when subcontracted", amount: true, number: func(x *api.EmployeeInput) **api.Decimal { return &x.TimePercentage }},
+}
+
+func cliFlags[T any](fs []employmentFlag[T]) []cli.Flag {
+	out := make([]cli.Flag, 0, len(fs)+2)
+	for _, f := range fs {
+		out = append(out, &cli.StringFlag{Name: f.name, Usage: f.usage})
+	}
+	return out
+}
+
+// applyFlags sets the fields of the flags given: an empty value clears an optional field.
+func applyFlags[T any](c *cli.Context, fs []employmentFlag[T], in *T) error {
+	for _, f := range fs {
+		if !c.IsSet(f.name) {
+			continue
+		}
+		v := strings.TrimSpace(c.String(f.name))
+		if !f.amount {
+			*f.text(in) = &v
+			continue
+		}
+		if v == "" {
+			*f.number(in) = nil
+			continue
+		}
+		if !isJSONNumber(v) {
+			return usageErrorf(c, "invalid value %q for --%s: give a number such as 1500 or 1500.50", v, f.name)
+		}
+		d := api.Decimal(v)
+		*f.number(in) = &d
+	}
+	return nil
+}
+
+// isJSONNumber tells whether s is a number as JSON writes it (sent as it is, never rounded).
+func isJSONNumber(s string) bool {
+	if s == "" || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil && string(n) == s
+}
+
+// readBodyFile reads a JSON body from path (- for stdin) onto in: the fields it has replace
+// those in; fields the API answers but does not take (id, expanded records, dates) are ignored.
+func readBodyFile(c *cli.Context, path string, stdin io.Reader, in any) error {
+	var raw []byte
+	var err error
+	if path == "-" {
+		raw, err = io.ReadAll(stdin)
+	} else {
+		raw, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return fmt.Errorf("read --file: %w", err)
+	}
+	if err := json.Unmarshal(raw, in); err != nil {
+		return usageErrorf(c, "--file %s is not a JSON object of the API's fields: %v", path, err)
+	}
+	return nil
+}
+
+func isNotFound(err error) bool {
+	var e *api.Error
+	return errors.As(err, &e) && e.Status == http.StatusNotFound
+}
+
+// confirmDelete asks on the terminal; off a terminal --yes is required (checked by the caller).
+func confirmDelete(ctx context.Context, ios *IOStreams, question string) error {
+	fmt.Fprintf(ios.Err, "%s [y/N]: ", question)
+	answer, err := readLine(ctx, bufio.NewReader(ios.In))
+	if err != nil {
+		return err
+	}
+	if a := strings.ToLower(answer); a != "y" && a != "yes" {
+		return errors.New("not deleted")
+	}
+	return nil
+}
+
+func amountText(d *api.Decimal) string {
+	if d == nil {
+		return ""
+	}
+	return string(*d)
+}
+
+// ---- employer
+
+func newPeopleEmployerCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "employer",
+		Usage: "Read, set and delete the employer data of a person (payroll issuers)",
+		Description: "A person that issues payroll CFDIs needs employer data: its employer registration and,\n" +
+			"for members of the national fiscal coordination system, the fund source and own resource\n" +
+			"amount. Only the owner changes the owner's data; anybody of the tenant changes anybody else's.\n\n" +
+			"Examples:\n" +
+			"  timbra people employer get 3f2a0c1e-...\n" +
+			"  timbra people employer set 3f2a0c1e-... --registration B5510768108\n" +
+			"  timbra people employer delete 3f2a0c1e-... --yes",
+		Subcommands: []*cli.Command{
+			newEmploymentGetCmd(f, "employer"),
+			newPeopleEmployerSetCmd(f),
+			newEmploymentDeleteCmd(f, "employer"),
+		},
+	}
+}
+
+func employerFields(p *printer, e api.Employer) []field {
+	return []field{
+		{"ID", e.ID},
+		{"Person", e.PersonID},
+		{"Employer registration", e.EmployerRegistration},
+		{"Origin employer TIN", deref(e.OriginEmployerTin)},
+		{"Fund source", catalogText(e.SatFundSourceID, e.SatFundSource)},
+		{"Own resource amount", amountText(e.OwnResourceAmount)},
+		{"Created", p.time(e.CreatedAt)},
+		{"Updated", p.time(e.UpdatedAt)},
+	}
+}
+
+func employerInputOf(e api.Employer) api.EmployerInput {
+	return api.EmployerInput{
+		PersonID: &e.PersonID, EmployerRegistration: &e.EmployerRegistration, OriginEmployerTin: e.OriginEmployerTin,
+		SatFundSourceID: e.SatFundSourceID, OwnResourceAmount: e.OwnResourceAmount,
+	}
+}
+
+type employmentSetOptions struct {
+	f    *Factory
+	ID   string
+	File string
+}
+
+func newPeopleEmployerSetCmd(f *Factory) *cli.Command {
+	o := &employmentSetOptions{f: f}
+	return &cli.Command{
+		Name:      "set",
+		Usage:     "Create or change the employer data of a person",
+		UsageText: "timbra people employer set PERSON_ID [--registration NUMBER] [--fund-source KEY --own-resource-amount AMOUNT] [--file data.json] [-o json]",
+		ArgsUsage: "PERSON_ID",
+		Description: "Creates the person's employer data when it has none, or changes it: the saved data, then\n" +
+			"the fields of --file (a JSON object as the API takes it, or as `get -o json` prints it), then\n" +
+			"the flags. An empty flag value clears an optional field. Prints the data saved.\n\n" +
+			"Examples:\n" +
+			"  timbra people employer set 3f2a0c1e-... --registration B5510768108\n" +
+			"  timbra people employer set 3f2a0c1e-... --fund-source IP --own-resource-amount 1500.50\n" +
+			"  timbra people employer set 3f2a0c1e-... --file employer.json -o json",
+		Flags: append(cliFlags(employerFlags),
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the employer data as JSON from `PATH` (- for stdin); flags override its fields", TakesFile: true, Destination: &o.File}),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "person ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			client, err := o.f.Client()
+			if err != nil {
+				return err
+			}
+			ctx := c.Context
+			var in api.EmployerInput
+			old, err := client.GetEmployer(ctx, o.ID)
+			exists := err == nil
+			if err != nil && !isNotFound(err) {
+				return err
+			}
+			if exists {
+				in = employerInputOf(old)
+			}
+			if o.File != "" {
+				if err := readBodyFile(c, o.File, o.f.IO.In, &in); err != nil {
+					return err
+				}
+			}
+			if err := applyFlags(c, employerFlags, &in); err != nil {
+				return err
+			}
+			in.PersonID = &o.ID
+			var out api.Employer
+			if exists {
+				out, err = client.ReplaceEmployer(ctx, o.ID, in)
+			} else {
+				out, err = client.CreateEmployer(ctx, o.ID, in)
+			}
+			if err != nil {
+				return err
+			}
+			p := o.f.printer()
+			if err := p.fields(out, employerFields(p, out)); err != nil {
+				return err
+			}
+			if !o.f.JSON() {
+				fmt.Fprintln(o.f.IO.Err, map[bool]string{true: "Employer data updated.", false: "Employer data created."}[exists])
+			}
+			return nil
+		},
+	}
+}
+
+// ---- employee
+
+func newPeopleEmployeeCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "employee",
+		Usage: "Read, set and delete the employee data of a person (payroll recipients)",
+		Description: "A person that receives payroll CFDIs needs employee data: employer, employee number,\n" +
+			"social security number, contract, regime, workday, job risk, payment periodicity, state,\n" +
+			"seniority and salaries. Only the owner changes the owner's data; anybody of the tenant\n" +
+			"changes anybody else's.\n\n" +
+			"Examples:\n" +
+			"  timbra people employee get 9b1d0c1e-...\n" +
+			"  timbra people employee set 9b1d0c1e-... --file employee.json\n" +
+			"  timbra people employee set 9b1d0c1e-... --daily-salary 512.40\n" +
+			"  timbra people employee delete 9b1d0c1e-... --yes",
+		Subcommands: []*cli.Command{
+			newEmploymentGetCmd(f, "employee"),
+			newPeopleEmployeeSetCmd(f),
+			newEmploymentDeleteCmd(f, "employee"),
+		},
+	}
+}
+
+func employeeFields(e api.Employee) []field {
+	return []field{
+		{"Employee person", e.EmployeePersonID},
+		{"Employer person", e.EmployerPersonID},
+		{"Employee number", e.EmployeeNumber},
+		{"Social security number", e.SocialSecurityNumber},
+		{"Start date", e.LaborRelationStartDate},
+		{"Seniority", e.Seniority},
+		{"Contract type", catalogText(&e.SatContractTypeID, e.SatContractType)},
+		{"Regime type", catalogText(&e.SatTaxRegimeTypeID, e.SatTaxRegimeType)},
+		{"Workday type", catalogText(&e.SatWorkdayTypeID, e.SatWorkdayType)},
+		{"Job risk", catalogText(&e.SatJobRiskID, e.SatJobRisk)},
+		{"Payment periodicity", catalogText(&e.SatPaymentPeriodicityID, e.SatPaymentPeriodicity)},
+		{"Payroll state", catalogText(&e.SatPayrollStateID, e.SatPayrollState)},
+		{"Base salary", string(e.BaseSalaryForContributions)},
+		{"Integrated daily salary", string(e.IntegratedDailySalary)},
+		{"Bank", catalogText(e.SatBankID, e.SatBank)},
+		{"Bank account", deref(e.BankAccount)},
+		{"Unionized", catalogText(e.SatUnionizedStatusID, e.SatUnionizedStatus)},
+		{"Position", deref(e.Position)},
+		{"Department", deref(e.Department)},
+		{"Subcontractor RFC", deref(e.SubcontractorRfc)},
+		{"Time percentage", amountText(e.TimePercentage)},
+	}
+}
+
+func employeeInputOf(e api.Employee) api.EmployeeInput {
+	base, daily := e.BaseSalaryForContributions, e.IntegratedDailySalary
+	return api.EmployeeInput{
+		EmployerPersonID: &e.EmployerPersonID, EmployeePersonID: &e.EmployeePersonID, EmployeeNumber: &e.EmployeeNumber,
+		SocialSecurityNumber: &e.SocialSecurityNumber, LaborRelationStartDate: &e.LaborRelationStartDate,
+		SatContractTypeID: &e.SatContractTypeID, SatTaxRegimeTypeID: &e.SatTaxRegimeTypeID, SatWorkdayTypeID: &e.SatWorkdayTypeID,
+		SatJobRiskID: &e.SatJobRiskID, SatPaymentPeriodicityID: &e.SatPaymentPeriodicityID, SatPayrollStateID: &e.SatPayrollStateID,
+		Seniority: &e.Seniority, BaseSalaryForContributions: &base, IntegratedDailySalary: &daily,
+		SatBankID: e.SatBankID, SatUnionizedStatusID: e.SatUnionizedStatusID, Position: e.Position, Department: e.Department,
+		BankAccount: e.BankAccount, SubcontractorRfc: e.SubcontractorRfc, TimePercentage: e.TimePercentage,
+	}
+}
+
+func newPeopleEmployeeSetCmd(f *Factory) *cli.Command {
+	o := &employmentSetOptions{f: f}
+	return &cli.Command{
+		Name:      "set",
+		Usage:     "Create or change the employee data of a person",
+		UsageText: "timbra people employee set PERSON_ID [field flags] [--file data.json] [-o json]",
+		ArgsUsage: "PERSON_ID",
+		Description: "Creates the person's employee data when it has none, or changes it: the saved data, then\n" +
+			"the fields of --file (a JSON object as the API takes it, or as `get -o json` prints it), then\n" +
+			"the flags. PERSON_ID is the employee; --employer names the employer person. An empty flag\n" +
+			"value clears an optional field. Prints the data saved.\n\n" +
+			"Examples:\n" +
+			"  timbra people employee set 9b1d0c1e-... --employer 3f2a0c1e-... --employee-number 120 \\\n" +
+			"      --social-security-number 04078873454 --start-date 2024-08-18 --contract-type 01 \\\n" +
+			"      --regime-type 02 --workday-type 01 --job-risk 1 --payment-periodicity 04 \\\n" +
+			"      --payroll-state JAL --seniority P54W --base-salary 2828.50 --daily-salary 0\n" +
+			"  timbra people employee set 9b1d0c1e-... --file employee.json -o json\n" +
+			"  timbra people employee set 9b1d0c1e-... --bank 002 --bank-account 1234567890",
+		Flags: append(cliFlags(employeeFlags),
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the employee data as JSON from `PATH` (- for stdin); flags override its fields", TakesFile: true, Destination: &o.File}),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "person ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			client, err := o.f.Client()
+			if err != nil {
+				return err
+			}
+			ctx := c.Context
+			var in api.EmployeeInput
+			old, err := client.GetEmployee(ctx, o.ID)
+			exists := err == nil
+			if err != nil && !isNotFound(err) {
+				return err
+			}
+			if exists {
+				in = employeeInputOf(old)
+			}
+			if o.File != "" {
+				if err := readBodyFile(c, o.File, o.f.IO.In, &in); err != nil {
+					return err
+				}
+			}
+			if err := applyFlags(c, employeeFlags, &in); err != nil {
+				return err
+			}
+			in.EmployeePersonID = &o.ID
+			var out api.Employee
+			if exists {
+				out, err = client.ReplaceEmployee(ctx, o.ID, in)
+			} else {
+				out, err = client.CreateEmployee(ctx, o.ID, in)
+			}
+			if err != nil {
+				return err
+			}
+			if err := o.f.printer().fields(out, employeeFields(out)); err != nil {
+				return err
+			}
+			if !o.f.JSON() {
+				fmt.Fprintln(o.f.IO.Err, map[bool]string{true: "Employee data updated.", false: "Employee data created."}[exists])
+			}
+			return nil
+		},
+	}
+}
+
+// ---- get and delete, for both
+
+func newEmploymentGetCmd(f *Factory, kind string) *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show the " + kind + " data of a person",
+		UsageText: "timbra people " + kind + " get PERSON_ID [-o json]",
+		ArgsUsage: "PERSON_ID",
+		Description: "Prints the person's " + kind + " data as `label: value` lines, catalog keys with their\n" +
+			"descriptions; with -o json, the object as the API answers it.\n\n" +
+			"Example:\n" +
+			"  timbra people " + kind + " get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "person ID"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			p := f.printer()
+			id := c.Args().First()
+			if kind == "employer" {
+				e, err := client.GetEmployer(c.Context, id)
+				if err != nil {
+					return err
+				}
+				return p.fields(e, employerFields(p, e))
+			}
+			e, err := client.GetEmployee(c.Context, id)
+			if err != nil {
+				return err
+			}
+			return p.fields(e, employeeFields(e))
+		},
+	}
+}
+
+func newEmploymentDeleteCmd(f *Factory, kind string) *cli.Command {
+	var yes bool
+	return &cli.Command{
+		Name:      "delete",
+		Usage:     "Delete the " + kind + " data of a person",
+		UsageText: "timbra people " + kind + " delete PERSON_ID [--yes]",
+		ArgsUsage: "PERSON_ID",
+		Description: "Deletes the person's " + kind + " data; the person stays. On a terminal it asks first;\n" +
+			"elsewhere (scripts, pipes) --yes is required.\n\n" +
+			"Examples:\n" +
+			"  timbra people " + kind + " delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra people " + kind + " delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "person ID"); err != nil {
+				return err
+			}
+			if !yes && !f.IO.InTTY {
+				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			id := c.Args().First()
+			if !yes {
+				if err := confirmDelete(c.Context, f.IO, "Delete the "+kind+" data of person "+id+"?"); err != nil {
+					return err
+				}
+			}
+			del := client.DeleteEmployee
+			if kind == "employer" {
+				del = client.DeleteEmployer
+			}
+			if err := del(c.Context, id); err != nil {
+				return err
+			}
+			if f.JSON() {
+				return writeJSON(f.IO.Out, map[string]any{"personId": id, "deleted": true})
+			}
+			fmt.Fprintf(f.IO.Out, "Deleted the %s data of person %s.\n", kind, id)
+			return nil
+		},
+	}
+}
