@@ -321,6 +321,9 @@ func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 				}
 			}
 		}
+		if err := storage.DeletePersonEmployment(tx, c.TenantID, p.ID); err != nil {
+			return err
+		}
 		return tx.People(c.TenantID).Delete(p.ID)
 	})
 }

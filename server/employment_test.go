@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -354,22 +355,27 @@ func TestEmploymentWithoutCatalogs(t *testing.T) {
 	}
 }
 
-// TestDeletePersonEmployment: the storage call a person's deletion makes removes both records.
+// TestDeletePersonEmployment: deleting a person through the API removes its employer and
+// employee data in the same transaction.
 func TestDeletePersonEmployment(t *testing.T) {
 	f := newFixture(t)
 	withMiniCatalogs(t, f)
 	ana, _ := empMember(t, f, "ana@example.com")
 	f.do("POST", "/api/v4/people/"+ana+"/employer", empBody(employerBase(ana)))
 	f.do("POST", "/api/v4/people/"+ana+"/employee", empBody(employeeBase(ana, ana)))
-	err := f.srv.accounts.Store.Update(context.Background(), func(tx storage.Tx) error {
-		return storage.DeletePersonEmployment(tx, f.creds.TenantKey, ana)
+	if r := f.do("DELETE", "/api/v4/people/"+ana, ""); r.status != 200 {
+		t.Fatalf("delete: %s", r.raw)
+	}
+	err := f.srv.accounts.Store.View(context.Background(), func(tx storage.Tx) error {
+		if _, err := tx.Employers(f.creds.TenantKey).Get(ana); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("employer data outlived the person: %v", err)
+		}
+		if _, err := tx.Employees(f.creds.TenantKey).Get(ana); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("employee data outlived the person: %v", err)
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, kind := range []string{"employer", "employee"} {
-		if r := f.do("GET", "/api/v4/people/"+ana+"/"+kind, ""); r.status != 404 {
-			t.Errorf("%s data outlived DeletePersonEmployment: %s", kind, r.raw)
-		}
 	}
 }
