@@ -82,6 +82,13 @@ func (e *Error) Lines() []string {
 // Do sends a request and decodes the envelope's data into out (which may be nil). An answer that
 // did not succeed is returned as *Error.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	return c.send(ctx, method, path, query, body, out, false)
+}
+
+// send is the one request path of the client. A successful answer is an envelope whose data is
+// decoded into out, or, when bare (load endpoints, spec 1 §7.6), JSON decoded into out as it is.
+// Any other answer is read as an envelope and returned as *Error.
+func (c *Client) send(ctx context.Context, method, path string, query url.Values, body, out any, bare bool) error {
 	var rd io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)
@@ -130,6 +137,12 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return &Error{Status: resp.StatusCode, Details: fmt.Sprintf("read answer: %v", err)}
+	}
+	if bare && resp.StatusCode < 400 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("decode answer of %s %s: %w", method, path, err)
+		}
+		return nil
 	}
 	var env RawEnvelope
 	if err := json.Unmarshal(raw, &env); err != nil {

@@ -3,13 +3,9 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 )
 
 // Delivery statuses (spec 3 §2.3).
@@ -109,59 +105,5 @@ func (c *Client) LoadDeliveries(ctx context.Context, webhookID string, q Deliver
 // getLoadResult GETs a load endpoint: a success is bare JSON decoded into out; anything else
 // is read as an envelope and returned as *Error, as Do does.
 func (c *Client) getLoadResult(ctx context.Context, path string, query url.Values, out any) error {
-	u := strings.TrimRight(c.BaseURL, "/") + path
-	if len(query) > 0 {
-		u += "?" + query.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return fmt.Errorf("build request: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.UserAgent != "" {
-		req.Header.Set("User-Agent", c.UserAgent)
-	}
-	if c.header != nil {
-		c.header(req.Header)
-	} else {
-		req.Header.Set("X-TENANT-KEY", c.TenantKey)
-		req.Header.Set("X-API-KEY", c.APIKey)
-	}
-	if c.TimeZone != "" {
-		req.Header.Set("X-TIME-ZONE", c.TimeZone)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = defaultHTTP
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return &Error{Details: fmt.Sprintf("cannot reach %s: %v", c.BaseURL, err)}
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return &Error{Status: resp.StatusCode, Details: fmt.Sprintf("read answer: %v", err)}
-	}
-	if resp.StatusCode < 400 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("decode answer of GET %s: %w", path, err)
-		}
-		return nil
-	}
-	e := &Error{Status: resp.StatusCode}
-	var env RawEnvelope
-	if err := json.Unmarshal(raw, &env); err != nil {
-		e.Details = fmt.Sprintf("the answer of %s is not an API envelope: %.200s", u, raw)
-		return e
-	}
-	e.Message, e.Details, e.TraceID, e.Data = env.Message, env.Details, env.TraceIdentifier, env.Data
-	if len(env.Data) > 0 && env.Data[0] == '[' {
-		_ = json.Unmarshal(env.Data, &e.Failures)
-	}
-	return e
+	return c.send(ctx, http.MethodGet, path, query, nil, out, true)
 }
