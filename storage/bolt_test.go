@@ -44,3 +44,14 @@ func TestSecondOpenIsRefusedClearly(t *testing.T) {
 		t.Fatalf("second open: %v", err)
 	}
 }
+
+func TestBoltTaxFilesConformance(t *testing.T) {
+	storagetest.RunTaxFiles(t, func(t *testing.T) storage.Store {
+		db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	})
+}

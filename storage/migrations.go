@@ -87,6 +87,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 6: tax files (certificates and private keys) and their indexes.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketTaxFiles, bucketTaxFilesByPerson, bucketTaxFilesCurrent} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

@@ -184,3 +184,32 @@ func TestMigration5(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigration6 starts from a schema-5 database with data and checks that the tax file buckets
+// are added without touching what was there.
+func TestMigration6(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 5) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketEmployers).Put([]byte("t/p"), []byte("{}")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 6) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketTaxFiles, bucketTaxFilesByPerson, bucketTaxFilesCurrent} {
+			if tx.Bucket(b) == nil {
+				t.Errorf("bucket %s missing after migration 6", b)
+			}
+		}
+		if tx.Bucket(bucketEmployers).Get([]byte("t/p")) == nil {
+			t.Error("migration 6 lost employer data")
+		}
+		if v, _ := schemaVersion(tx); v != 6 {
+			t.Errorf("schema version = %d, want 6", v)
+		}
+		return nil
+	})
+}

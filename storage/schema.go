@@ -30,12 +30,21 @@
 //	                       <primary key values joined by 0x00> → the row's values (catalogs package encoding)
 //	employers            <tenantID>/<personID>            → Employer (one per person)
 //	employees            <tenantID>/<personID>            → Employee (one per person, under the employee)
+//	taxfiles             <tenantID>/<fileID>              → TaxFile (current and deleted; content and password sealed)
+//	taxfiles_by_person   <tenantID>/<personID>/<fileID>   → "c" current | "d" deleted
+//	taxfiles_current     <tenantID>/<fileID>              → empty   (while the file is current)
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.
 //
 // Employer and employee data are keyed by their person: deleting a person deletes both in the
 // same transaction (DeletePersonEmployment).
+//
+// Tax files are never removed: a deletion erases the content and password and keeps the record
+// (spec 2 §3). taxfiles_by_person finds a person's files (the default pair, the next sequence)
+// and tells current from deleted without decoding; taxfiles_current lists a tenant's current
+// files in creation order. TaxFiles.Put keeps both in the record's transaction; deleting a
+// person soft-deletes its files in the same transaction (DeletePersonTaxFiles).
 package storage
 
 import "time"

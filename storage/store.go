@@ -43,6 +43,9 @@ type Tx interface {
 	// each per person (DeletePersonEmployment removes both with the person).
 	Employers(tenantID string) Employers
 	Employees(tenantID string) Employees
+	// TaxFiles is the certificates and private keys of a tenant's people (DeletePersonTaxFiles
+	// soft-deletes them with the person).
+	TaxFiles(tenantID string) TaxFiles
 }
 
 // Meta holds database-wide values.

@@ -1,0 +1,105 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Values of the taxfiles_by_person index: the state of the file, so a person's current files are
+// found without decoding the deleted ones.
+var (
+	taxFileCurrent = []byte("c")
+	taxFileDeleted = []byte("d")
+)
+
+func (t boltTx) TaxFiles(tenantID string) TaxFiles {
+	return boltTaxFiles{
+		records:  records[TaxFile]{t.tx.Bucket(bucketTaxFiles), tenantID},
+		byPerson: t.tx.Bucket(bucketTaxFilesByPerson),
+		current:  t.tx.Bucket(bucketTaxFilesCurrent),
+	}
+}
+
+type boltTaxFiles struct {
+	records[TaxFile]
+	byPerson *bolt.Bucket
+	current  *bolt.Bucket
+}
+
+func (b boltTaxFiles) Get(id string) (TaxFile, error) { return b.get(id) }
+
+func (b boltTaxFiles) Put(f TaxFile) error {
+	if old, err := b.get(f.ID); err == nil && old.PersonID != f.PersonID {
+		if err := b.byPerson.Delete(key(b.tenant, old.PersonID, old.ID)); err != nil {
+			return err
+		}
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	f.TenantID = b.tenant
+	state, cur := taxFileCurrent, key(b.tenant, f.ID)
+	if f.Deleted() {
+		state = taxFileDeleted
+		if err := b.current.Delete(cur); err != nil {
+			return err
+		}
+	} else if err := b.current.Put(cur, nil); err != nil {
+		return err
+	}
+	if err := b.byPerson.Put(key(b.tenant, f.PersonID, f.ID), state); err != nil {
+		return err
+	}
+	return b.put(f.ID, f)
+}
+
+// fromIndex resolves an index entry whose key ends in the file id.
+func (b boltTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error) {
+	return func(k, _ []byte) ([]byte, error) {
+		raw := b.b.Get(key(b.tenant, string(k[len(prefix):])))
+		if raw == nil {
+			return nil, fmt.Errorf("storage: index %s points to a missing tax file", k)
+		}
+		return raw, nil
+	}
+}
+
+func (b boltTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
+	prefix := key(b.tenant, "")
+	return pageOf[TaxFile](b.current, prefix, offset, limit, b.fromIndex(prefix))
+}
+
+func (b boltTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile, int, error) {
+	prefix := key(b.tenant, personID, "")
+	get := b.fromIndex(prefix)
+	var out []TaxFile
+	total := 0
+	c := b.byPerson.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if !bytes.Equal(v, taxFileCurrent) {
+			continue
+		}
+		if total >= offset && len(out) < limit {
+			raw, err := get(k, v)
+			if err != nil {
+				return nil, 0, err
+			}
+			var f TaxFile
+			if err := json.Unmarshal(raw, &f); err != nil {
+				return nil, 0, fmt.Errorf("storage: decode %s: %w", k, err)
+			}
+			out = append(out, f)
+		}
+		total++
+	}
+	return out, total, nil
+}
+
+func (b boltTaxFiles) AllByPerson(personID string) ([]TaxFile, error) {
+	prefix := key(b.tenant, personID, "")
+	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), b.fromIndex(prefix))
+	return out, err
+}
