@@ -166,6 +166,7 @@ func newApp(f *Factory) *cli.App {
 			newLogoutCmd(f),
 			newConfigCmd(f),
 			newPeopleCmd(f),
+			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),
 			newWebhooksCmd(f),

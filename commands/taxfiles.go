@@ -1,0 +1,653 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/csd"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+)
+
+// `timbra tax-files`: the certificates (.cer) and private keys (.key) of the people of a tenant
+// (spec 2 §2.5, §4.2). Key passwords come from a prompt, a file, stdin or an environment
+// variable, never from a flag value, and are never printed.
+
+func newTaxFilesCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:    "tax-files",
+		Aliases: []string{"taxfiles"},
+		Usage:   "Upload, list and delete certificates and private keys (CSD, e.firma)",
+		Description: "Examples:\n" +
+			"  timbra tax-files upload --person 3f2a0c1e-... --cer CSD.cer --key CSD.key --password-file pw.txt\n" +
+			"  timbra tax-files list --page-size 50\n" +
+			"  timbra tax-files defaults 3f2a0c1e-...\n" +
+			"  timbra tax-files bulk-upload pairs.csv --concurrency 8 --report report.json",
+		Subcommands: []*cli.Command{
+			newTaxFilesListCmd(f), newTaxFilesGetCmd(f), newTaxFilesUploadCmd(f), newTaxFilesDeleteCmd(f),
+			newTaxFilesDefaultsCmd(f), newTaxFilesBulkCmd(f),
+		},
+	}
+}
+
+// taxFileTypeText names a fileType.
+func taxFileTypeText(t int) string {
+	switch t {
+	case api.TaxFileCertificateCSD:
+		return "CSD certificate"
+	case api.TaxFilePrivateKeyCSD:
+		return "CSD key"
+	case api.TaxFileCertificateFIEL:
+		return "e.firma certificate"
+	case api.TaxFilePrivateKeyFIEL:
+		return "e.firma key"
+	}
+	return "type " + strconv.Itoa(t)
+}
+
+var taxFileColumns = []string{"ID", "PERSON", "RFC", "TYPE", "NUMBER", "SEQ", "VALID TO", "CREATED"}
+
+func taxFileRow(p *printer, x api.TaxFile) []string {
+	return []string{x.ID, x.PersonID, x.Tin, taxFileTypeText(x.FileType), deref(x.CertificateNumber), strconv.Itoa(x.Sequence), p.time(deref(x.ValidTo)), p.time(x.CreatedAt)}
+}
+
+func taxFileFields(p *printer, x api.TaxFile) []field {
+	return []field{
+		{"ID", x.ID},
+		{"Person", x.PersonID},
+		{"RFC", x.Tin},
+		{"Type", fmt.Sprintf("%d (%s)", x.FileType, taxFileTypeText(x.FileType))},
+		{"Certificate number", deref(x.CertificateNumber)},
+		{"Sequence", strconv.Itoa(x.Sequence)},
+		{"Valid from", p.time(deref(x.ValidFrom))},
+		{"Valid to", p.time(deref(x.ValidTo))},
+		{"Created", p.time(x.CreatedAt)},
+		{"Updated", p.time(x.UpdatedAt)},
+	}
+}
+
+type taxFilesListOptions struct {
+	f        *Factory
+	Page     int
+	PageSize int
+}
+
+func newTaxFilesListCmd(f *Factory) *cli.Command {
+	o := &taxFilesListOptions{f: f}
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "List the tax files you see, one page at a time",
+		UsageText: "timbra tax-files list [--page N] [--page-size N] [-o json]",
+		Description: "Prints one page of current tax files: ID, person, RFC, type, certificate number, sequence\n" +
+			"(a certificate and its key share it), validity and creation time. Contents and passwords are\n" +
+			"never listed. The owner sees every person's files; others their own.\n\n" +
+			"Examples:\n" +
+			"  timbra tax-files list\n" +
+			"  timbra tax-files list --page 2 --page-size 50 -o json",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
+			&cli.IntFlag{Name: "page-size", Usage: "`N` files per page (1 to 50)", DefaultText: "the server's", Destination: &o.PageSize},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if o.Page < 1 {
+				return usageErrorf(c, "invalid value %d for --page: pages start at 1", o.Page)
+			}
+			if o.PageSize < 0 || (c.IsSet("page-size") && o.PageSize == 0) {
+				return usageErrorf(c, "invalid value %d for --page-size: give a positive number", o.PageSize)
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			page, err := client.ListTaxFiles(c.Context, o.Page, o.PageSize)
+			if err != nil {
+				return err
+			}
+			p := f.printer()
+			rows := make([][]string, 0, len(page.Items))
+			for _, it := range page.Items {
+				rows = append(rows, taxFileRow(p, it))
+			}
+			if err := p.table(page, taxFileColumns, rows, "No tax files."); err != nil {
+				return err
+			}
+			if f.IO.OutTTY && !f.JSON() && page.TotalPages > 1 {
+				fmt.Fprintf(f.IO.Err, "Page %d of %d (%d files).\n", page.PageNumber, page.TotalPages, page.TotalCount)
+			}
+			return nil
+		},
+	}
+}
+
+func newTaxFilesGetCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show one tax file (without its content or password)",
+		UsageText: "timbra tax-files get ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints the file's fields as `label: value` lines; with -o json, the record as the API\n" +
+			"answers it.\n\n" +
+			"Example:\n" +
+			"  timbra tax-files get 0195b3c2-7d1e-7a40-9c3b-5e8f1a2b4c6d -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "tax file ID"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			x, err := client.GetTaxFile(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			p := f.printer()
+			return p.fields(x, taxFileFields(p, x))
+		},
+	}
+}
+
+// keyPasswordOptions are the ways to give a private key's password.
+type keyPasswordOptions struct {
+	File  string
+	Env   string
+	Stdin bool
+}
+
+func keyPasswordFlags(o *keyPasswordOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "password-file", Usage: "read the key's password from the first line of `PATH`", TakesFile: true, Destination: &o.File},
+		&cli.StringFlag{Name: "password-env", Usage: "read the key's password from the environment variable `NAME`", Destination: &o.Env},
+		&cli.BoolFlag{Name: "password-stdin", Usage: "read the key's password from the first line of stdin", Destination: &o.Stdin},
+	}
+}
+
+// read returns the password the options say, or asks for it once, without echo, on a terminal.
+func (o *keyPasswordOptions) read(c *cli.Context, ios *IOStreams) (string, error) {
+	n := 0
+	for _, b := range []bool{o.File != "", o.Env != "", o.Stdin} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", usageErrorf(c, "give the key's password one way: --password-file, --password-env or --password-stdin")
+	}
+	switch {
+	case o.File != "":
+		p, err := secretFromFile(o.File)
+		if err != nil {
+			return "", err
+		}
+		return *p, nil
+	case o.Env != "":
+		v, ok := os.LookupEnv(o.Env)
+		if !ok {
+			return "", usageErrorf(c, "--password-env: the environment variable %s is not set", o.Env)
+		}
+		return v, nil
+	case o.Stdin:
+		p, err := secretLine(c.Context, bufio.NewReader(ios.In))
+		if err != nil {
+			return "", err
+		}
+		return *p, nil
+	}
+	if !ios.InTTY {
+		return "", usageErrorf(c, "missing the key's password: pass --password-file, --password-env or --password-stdin, or run on a terminal to be asked")
+	}
+	fmt.Fprint(ios.Err, "Password of the private key: ")
+	pw, err := readKeyPassword(c.Context, ios.In)
+	fmt.Fprintln(ios.Err)
+	return pw, err
+}
+
+// readKeyPassword reads one line without echo when in is a terminal (a plain line otherwise),
+// keeping spaces: they may be part of a key's password.
+func readKeyPassword(ctx context.Context, in io.Reader) (string, error) {
+	if f, ok := in.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
+		fd := int(f.Fd())
+		state, err := term.GetState(fd)
+		if err != nil {
+			return "", fmt.Errorf("read the password: %w", err)
+		}
+		pw, err := whileCtx(ctx, func() (string, error) {
+			b, err := term.ReadPassword(fd)
+			if err != nil {
+				return "", fmt.Errorf("read the password: %w", err)
+			}
+			return string(b), nil
+		})
+		if ctx.Err() != nil {
+			_ = term.Restore(fd, state)
+		}
+		return pw, err
+	}
+	p, err := secretLine(ctx, bufio.NewReader(in))
+	if err != nil {
+		return "", err
+	}
+	return *p, nil
+}
+
+type taxFilesUploadOptions struct {
+	f        *Factory
+	Person   string
+	Cer, Key string
+	FIEL     bool
+	Password keyPasswordOptions
+}
+
+func newTaxFilesUploadCmd(f *Factory) *cli.Command {
+	o := &taxFilesUploadOptions{f: f}
+	return &cli.Command{
+		Name:      "upload",
+		Usage:     "Upload a person's certificate and private key",
+		UsageText: "timbra tax-files upload --person ID --cer FILE --key FILE [--fiel] [--password-file PATH | --password-env NAME | --password-stdin]",
+		Description: "Sends the certificate (fileType 0, or 2 with --fiel) and then the private key (1, or 3), two\n" +
+			"requests, and prints both saved records. The key's password comes from --password-file,\n" +
+			"--password-env, --password-stdin or a prompt on a terminal (asked once, not echoed); never\n" +
+			"from a flag value. The RFC is the person's.\n\n" +
+			"Examples:\n" +
+			"  timbra tax-files upload --person 3f2a0c1e-... --cer CSD.cer --key CSD.key\n" +
+			"  CSD_PW=... timbra tax-files upload --person 3f2a0c1e-... --cer a.cer --key a.key --password-env CSD_PW -o json\n" +
+			"  timbra tax-files upload --person 3f2a0c1e-... --cer fiel.cer --key fiel.key --fiel --password-file pw.txt",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "person", Usage: "the person `ID`", Required: true, Destination: &o.Person},
+			&cli.StringFlag{Name: "cer", Usage: "the certificate (.cer, DER) at `PATH`", Required: true, TakesFile: true, Destination: &o.Cer},
+			&cli.StringFlag{Name: "key", Usage: "the private key (.key, encrypted PKCS#8) at `PATH`", Required: true, TakesFile: true, Destination: &o.Key},
+			&cli.BoolFlag{Name: "fiel", Usage: "an e.firma (FIEL) pair: fileType 2 and 3 instead of 0 and 1", Destination: &o.FIEL},
+		}, keyPasswordFlags(&o.Password)...),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			return taxFilesUploadRun(c, o)
+		},
+	}
+}
+
+func taxFilesUploadRun(c *cli.Context, o *taxFilesUploadOptions) error {
+	cer, err := os.ReadFile(o.Cer)
+	if err != nil {
+		return fmt.Errorf("--cer: %w", err)
+	}
+	key, err := os.ReadFile(o.Key)
+	if err != nil {
+		return fmt.Errorf("--key: %w", err)
+	}
+	password, err := o.Password.read(c, o.f.IO)
+	if err != nil {
+		return err
+	}
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	cerType, keyType := api.TaxFileCertificateCSD, api.TaxFilePrivateKeyCSD
+	if o.FIEL {
+		cerType, keyType = api.TaxFileCertificateFIEL, api.TaxFilePrivateKeyFIEL
+	}
+	ctx := c.Context
+	saved := make([]api.TaxFile, 0, 2)
+	x, err := client.UploadTaxFile(ctx, api.TaxFileUpload{PersonID: o.Person, Base64File: base64.StdEncoding.EncodeToString(cer), FileType: cerType})
+	if err != nil {
+		return err
+	}
+	saved = append(saved, x)
+	if !o.f.JSON() {
+		fmt.Fprintf(o.f.IO.Err, "Certificate uploaded (%s).\n", x.ID)
+	}
+	x, err = client.UploadTaxFile(ctx, api.TaxFileUpload{PersonID: o.Person, Base64File: base64.StdEncoding.EncodeToString(key), FileType: keyType, Password: password})
+	if err != nil {
+		return err
+	}
+	saved = append(saved, x)
+	p := o.f.printer()
+	rows := [][]string{taxFileRow(p, saved[0]), taxFileRow(p, saved[1])}
+	return p.table(saved, taxFileColumns, rows, "")
+}
+
+type taxFilesDeleteOptions struct {
+	f   *Factory
+	ID  string
+	Yes bool
+}
+
+func newTaxFilesDeleteCmd(f *Factory) *cli.Command {
+	o := &taxFilesDeleteOptions{f: f}
+	return &cli.Command{
+		Name:      "delete",
+		Usage:     "Delete one tax file (its content and password are erased)",
+		UsageText: "timbra tax-files delete ID [--yes]",
+		ArgsUsage: "ID",
+		Description: "Deletes one file: a certificate or a key, one request each. The record stays for audit but\n" +
+			"is no longer listed nor used to seal. On a terminal it asks first; elsewhere --yes is required.\n\n" +
+			"Examples:\n" +
+			"  timbra tax-files delete 0195b3c2-7d1e-7a40-9c3b-5e8f1a2b4c6d\n" +
+			"  timbra tax-files delete 0195b3c2-7d1e-7a40-9c3b-5e8f1a2b4c6d --yes -o json",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "tax file ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			if !o.Yes && !f.IO.InTTY {
+				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			}
+			return taxFilesDeleteRun(c.Context, o)
+		},
+	}
+}
+
+func taxFilesDeleteRun(ctx context.Context, o *taxFilesDeleteOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	ios := o.f.IO
+	if !o.Yes {
+		x, err := client.GetTaxFile(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(ios.Err, "Delete the %s %s of %s (%s)? [y/N]: ", taxFileTypeText(x.FileType), x.ID, x.Tin, x.PersonID)
+		answer, err := readLine(ctx, bufio.NewReader(ios.In))
+		if err != nil {
+			return err
+		}
+		if a := strings.ToLower(answer); a != "y" && a != "yes" {
+			return errors.New("not deleted")
+		}
+	}
+	if err := client.DeleteTaxFile(ctx, o.ID); err != nil {
+		return err
+	}
+	if o.f.JSON() {
+		return writeJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
+	}
+	fmt.Fprintf(ios.Out, "Deleted tax file %s.\n", o.ID)
+	return nil
+}
+
+type taxFilesDefaultsOptions struct {
+	f      *Factory
+	Person string
+	Values bool
+	OutDir string
+}
+
+func newTaxFilesDefaultsCmd(f *Factory) *cli.Command {
+	o := &taxFilesDefaultsOptions{f: f}
+	return &cli.Command{
+		Name:      "defaults",
+		Usage:     "Show a person's default certificate and key (the pair that seals)",
+		UsageText: "timbra tax-files defaults PERSON_ID [--values [--out-dir DIR]] [-o json]",
+		ArgsUsage: "PERSON_ID",
+		Description: "Without --values, the default references: the ids, RFC and validity of the certificate and\n" +
+			"key used to seal by-reference invoices. With --values, the files themselves are fetched; the\n" +
+			"password is never printed (only whether it is set), and the contents are shown as sizes unless\n" +
+			"--out-dir writes them as RFC.cer and RFC.key (mode 0600). Only the person and the owner may.\n\n" +
+			"Examples:\n" +
+			"  timbra tax-files defaults 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra tax-files defaults 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --values --out-dir ./csd -o json",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "values", Usage: "fetch the files with their content (default-values)", Destination: &o.Values},
+			&cli.StringFlag{Name: "out-dir", Usage: "with --values, write the certificate and key into `DIR`", TakesFile: true, Destination: &o.OutDir},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "person ID"); err != nil {
+				return err
+			}
+			o.Person = c.Args().First()
+			if o.OutDir != "" && !o.Values {
+				return usageErrorf(c, "--out-dir needs --values")
+			}
+			return taxFilesDefaultsRun(c.Context, o)
+		},
+	}
+}
+
+// defaultValueView is a file of default-values as printed: without its password or content.
+type defaultValueView struct {
+	api.TaxFile
+	PasswordSet  bool   `json:"passwordSet"`
+	ContentBytes int    `json:"contentBytes"`
+	WrittenTo    string `json:"writtenTo,omitempty"`
+}
+
+func taxFilesDefaultsRun(ctx context.Context, o *taxFilesDefaultsOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	if !o.Values {
+		refs, err := client.TaxFileDefaultReferences(ctx, o.Person)
+		if err != nil {
+			return err
+		}
+		rows := make([][]string, 0, len(refs))
+		for _, x := range refs {
+			rows = append(rows, taxFileRow(p, x))
+		}
+		return p.table(refs, taxFileColumns, rows, "No default tax files.")
+	}
+	files, err := client.TaxFileDefaultValues(ctx, o.Person)
+	if err != nil {
+		return err
+	}
+	views := make([]defaultValueView, 0, len(files))
+	for _, x := range files {
+		v := defaultValueView{TaxFile: x, PasswordSet: x.Password != ""}
+		content, err := base64.StdEncoding.DecodeString(x.Base64File)
+		if err != nil {
+			return fmt.Errorf("tax file %s: the content is not base64", x.ID)
+		}
+		v.ContentBytes = len(content)
+		if o.OutDir != "" {
+			if v.WrittenTo, err = writeTaxFile(o.OutDir, x, content); err != nil {
+				return err
+			}
+		}
+		v.Password, v.Base64File = "", ""
+		views = append(views, v)
+	}
+	if p.json {
+		return writeJSON(o.f.IO.Out, views)
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(o.f.IO.Err, "No default tax files.")
+		return nil
+	}
+	for i, v := range views {
+		if i > 0 {
+			fmt.Fprintln(o.f.IO.Out)
+		}
+		fs := taxFileFields(p, v.TaxFile)
+		pw := "not set"
+		if v.PasswordSet {
+			pw = "set (not shown)"
+		}
+		fs = append(fs, field{"Content", fmt.Sprintf("%d bytes", v.ContentBytes)}, field{"Password", pw})
+		if v.WrittenTo != "" {
+			fs = append(fs, field{"Written to", v.WrittenTo})
+		}
+		if err := p.fields(v, fs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTaxFile writes a default file as DIR/RFC.cer or DIR/RFC.key, readable by its owner only.
+func writeTaxFile(dir string, x api.TaxFile, content []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	ext := ".key"
+	if x.FileType == api.TaxFileCertificateCSD || x.FileType == api.TaxFileCertificateFIEL {
+		ext = ".cer"
+	}
+	name := strings.ToUpper(x.Tin)
+	if name == "" || strings.ContainsAny(name, `/\.`) {
+		name = x.ID
+	}
+	path := filepath.Join(dir, name+ext)
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if err := fh.Chmod(0o600); err != nil {
+		fh.Close()
+		return "", err
+	}
+	if _, err := fh.Write(content); err != nil {
+		fh.Close()
+		return "", err
+	}
+	return path, fh.Close()
+}
+
+// retryAfterSlot receives the Retry-After of the answer to a request whose context carries it.
+type retryAfterSlot struct{ d time.Duration }
+
+type retryAfterKey struct{}
+
+// retryAfterTransport records the Retry-After header of answers in the request's slot.
+type retryAfterTransport struct{ base http.RoundTripper }
+
+func (t retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		if s, ok := req.Context().Value(retryAfterKey{}).(*retryAfterSlot); ok {
+			s.d = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
+	}
+	return resp, err
+}
+
+// parseRetryAfter reads delta-seconds or an HTTP date; 0 when absent or unreadable.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return max(time.Duration(n)*time.Second, 0)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+// apiBulk is bulkAPI over the API client.
+type apiBulk struct{ c *api.Client }
+
+// newAPIBulk copies the client with a transport that keeps a connection per worker and records
+// Retry-After.
+func newAPIBulk(c *api.Client, hc *http.Client, workers int) *apiBulk {
+	cp := *c
+	base := http.RoundTripper(nil)
+	timeout := 60 * time.Second
+	if hc != nil {
+		base, timeout = hc.Transport, hc.Timeout
+	}
+	if base == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = max(workers, 2)
+		base = tr
+	}
+	cp.HTTP = &http.Client{Transport: retryAfterTransport{base: base}, Timeout: timeout}
+	return &apiBulk{c: &cp}
+}
+
+// call runs one request and attaches its Retry-After to its error.
+func call(ctx context.Context, do func(context.Context) error) error {
+	slot := &retryAfterSlot{}
+	err := do(context.WithValue(ctx, retryAfterKey{}, slot))
+	if err != nil && slot.d > 0 {
+		return &retryAfterError{err: err, after: slot.d}
+	}
+	return err
+}
+
+const bulkPageSize = 50
+
+func (a *apiBulk) People(ctx context.Context) ([]bulkPerson, error) {
+	var out []bulkPerson
+	for page := 1; ; page++ {
+		var pl api.PagedList[api.Person]
+		err := call(ctx, func(ctx context.Context) (err error) { pl, err = a.c.ListPeople(ctx, page, bulkPageSize); return err })
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pl.Items {
+			out = append(out, bulkPerson{ID: p.ID, Tin: deref(p.Tin)})
+		}
+		if page >= pl.TotalPages || len(pl.Items) == 0 {
+			return out, nil
+		}
+	}
+}
+
+func (a *apiBulk) TaxFiles(ctx context.Context) ([]bulkFile, error) {
+	var out []bulkFile
+	for page := 1; ; page++ {
+		var pl api.PagedList[api.TaxFile]
+		err := call(ctx, func(ctx context.Context) (err error) { pl, err = a.c.ListTaxFiles(ctx, page, bulkPageSize); return err })
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range pl.Items {
+			out = append(out, bulkFile{PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: deref(x.CertificateNumber), Sequence: x.Sequence})
+		}
+		if page >= pl.TotalPages || len(pl.Items) == 0 {
+			return out, nil
+		}
+	}
+}
+
+func (a *apiBulk) Upload(ctx context.Context, in bulkUpload) error {
+	return call(ctx, func(ctx context.Context) error {
+		_, err := a.c.UploadTaxFile(ctx, api.TaxFileUpload{
+			PersonID: in.PersonID, Tin: in.Tin, FileType: in.FileType,
+			Base64File: base64.StdEncoding.EncodeToString(in.Content), Password: in.Password,
+		})
+		return err
+	})
+}
+
+// validateWithCSD is the local check of a pair: the certificate parses, the password opens the
+// key and the key is the certificate's.
+func validateWithCSD(cer, key []byte, password string) (bulkCert, error) {
+	c, err := csd.ParseCertificate(cer)
+	if err != nil {
+		return bulkCert{}, fmt.Errorf("certificate: %w", err)
+	}
+	k, err := csd.ParsePrivateKey(key, []byte(password))
+	if err != nil {
+		return bulkCert{}, fmt.Errorf("key: %w", err)
+	}
+	if !c.Matches(k) {
+		return bulkCert{}, fmt.Errorf("the key is not the certificate's (certificate %s)", c.Number)
+	}
+	return bulkCert{Number: c.Number, RFC: c.RFC, ValidTo: c.ValidTo, Kind: c.Kind}, nil
+}
