@@ -292,8 +292,10 @@ func (s *Service) Update(ctx context.Context, c auth.Caller, id string, in api.P
 	return s.ToAPI(p, c), nil
 }
 
-// Delete removes a non-owner person of the caller's tenant and revokes its API keys in the same
-// transaction. Nobody deletes the owner (403); a person outside the tenant is a 404.
+// Delete removes a non-owner person of the caller's tenant and, in the same transaction, revokes
+// its API keys, removes its employer and employee data and soft-deletes its tax files (kept for
+// audit, content and password erased). Nobody deletes the owner (403); a person outside the
+// tenant is a 404.
 func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 	return s.Store.Update(ctx, func(tx storage.Tx) error {
 		p, err := tx.People(c.TenantID).Get(id)
@@ -322,6 +324,9 @@ func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 			}
 		}
 		if err := storage.DeletePersonEmployment(tx, c.TenantID, p.ID); err != nil {
+			return err
+		}
+		if err := storage.DeletePersonTaxFiles(tx, c.TenantID, p.ID, c.PersonID, s.now()); err != nil {
 			return err
 		}
 		return tx.People(c.TenantID).Delete(p.ID)

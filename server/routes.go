@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	s.catalogRoutes()
 	s.employmentRoutes()
 	s.creditRoutes()
+	s.taxFileRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

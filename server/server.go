@@ -23,6 +23,7 @@ import (
 	"github.com/timbra-mx/timbra/ratelimit"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/taxfiles"
 	"github.com/timbra-mx/timbra/webhook"
 	"github.com/timbra-mx/timbra/webhooks"
 )
@@ -64,6 +65,7 @@ type Server struct {
 	webhooks *webhooks.Service
 	catalogs *catalogs.Service
 	employ   *employment.Service // employer and employee data
+	taxFiles *taxfiles.Service
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
@@ -106,6 +108,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	}
 	s.employ = &employment.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
 	s.people.Catalogs, s.people.Now = s.catalogs, cfg.Now
+	s.taxFiles = &taxfiles.Service{Store: store, Keys: keys, Now: cfg.Now}
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("webhook client: %w", err)
