@@ -18,6 +18,7 @@ import (
 
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/commands"
+	"github.com/timbra-mx/timbra/csd/csdtest"
 )
 
 func TestMain(m *testing.M) {
@@ -56,6 +57,7 @@ func TestScripts(t *testing.T) {
 			"envfile":    envFile,
 			"receiver":   receiverCmd,
 			"jsonget":    jsonGet,
+			"genpair":    genPair,
 		},
 	})
 }
@@ -159,4 +161,46 @@ func envFile(ts *testscript.TestScript, neg bool, args []string) {
 	raw, err := os.ReadFile(ts.MkAbs(args[1]))
 	ts.Check(err)
 	ts.Setenv(args[0], strings.TrimSpace(string(raw)))
+}
+
+// genpair DIR RFC [expired|mismatch|badpassword]: writes a generated CSD pair of RFC as
+// DIR/RFC.cer, DIR/RFC.key and DIR/RFC.pw (the key's password): valid for a year from an hour
+// ago, or expired, or with the key of another certificate, or with a .pw that does not open the
+// key. Keys come from csdtest's cache; the number is random.
+func genPair(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: genpair DIR RFC [expired|mismatch|badpassword]")
+	}
+	mode := ""
+	if len(args) == 3 {
+		mode = args[2]
+	}
+	keys := csdtest.Keys(2, 2048)
+	o := csdtest.Options{RFC: args[1], Key: keys[0], Password: "Clave-" + args[1], NotBefore: time.Now().Add(-time.Hour)}
+	o.NotAfter = o.NotBefore.AddDate(1, 0, 0)
+	switch mode {
+	case "":
+	case "expired":
+		o.NotBefore, o.NotAfter = time.Now().AddDate(-5, 0, 0), time.Now().AddDate(-1, 0, 0)
+	case "mismatch", "badpassword":
+	default:
+		ts.Fatalf("genpair: unknown mode %q", mode)
+	}
+	p, err := csdtest.NewPair(o)
+	ts.Check(err)
+	key, password := p.Key, p.Password
+	if mode == "mismatch" {
+		other, err := csdtest.NewPair(csdtest.Options{RFC: args[1], Key: keys[1], Password: o.Password})
+		ts.Check(err)
+		key = other.Key
+	}
+	if mode == "badpassword" {
+		password = "not-" + password
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	base := filepath.Join(dir, strings.ToUpper(args[1]))
+	ts.Check(os.WriteFile(base+".cer", p.Cer, 0o600))
+	ts.Check(os.WriteFile(base+".key", key, 0o600))
+	ts.Check(os.WriteFile(base+".pw", []byte(password+"\n"), 0o600))
 }
