@@ -1,11 +1,15 @@
 package csd_test
 
 import (
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,46 +17,82 @@ import (
 	"github.com/timbra-mx/timbra/csd/csdtest"
 )
 
-// fuzzSeedPair is a generated pair whose key is also encrypted with one iteration, so that the
-// fuzzer's executions are cheap.
-func fuzzSeeds(f *testing.F) (certs [][]byte, keys [][]byte) {
-	f.Helper()
-	if entries, err := os.ReadDir(filepath.Join(satDir, "certs")); err == nil {
-		for _, e := range entries {
-			if b, err := os.ReadFile(filepath.Join(satDir, "certs", e.Name())); err == nil {
-				switch filepath.Ext(e.Name()) {
-				case ".cer":
-					certs = append(certs, b)
-				case ".key":
-					keys = append(keys, b)
-				}
-			}
+// The fuzz seeds are the real SAT files (read from ../shared/sat when present: they must not be
+// copied into the repository) and the generated corpus in testdata/fuzz, written by
+// TestWriteFuzzCorpus (CSD_WRITE_FUZZ_CORPUS=1). The generated seeds are files, not made in the
+// fuzz functions, because every fuzzing worker runs those and RSA key generation under the
+// fuzzer's coverage instrumentation takes minutes.
+func realSeeds() (certs, keys [][]byte) {
+	entries, _ := os.ReadDir(filepath.Join(satDir, "certs"))
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(satDir, "certs", e.Name()))
+		if err != nil {
+			continue
+		}
+		switch filepath.Ext(e.Name()) {
+		case ".cer":
+			certs = append(certs, b)
+		case ".key":
+			keys = append(keys, b)
 		}
 	}
-	key := csdtest.Keys(1, 2048)[0]
+	return certs, keys
+}
+
+// TestWriteFuzzCorpus writes the generated seeds of both fuzz targets to testdata/fuzz.
+func TestWriteFuzzCorpus(t *testing.T) {
+	if os.Getenv("CSD_WRITE_FUZZ_CORPUS") == "" {
+		t.Skip("set CSD_WRITE_FUZZ_CORPUS=1 to rewrite testdata/fuzz")
+	}
+	key := csdtest.Keys(1, 1024)[0]
+	var certs, keys [][]byte
 	for _, kind := range []csd.Kind{csd.KindCSD, csd.KindFIEL} {
-		p, err := csdtest.NewPair(csdtest.Options{Kind: kind, Key: key, Password: "12345678a"})
+		p, err := csdtest.NewPair(csdtest.Options{Kind: kind, Key: key, Serial: "30001000000500000001"})
 		if err != nil {
-			f.Fatal(err)
+			t.Fatal(err)
 		}
 		certs = append(certs, p.Cer, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.Cer}))
 	}
 	for _, c := range [][]int{csd.OIDDESEDE3CBC, csd.OIDAES128CBC, csd.OIDAES256CBC} {
 		for _, prf := range [][]int{nil, csd.OIDHMACWithSHA256} {
-			der, err := csd.EncryptPKCS8With(key, []byte("12345678a"), 1, prf, c)
+			der, err := csd.EncryptPKCS8With(key, []byte(csdtest.DefaultPassword), 1, prf, c)
 			if err != nil {
-				f.Fatal(err)
+				t.Fatal(err)
 			}
 			keys = append(keys, der)
 		}
 	}
-	pkcs8, _ := x509.MarshalPKCS8PrivateKey(key)
-	keys = append(keys, pkcs8, x509.MarshalPKCS1PrivateKey(key), pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: keys[len(keys)-1]}))
-	return certs, keys
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = append(keys, pkcs8, x509.MarshalPKCS1PrivateKey(key), pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: keys[0]}))
+
+	write := func(target string, values ...[]byte) {
+		dir := filepath.Join("testdata", "fuzz", target)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("go test fuzz v1\n")
+		for _, v := range values {
+			fmt.Fprintf(&b, "[]byte(%q)\n", v)
+		}
+		sum := sha256.Sum256([]byte(b.String()))
+		if err := os.WriteFile(filepath.Join(dir, "generated-"+hex.EncodeToString(sum[:8])), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range append(certs, keys[0]) {
+		write("FuzzParseCertificate", c)
+	}
+	for _, k := range append(keys, certs[0]) {
+		write("FuzzParsePrivateKey", k, []byte(csdtest.DefaultPassword))
+	}
 }
 
 func FuzzParseCertificate(f *testing.F) {
-	certs, keys := fuzzSeeds(f)
+	certs, keys := realSeeds()
 	for _, b := range append(certs, keys...) {
 		f.Add(b)
 	}
@@ -76,11 +116,12 @@ func FuzzParseCertificate(f *testing.F) {
 }
 
 func FuzzParsePrivateKey(f *testing.F) {
-	certs, keys := fuzzSeeds(f)
+	certs, keys := realSeeds()
 	for _, b := range keys {
 		f.Add(b, []byte("12345678a"))
+		f.Add(b, []byte("wrong"))
 	}
-	for _, b := range certs[:1] {
+	for _, b := range certs {
 		f.Add(b, []byte("12345678a"))
 	}
 	f.Add([]byte{0x30, 0x00}, []byte{})
