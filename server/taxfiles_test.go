@@ -582,3 +582,70 @@ func TestDeletePersonTaxFiles(t *testing.T) {
 		t.Fatalf("DefaultPair of a deleted person: %v", err)
 	}
 }
+
+// TestTaxFileConcurrentUploads: certificates and keys of several pairs uploaded at once for one
+// person; each pair ends with one sequence shared by its two files, all pairs distinct, and
+// every key with its certificate's validity, whichever of the two was saved first.
+func TestTaxFileConcurrentUploads(t *testing.T) {
+	f := newFixture(t)
+	const n = 8
+	keys := genKeys(n)
+	ana := taxPerson(t, f, "ana@example.com", "AAA010101AAA")
+	pairs := make([]csdtest.Pair, n)
+	for i := range pairs {
+		pairs[i] = newPair(t, csdtest.Options{RFC: "AAA010101AAA", Key: keys[i]})
+	}
+	client := &api.Client{BaseURL: f.http.URL, TenantKey: f.creds.TenantKey, APIKey: f.creds.APIKey}
+	done := make(chan error, 2*n)
+	for _, p := range pairs {
+		for ft, content := range [][]byte{p.Cer, p.Key} {
+			go func() {
+				_, err := client.UploadTaxFile(context.Background(), api.TaxFileUpload{PersonID: ana.person, FileType: ft,
+					Base64File: base64.StdEncoding.EncodeToString(content), Password: p.Password})
+				done <- err
+			}()
+		}
+	}
+	for range 2 * n {
+		if err := <-done; err != nil {
+			t.Fatalf("upload: %v", err)
+		}
+	}
+	page := taxPage(t, f.do("GET", "/api/v4/tax-files?pageSize=50", ""))
+	if page.TotalCount != 2*n {
+		t.Fatalf("%d files listed, want %d", page.TotalCount, 2*n)
+	}
+	byNumber := map[string]int{}
+	for i, p := range pairs {
+		byNumber[p.Number] = i
+	}
+	certSeq := map[int]api.TaxFile{}
+	for _, fl := range page.Items {
+		if fl.FileType == 0 {
+			if _, dup := certSeq[fl.Sequence]; dup {
+				t.Fatalf("two certificates share sequence %d", fl.Sequence)
+			}
+			certSeq[fl.Sequence] = fl
+		}
+	}
+	for _, fl := range page.Items {
+		if fl.FileType != 1 {
+			continue
+		}
+		c, ok := certSeq[fl.Sequence]
+		if !ok || fl.ValidTo == nil || *fl.ValidTo != *c.ValidTo {
+			t.Fatalf("key %+v has no certificate of its sequence, or not its validity (%+v)", fl, c)
+		}
+	}
+	if len(certSeq) != n {
+		t.Fatalf("%d distinct certificate sequences, want %d", len(certSeq), n)
+	}
+	// the pair of each sequence really pairs: the default pair is the most recent certificate's
+	cert, key, err := f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, ana.person)
+	if err != nil || !cert.Matches(key) {
+		t.Fatalf("DefaultPair: %v", err)
+	}
+	if _, ok := byNumber[cert.Number]; !ok {
+		t.Fatalf("default certificate %s is none of the uploaded", cert.Number)
+	}
+}
