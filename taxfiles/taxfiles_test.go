@@ -55,3 +55,19 @@ func TestDecodeBase64(t *testing.T) {
 		t.Error("a character outside the alphabet was accepted")
 	}
 }
+
+// FuzzParseFileType: any JSON value gives a type 0–3 or one failure on FileType, never a panic.
+func FuzzParseFileType(f *testing.F) {
+	for _, s := range []string{`0`, `"PrivateKeyFiel"`, `4`, `-1`, `1.5`, `"x"`, `null`, `{}`, `[1]`, `"\u0000"`, `99999999999999999999`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, fail := ParseFileType(json.RawMessage(raw))
+		if fail == nil && (v < 0 || v > 3) {
+			t.Fatalf("%q: type %d accepted", raw, v)
+		}
+		if fail != nil && fail.PropertyName != "FileType" {
+			t.Fatalf("%q: failure on %s", raw, fail.PropertyName)
+		}
+	})
+}
