@@ -96,6 +96,11 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 7: products.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketProducts)
+		return err
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

@@ -213,3 +213,30 @@ func TestMigration6(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigration7 starts from a schema-6 database with data and checks that the products bucket
+// is added without touching what was there.
+func TestMigration7(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 6) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketTaxFiles).Put([]byte("t/f"), []byte("{}")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 7) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketProducts) == nil {
+			t.Error("bucket products missing after migration 7")
+		}
+		if tx.Bucket(bucketTaxFiles).Get([]byte("t/f")) == nil {
+			t.Error("migration 7 lost a tax file")
+		}
+		if v, _ := schemaVersion(tx); v != 7 {
+			t.Errorf("schema version = %d, want 7", v)
+		}
+		return nil
+	})
+}

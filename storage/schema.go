@@ -33,6 +33,7 @@
 //	taxfiles             <tenantID>/<fileID>              → TaxFile (current and deleted; content and password sealed)
 //	taxfiles_by_person   <tenantID>/<personID>/<fileID>   → "c" current | "d" deleted
 //	taxfiles_current     <tenantID>/<fileID>              → empty   (while the file is current)
+//	products             <tenantID>/<productID>           → Product
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.

@@ -46,6 +46,8 @@ type Tx interface {
 	// TaxFiles is the certificates and private keys of a tenant's people (DeletePersonTaxFiles
 	// soft-deletes them with the person).
 	TaxFiles(tenantID string) TaxFiles
+	// Products is the products of a tenant (what invoice items by reference name).
+	Products(tenantID string) Products
 }
 
 // Meta holds database-wide values.
