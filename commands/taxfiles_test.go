@@ -21,7 +21,6 @@ import (
 
 const keyPW = "  clave con espacios  "
 
-
 // taxFilesAPI answers the tax-file endpoints with fixed records.
 func taxFilesAPI(t *testing.T) *fakeAPI {
 	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
