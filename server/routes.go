@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	s.employmentRoutes()
 	s.creditRoutes()
 	s.taxFileRoutes()
+	s.productRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/timbra-mx/timbra/employment"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/people"
+	"github.com/timbra-mx/timbra/products"
 	"github.com/timbra-mx/timbra/ratelimit"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/storage"
@@ -66,6 +67,7 @@ type Server struct {
 	catalogs *catalogs.Service
 	employ   *employment.Service // employer and employee data
 	taxFiles *taxfiles.Service
+	products *products.Service
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
@@ -109,6 +111,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.employ = &employment.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
 	s.people.Catalogs, s.people.Now = s.catalogs, cfg.Now
 	s.taxFiles = &taxfiles.Service{Store: store, Keys: keys, Now: cfg.Now}
+	s.products = &products.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("webhook client: %w", err)
