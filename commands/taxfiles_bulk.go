@@ -254,6 +254,9 @@ func (e *bulkEngine) Run(ctx context.Context, pairs []bulkPair) ([]pairResult, e
 	for range min(e.Concurrency, max(len(pairs), 1)) {
 		wg.Go(func() {
 			for i := range jobs {
+				if ctx.Err() != nil {
+					continue // interrupted: not started
+				}
 				r := &results[i]
 				start := e.Now()
 				e.pair(ctx, reqCtx, pairs[i], r, byID, byRFC, ex)
@@ -268,6 +271,9 @@ func (e *bulkEngine) Run(ctx context.Context, pairs []bulkPair) ([]pairResult, e
 	}
 feed:
 	for i := range pairs {
+		if ctx.Err() != nil {
+			break // a worker may be waiting too: select would choose at random
+		}
 		select {
 		case jobs <- i:
 		case <-ctx.Done():
@@ -414,7 +420,9 @@ func scrub(msg, password string) string {
 	return strings.ReplaceAll(msg, password, "[password]")
 }
 
-var errInterrupted = errors.New("interrupted")
+// errInterrupted ends a request's retries when the run is interrupted; it is a context.Canceled,
+// so that the command exits as interrupted.
+var errInterrupted = fmt.Errorf("interrupted: %w", context.Canceled)
 
 // retry calls do until it succeeds, fails for good or MaxAttempts tries were made, and returns
 // the tries. 429, 5xx and transport failures are retried after an exponential backoff with

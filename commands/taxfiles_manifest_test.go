@@ -186,3 +186,37 @@ func TestBulkOutputNeverShowsAPassword(t *testing.T) {
 		})
 	}
 }
+
+// TestBulkInterruptedWritesTheReport: Ctrl-C during a run still writes the report, with the
+// pairs not done as interrupted, and the command ends as interrupted.
+func TestBulkInterruptedWritesTheReport(t *testing.T) {
+	pairs, people := fakePairs(t, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fb := &fakeBulk{people: people, answer: func(in bulkUpload, n int) error {
+		if in.PersonID == "person-1" && in.FileType == 1 {
+			cancel()
+		}
+		return nil
+	}}
+	var out, errb bytes.Buffer
+	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	report := filepath.Join(t.TempDir(), "report.json")
+	e := newEngine(fb, &sleeper{})
+	e.Concurrency = 1
+	err := runBulk(ctx, &taxFilesBulkOptions{f: f, Manifest: "m.csv", Report: report}, e, pairs)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if code := f.exitCode(ctx, err); code != 130 {
+		t.Errorf("exit code %d, want 130", code)
+	}
+	raw, rerr := os.ReadFile(report)
+	must(t, rerr)
+	var rep bulkReport
+	must(t, json.Unmarshal(raw, &rep))
+	if !rep.Interrupted || rep.Uploaded != 2 || rep.NotDone != 2 || rep.Pairs[3].Outcome != outcomeInterrupted {
+		t.Errorf("report %+v", rep)
+	}
+	wantContains(t, "stderr", errb.String(), "4 pairs: 2 uploaded, 0 skipped, 0 failed, 2 interrupted in ")
+}
