@@ -166,6 +166,7 @@ func newApp(f *Factory) *cli.App {
 			newLogoutCmd(f),
 			newConfigCmd(f),
 			newPeopleCmd(f),
+			newProductsCmd(f),
 			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),

@@ -1,0 +1,387 @@
+package commands
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/urfave/cli/v2"
+)
+
+// `timbra products`: the products and services of the tenant, what invoice items by reference
+// name. A tax is written TAX:FACTOR:RATE:FLAG (002:Tasa:0.16:T), the same form the commands show.
+
+func newProductsCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "products",
+		Usage: "List, read, create, change and delete the products and services of your tenant",
+		Description: "Examples:\n" +
+			"  timbra products list\n" +
+			"  timbra products create --description \"Lápiz HB\" --unit-price 12.50 --product-code 44121706 --tax 002:Tasa:0.16:T\n" +
+			"  timbra products update 3f2a0c1e-... --unit-price 13\n" +
+			"  timbra products delete 3f2a0c1e-... --yes",
+		Subcommands: []*cli.Command{newProductsListCmd(f), newProductsGetCmd(f), newProductsCreateCmd(f), newProductsUpdateCmd(f), newProductsDeleteCmd(f)},
+	}
+}
+
+type productsListOptions struct {
+	f        *Factory
+	Page     int
+	PageSize int
+}
+
+func newProductsListCmd(f *Factory) *cli.Command {
+	o := &productsListOptions{f: f}
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "List the products of your tenant, one page at a time",
+		UsageText: "timbra products list [--page N] [--page-size N] [-o json]",
+		Description: "Prints one page of products (1 to 50 per page, 50 by default): ID, description, unit\n" +
+			"price, unit, product code, taxes and creation time. With -o json, the whole page object.\n\n" +
+			"Examples:\n" +
+			"  timbra products list\n" +
+			"  timbra products list --page 2 --page-size 10 -o json",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
+			&cli.IntFlag{Name: "page-size", Usage: "`N` products per page (1 to 50)", DefaultText: "the server's", Destination: &o.PageSize},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if o.Page < 1 {
+				return usageErrorf(c, "invalid value %d for --page: pages start at 1", o.Page)
+			}
+			if o.PageSize < 0 || (c.IsSet("page-size") && o.PageSize == 0) {
+				return usageErrorf(c, "invalid value %d for --page-size: give a positive number", o.PageSize)
+			}
+			return productsListRun(c.Context, o)
+		},
+	}
+}
+
+var productColumns = []string{"ID", "DESCRIPTION", "UNIT PRICE", "UNIT", "PRODUCT CODE", "TAXES", "CREATED"}
+
+func productsListRun(ctx context.Context, o *productsListOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	page, err := client.ListProducts(ctx, o.Page, o.PageSize)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	rows := make([][]string, 0, len(page.Items))
+	for _, it := range page.Items {
+		rows = append(rows, []string{it.ID, it.Description, string(it.UnitPrice), it.SatUnitMeasurementID, it.SatProductCodeID,
+			productTaxesText(it.ProductTaxes), p.time(it.CreatedAt)})
+	}
+	if err := p.table(page, productColumns, rows, "No products."); err != nil {
+		return err
+	}
+	if o.f.IO.OutTTY && !o.f.JSON() && page.TotalPages > 1 {
+		fmt.Fprintf(o.f.IO.Err, "Page %d of %d (%d products).\n", page.PageNumber, page.TotalPages, page.TotalCount)
+	}
+	return nil
+}
+
+func newProductsGetCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show one product",
+		UsageText: "timbra products get ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints the product's fields as `label: value` lines, SAT keys with their catalog\n" +
+			"description; with -o json, the product object as the API answers it.\n\n" +
+			"Example:\n" +
+			"  timbra products get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "product ID"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			prod, err := client.GetProduct(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			p := f.printer()
+			return p.fields(prod, productFields(p, prod))
+		},
+	}
+}
+
+func productFields(p *printer, x api.Product) []field {
+	return []field{
+		{"ID", x.ID},
+		{"Description", x.Description},
+		{"Unit price", string(x.UnitPrice)},
+		{"Unit", catalogText(&x.SatUnitMeasurementID, x.SatUnitMeasurement)},
+		{"Tax object", catalogText(&x.SatTaxObjectID, x.SatTaxObject)},
+		{"Product code", catalogText(&x.SatProductCodeID, x.SatProductCode)},
+		{"Taxes", productTaxesText(x.ProductTaxes)},
+		{"Created", p.time(x.CreatedAt)},
+		{"Updated", p.time(x.UpdatedAt)},
+	}
+}
+
+// productTaxesText writes taxes as the --tax flag takes them: "002:Tasa:0.160000:T, 003:Exento::T".
+func productTaxesText(ts []api.ProductTax) string {
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
+		rate := ""
+		if t.Rate != nil {
+			rate = string(*t.Rate)
+		}
+		parts = append(parts, t.TaxID+":"+t.TaxTypeID+":"+rate+":"+t.TaxFlagID)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// productTextFlags are the flags of the product's text fields.
+var productTextFlags = []struct {
+	name, usage string
+	field       func(*api.ProductInput) **string
+}{
+	{"description", "`TEXT` of the item (1 to 1000 characters, no '|')", func(p *api.ProductInput) **string { return &p.Description }},
+	{"unit", "SAT unit `KEY` (c_ClaveUnidad, for example H87 pieza, E48 servicio; H87 when created without it)", func(p *api.ProductInput) **string { return &p.SatUnitMeasurementID }},
+	{"tax-object", "SAT tax object `KEY` (c_ObjetoImp: 01 no objeto, 02 sí objeto...; 02 when created without it)", func(p *api.ProductInput) **string { return &p.SatTaxObjectID }},
+	{"product-code", "SAT product or service `KEY` (c_ClaveProdServ; 01010101 when created without it)", func(p *api.ProductInput) **string { return &p.SatProductCodeID }},
+}
+
+// jsonNumber is what --unit-price and a tax's rate take: a plain decimal number.
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
+type productWriteOptions struct {
+	f      *Factory
+	ID     string // update
+	Create bool
+	File   string
+	Yes    bool
+}
+
+func productWriteFlags(o *productWriteOptions) []cli.Flag {
+	var fs []cli.Flag
+	for _, tf := range productTextFlags {
+		fs = append(fs, &cli.StringFlag{Name: tf.name, Usage: tf.usage})
+	}
+	return append(fs,
+		&cli.StringFlag{Name: "unit-price", Usage: "unit `PRICE` before taxes (0 or more, up to 6 decimals)"},
+		&cli.StringSliceFlag{Name: "tax", Usage: "a tax `TAX:FACTOR:RATE:FLAG`, repeated for several: 002:Tasa:0.16:T (IVA 16%), 001:Tasa:0.10:R (ISR withheld), 002:Exento::T; replaces the product's taxes (IVA 16% when created without any)"},
+		&cli.BoolFlag{Name: "no-taxes", Usage: "the product has no taxes (with --tax-object 01, for example)"},
+		&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the product as JSON from `PATH` (- for stdin); flags override its fields", TakesFile: true, Destination: &o.File},
+	)
+}
+
+// parseTax reads TAX:FACTOR:RATE:FLAG; RATE may be empty (Exento), and TAX:Exento:FLAG is
+// accepted too.
+func parseTax(s string) (api.ProductTaxInput, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) == 3 && parts[1] == "Exento" {
+		parts = []string{parts[0], parts[1], "", parts[2]}
+	}
+	if len(parts) != 4 || parts[0] == "" || parts[1] == "" || parts[3] == "" {
+		return api.ProductTaxInput{}, fmt.Errorf("invalid --tax %q: write TAX:FACTOR:RATE:FLAG, for example 002:Tasa:0.16:T", s)
+	}
+	t := api.ProductTaxInput{TaxID: &parts[0], TaxTypeID: &parts[1], TaxFlagID: &parts[3]}
+	if parts[2] != "" {
+		if !jsonNumber.MatchString(parts[2]) {
+			return api.ProductTaxInput{}, fmt.Errorf("invalid rate %q in --tax %q: give a decimal number, for example 0.16", parts[2], s)
+		}
+		r := api.Decimal(parts[2])
+		t.Rate = &r
+	}
+	return t, nil
+}
+
+// productInput builds the body from --file and the flags.
+func productInput(c *cli.Context, o *productWriteOptions) (api.ProductInput, error) {
+	var in api.ProductInput
+	if o.File != "" {
+		raw, err := readInput(o.File, bufio.NewReader(o.f.IO.In))
+		if err != nil {
+			return in, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&in); err != nil {
+			return in, usageErrorf(c, "--file %s: not a JSON product: %v", o.File, err)
+		}
+	}
+	for _, tf := range productTextFlags {
+		if c.IsSet(tf.name) {
+			v := c.String(tf.name)
+			*tf.field(&in) = &v
+		}
+	}
+	if c.IsSet("unit-price") {
+		v := c.String("unit-price")
+		if !jsonNumber.MatchString(v) {
+			return in, usageErrorf(c, "invalid value %q for --unit-price: give a decimal number, for example 12.50", v)
+		}
+		d := api.Decimal(v)
+		in.UnitPrice = &d
+	}
+	if c.IsSet("tax") && c.Bool("no-taxes") {
+		return in, usageErrorf(c, "give either --tax or --no-taxes")
+	}
+	if c.IsSet("tax") {
+		taxes := []api.ProductTaxInput{}
+		for _, s := range c.StringSlice("tax") {
+			t, err := parseTax(s)
+			if err != nil {
+				return in, usageErrorf(c, "%v", err)
+			}
+			taxes = append(taxes, t)
+		}
+		in.ProductTaxes = &taxes
+	}
+	if c.Bool("no-taxes") {
+		in.ProductTaxes = &[]api.ProductTaxInput{}
+	}
+	return in, nil
+}
+
+func newProductsCreateCmd(f *Factory) *cli.Command {
+	o := &productWriteOptions{f: f, Create: true}
+	return &cli.Command{
+		Name:      "create",
+		Usage:     "Create a product or service",
+		UsageText: "timbra products create --description TEXT --unit-price PRICE [--unit KEY] [--tax-object KEY] [--product-code KEY] [--tax TAX:FACTOR:RATE:FLAG ...] [--file product.json]",
+		Description: "Creates a product in your tenant and prints it. Description and unit price are required;\n" +
+			"the SAT keys not given are H87 (pieza), 02 (sí objeto de impuesto) and 01010101, and without\n" +
+			"--tax the product carries IVA 16% transferred. Rates follow SAT's c_TasaOCuota.\n\n" +
+			"Examples:\n" +
+			"  timbra products create --description \"Lápiz HB\" --unit-price 12.50 --product-code 44121706\n" +
+			"  timbra products create --description \"Asesoría\" --unit-price 1000 --unit E48 --product-code 80101500 \\\n" +
+			"      --tax 002:Tasa:0.16:T --tax 001:Tasa:0.10:R --tax 002:Tasa:0.106667:R\n" +
+			"  timbra products create --file product.json -o json",
+		Flags: productWriteFlags(o),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			in, err := productInput(c, o)
+			if err != nil {
+				return err
+			}
+			return productWriteRun(c.Context, o, in)
+		},
+	}
+}
+
+func newProductsUpdateCmd(f *Factory) *cli.Command {
+	o := &productWriteOptions{f: f}
+	return &cli.Command{
+		Name:      "update",
+		Usage:     "Change fields of a product",
+		UsageText: "timbra products update ID [--description TEXT] [--unit-price PRICE] [--unit KEY] [--tax-object KEY] [--product-code KEY] [--tax TAX:FACTOR:RATE:FLAG ... | --no-taxes] [--file product.json]",
+		ArgsUsage: "ID",
+		Description: "Sends only the fields given (flags, or the fields of --file); the rest keep their value.\n" +
+			"--tax replaces all the product's taxes with the ones given; --no-taxes removes them.\n\n" +
+			"Examples:\n" +
+			"  timbra products update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --unit-price 13\n" +
+			"  timbra products update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --tax 002:Tasa:0.08:T\n" +
+			"  timbra products update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --tax-object 01 --no-taxes -o json",
+		Flags: productWriteFlags(o),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "product ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			in, err := productInput(c, o)
+			if err != nil {
+				return err
+			}
+			if in == (api.ProductInput{}) {
+				return usageErrorf(c, "nothing to change: give at least one field flag or --file")
+			}
+			return productWriteRun(c.Context, o, in)
+		},
+	}
+}
+
+func productWriteRun(ctx context.Context, o *productWriteOptions, in api.ProductInput) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	var prod api.Product
+	if o.Create {
+		prod, err = client.CreateProduct(ctx, in)
+	} else {
+		prod, err = client.UpdateProduct(ctx, o.ID, in)
+	}
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	return p.fields(prod, productFields(p, prod))
+}
+
+func newProductsDeleteCmd(f *Factory) *cli.Command {
+	var yes bool
+	return &cli.Command{
+		Name:      "delete",
+		Usage:     "Delete a product",
+		UsageText: "timbra products delete ID [--yes]",
+		ArgsUsage: "ID",
+		Description: "Deletes the product; invoices already stamped keep their items. On a terminal it asks\n" +
+			"first; elsewhere (scripts, pipes) --yes is required.\n\n" +
+			"Examples:\n" +
+			"  timbra products delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra products delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes -o json",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "product ID"); err != nil {
+				return err
+			}
+			id := c.Args().First()
+			if !yes && !f.IO.InTTY {
+				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			}
+			return productsDeleteRun(c.Context, f, id, yes)
+		},
+	}
+}
+
+func productsDeleteRun(ctx context.Context, f *Factory, id string, yes bool) error {
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	ios := f.IO
+	if !yes {
+		p, err := client.GetProduct(ctx, id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(ios.Err, "Delete product %s (%s)? [y/N]: ", p.ID, p.Description)
+		answer, err := readLine(ctx, bufio.NewReader(ios.In))
+		if err != nil {
+			return err
+		}
+		if a := strings.ToLower(answer); a != "y" && a != "yes" {
+			return errors.New("not deleted")
+		}
+	}
+	if err := client.DeleteProduct(ctx, id); err != nil {
+		return err
+	}
+	if f.JSON() {
+		return writeJSON(ios.Out, map[string]any{"id": id, "deleted": true})
+	}
+	fmt.Fprintf(ios.Out, "Deleted product %s.\n", id)
+	return nil
+}
