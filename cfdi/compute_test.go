@@ -1,6 +1,7 @@
 package cfdi
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -179,5 +180,26 @@ func TestDecimal(t *testing.T) {
 	}
 	if got, _ := d("10000").MulRound(d("0.106667"), 6); got.String() != "1066.67" {
 		t.Errorf("MulRound 6: %s", got)
+	}
+}
+
+func TestImpuestosLocales(t *testing.T) {
+	loc, ret, tras, err := NewImpuestosLocales(
+		[]LocalTax{{Nombre: "Cedular", Tasa: d("2"), Base: d("1000")}},
+		[]LocalTax{{Nombre: "ISH", Tasa: d("3"), Base: d("333.33")}, {Nombre: "Otro", Tasa: d("2.5"), Base: d("100.10")}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 333.33 × 3 % = 9.9999 → 10.00; 100.10 × 2.5 % = 2.5025 → 2.50.
+	got := fmt.Sprint(loc.TotaldeRetenciones, " ", loc.TotaldeTraslados, " ", loc.Retenciones, loc.Traslados)
+	if want := "20.00 12.50 [{Cedular 2.00 20.00}] [{ISH 3.00 10.00} {Otro 2.50 2.50}]"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	doc := &Comprobante{}
+	if _, err := Compute(doc, []Item{line("1", "1000", iva("0.16"))}, Options{CurrencyDecimals: 2, LocalRetenciones: ret, LocalTraslados: tras}); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Total != "1152.50" { // 1000 + 160 + 12.50 − 20
+		t.Fatalf("Total %s", doc.Total)
 	}
 }

@@ -204,7 +204,23 @@ func (g gen) doc(i int) (*Comprobante, error) {
 		items = []Item{{ClaveProdServ: "84111506", ClaveUnidad: "ACT", Descripcion: "Pago", ObjetoImp: "01", Cantidad: FromInt(1)}}
 		c.Complemento = append(c.Complemento, g.pagos())
 	}
-	if _, err := Compute(c, items, Options{CurrencyDecimals: cd}); err != nil {
+	o := Options{CurrencyDecimals: cd}
+	if tipo == TipoIngreso && g.r.IntN(4) == 0 {
+		var ret, tras []LocalTax
+		for range g.r.IntN(3) {
+			ret = append(ret, LocalTax{Nombre: g.pick("ISH", "Cedular", g.text()), Tasa: MustDecimal(g.pick("2", "3.5", "5.25")), Base: g.dec(5000, 2)})
+		}
+		for range g.r.IntN(3) {
+			tras = append(tras, LocalTax{Nombre: g.pick("ISH", "Impuesto sobre hospedaje", g.text()), Tasa: MustDecimal(g.pick("3", "2.5")), Base: g.dec(5000, 2)})
+		}
+		loc, r, t, err := NewImpuestosLocales(ret, tras, cd)
+		if err != nil {
+			return nil, err
+		}
+		o.LocalRetenciones, o.LocalTraslados = r, t
+		c.Complemento = append(c.Complemento, loc)
+	}
+	if _, err := Compute(c, items, o); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -275,7 +291,7 @@ func corpus(t testing.TB, n int) []*Comprobante {
 }
 
 // The Go cadena equals xsltproc's over a corpus of generated invoices of types I, E, T and P
-// (Pagos 2.0), with every kind of tax, InformacionGlobal, CfdiRelacionados, third parties,
+// (Pagos 2.0; some I with Impuestos Locales 1.0), with every kind of tax, InformacionGlobal, CfdiRelacionados, third parties,
 // customs numbers, and strings that need escaping and space normalisation. Each document also
 // survives Parse → XML → Parse with the same cadena, and the stamps' TFD cadenas equal xsltproc
 // with cadenaoriginal_TFD_1_1.xslt.
@@ -333,7 +349,17 @@ func TestCadenaCorpus(t *testing.T) {
 	}
 	check(xslt40, files, want)
 	check(xsltTFD, tfdFiles, wantTFD)
-	t.Logf("%d invoices and %d stamps: Go cadena = xsltproc", len(files), len(tfdFiles))
+	kinds := map[string]int{}
+	for _, c := range docs {
+		kinds[c.TipoDeComprobante]++
+		for _, x := range c.Complemento {
+			kinds[fmt.Sprintf("%T", x)]++
+		}
+	}
+	if kinds["*cfdi.Pagos"] == 0 || kinds["*cfdi.ImpuestosLocales"] == 0 {
+		t.Fatalf("the corpus misses a complement: %v", kinds)
+	}
+	t.Logf("%d invoices and %d stamps: Go cadena = xsltproc; %v", len(files), len(tfdFiles), kinds)
 }
 
 // parallelXSLT runs xsltproc over files, a few processes at a time.

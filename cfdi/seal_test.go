@@ -187,7 +187,7 @@ func TestRawComplement(t *testing.T) {
 	if !strings.Contains(string(out), `<otro:Cosa xmlns:otro="urn:otro" A="1"> texto <otro:Hijo>más  texto</otro:Hijo></otro:Cosa>`) {
 		t.Fatalf("raw complement not kept:\n%s", out)
 	}
-	s2 := strings.ReplaceAll(s, "urn:otro", "http://www.sat.gob.mx/implocal")
+	s2 := strings.ReplaceAll(s, "urn:otro", "http://www.sat.gob.mx/nomina12")
 	back, err = Parse([]byte(s2))
 	if err != nil {
 		t.Fatal(err)
