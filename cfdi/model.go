@@ -197,7 +197,7 @@ type TrasladoTotal struct {
 // Complement is one element of cfdi:Complemento: *TimbreFiscalDigital, a complement this
 // package models, or *RawComplement (anything else a parsed document carried).
 type Complement interface {
-	// writeXML appends the element; rootNS is true when its namespace is declared on the root.
+	// writeXML appends the element (its prefix declared on the root by namespace, or on itself).
 	writeXML(w *xmlWriter)
 	// cadena appends the complement's part of the CFDI cadena original.
 	cadena(c *cadenaBuilder) error
