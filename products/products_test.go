@@ -30,6 +30,17 @@ func TestReadAmount(t *testing.T) {
 		{"1e999999999", amountTooLarge, ""},
 		{"-0.01", amountNegative, ""},
 		{"-1e999999999", amountNegative, ""},
+		{"1e99999999999999999999", amountTooLarge, ""},
+		{"1e-99999999999999999999", amountTooManyDecimals, ""},
+		{"12.500000000000000000000000", amountOK, "12.5"},
+		{"1" + strings.Repeat("0", 1<<20), amountTooLarge, ""},
+		{"0." + strings.Repeat("0", 1<<20) + "1", amountTooManyDecimals, ""},
+		{"0." + strings.Repeat("0", 1<<20), amountOK, "0"},
+		{"123456789012345678.123456", amountOK, "123456789012345678.123456"},
+		{"0.000123e3", amountOK, "0.123"},
+		{"100E-7", amountOK, "0.00001"},
+		{"1000E-9", amountOK, "0.000001"},
+		{"1000E-10", amountTooManyDecimals, ""},
 	} {
 		r, got := readAmount(c.in, max)
 		if got != c.want {
@@ -85,4 +96,88 @@ func TestCheckTax(t *testing.T) {
 			t.Errorf("%s %s %s %q: (%q, %q, %q), want (%q, …%q…, %q)", c.tax, c.factor, c.flag, c.rate, prop, msg, text, c.prop, c.msgPart, c.text)
 		}
 	}
+}
+
+// FuzzReadAmount checks readAmount against big.Rat on whatever JSON number text it is given: an
+// accepted amount is the literal's exact value, 0 to the maximum, with at most 6 decimals; a
+// refused one is refused for a true reason.
+func FuzzReadAmount(f *testing.F) {
+	for _, s := range []string{"0", "12.5", "1e-6", "1.0000001", "-1", "1e18", "999999999999999999.999999", "0.000123e3"} {
+		f.Add(s)
+	}
+	max := mustRat("999999999999999999.999999")
+	micro := big.NewRat(1_000_000, 1)
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 200 || !jsonNumberText(s) {
+			return
+		}
+		if _, exp, ok := strings.Cut(strings.ToLower(s), "e"); ok && len(strings.TrimLeft(exp, "+-0")) > 3 {
+			return // big.Rat would build 10^exp; readAmount's own tests cover huge exponents
+		}
+		want, ok := new(big.Rat).SetString(s)
+		if !ok {
+			return
+		}
+		got, check := readAmount(s, max)
+		scaled := new(big.Rat).Mul(want, micro)
+		switch check {
+		case amountOK:
+			if got.Cmp(want) != 0 || want.Sign() < 0 || want.Cmp(max) > 0 || !scaled.IsInt() {
+				t.Fatalf("%s accepted as %s", s, got.RatString())
+			}
+		case amountNegative:
+			if want.Sign() >= 0 {
+				t.Fatalf("%s refused as negative", s)
+			}
+		case amountTooManyDecimals:
+			if scaled.IsInt() {
+				t.Fatalf("%s refused for its decimals", s)
+			}
+		case amountTooLarge:
+			if want.Cmp(max) <= 0 {
+				t.Fatalf("%s refused as too large", s)
+			}
+		default:
+			t.Fatalf("%s: %v", s, check)
+		}
+	})
+}
+
+// jsonNumberText tells whether s is a JSON number literal (what the decoder lets through).
+func jsonNumberText(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == start || (s[start] == '0' && i-start > 1) {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	return i == len(s)
 }
