@@ -101,6 +101,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketProducts)
 		return err
 	},
+	// 8: stamped invoices and their UUID index.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketInvoices, bucketInvoicesByUUID} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

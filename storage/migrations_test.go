@@ -240,3 +240,30 @@ func TestMigration7(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigration8 starts from a schema-7 database with a product and checks that the invoice
+// buckets are added without touching it.
+func TestMigration8(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 7) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketProducts).Put([]byte("t/p"), []byte("{}")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 8) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketInvoices) == nil || tx.Bucket(bucketInvoicesByUUID) == nil {
+			t.Error("invoice buckets missing after migration 8")
+		}
+		if tx.Bucket(bucketProducts).Get([]byte("t/p")) == nil {
+			t.Error("migration 8 lost a product")
+		}
+		if v, _ := schemaVersion(tx); v != 8 {
+			t.Errorf("schema version = %d, want 8", v)
+		}
+		return nil
+	})
+}

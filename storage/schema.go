@@ -11,6 +11,7 @@
 //	                     "environment"                    → "test" | "production"
 //	                     "created_at"                     → RFC 3339 time the database was made
 //	                     "key_check"                      → a value sealed with the master key
+//	                     "pac_certificate", "pac_key"     → the server's stamping certificate (DER) and key (sealed PKCS#8)
 //	tenants              <tenantID>                       → Tenant
 //	people               <tenantID>/<personID>            → Person
 //	people_by_email      <normalized email>               → <tenantID>/<personID>   (all tenants)
@@ -34,6 +35,8 @@
 //	taxfiles_by_person   <tenantID>/<personID>/<fileID>   → "c" current | "d" deleted
 //	taxfiles_current     <tenantID>/<fileID>              → empty   (while the file is current)
 //	products             <tenantID>/<productID>           → Product
+//	invoices             <tenantID>/<invoiceID>           → Invoice (the stamped XML and the answer's fields)
+//	invoices_by_uuid     <tenantID>/<UUID upper case>     → <invoiceID>
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.

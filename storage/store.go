@@ -48,6 +48,8 @@ type Tx interface {
 	TaxFiles(tenantID string) TaxFiles
 	// Products is the products of a tenant (what invoice items by reference name).
 	Products(tenantID string) Products
+	// Invoices is the stamped invoices of a tenant.
+	Invoices(tenantID string) Invoices
 }
 
 // Meta holds database-wide values.

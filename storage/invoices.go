@@ -1,0 +1,54 @@
+package storage
+
+import (
+	"encoding/json"
+	"time"
+)
+
+var (
+	bucketInvoices       = []byte("invoices")
+	bucketInvoicesByUUID = []byte("invoices_by_uuid")
+)
+
+// Meta keys of the server's stamping identity (the certification provider of its environment):
+// the certificate (DER) and its private key (PKCS#8 DER sealed under the master key). Both are
+// made once, on the first stamp, and never change.
+const (
+	MetaPACCertificate = "pac_certificate"
+	MetaPACKey         = "pac_key"
+)
+
+// Invoice is a stamped CFDI of a tenant as stored: the stamped XML as SAT would receive it, what
+// the invoice answer showed at creation (View, the JSON of its invoice fields, without the
+// stamp responses, which are rebuilt from the XML), and the fields lists and lookups need.
+type Invoice struct {
+	ID       string `json:"id"`
+	TenantID string `json:"tenantId"`
+	// PersonID is the caller who stamped it (and whose stamp credit paid for it).
+	PersonID string `json:"personId"`
+	// IssuerPersonID and RecipientPersonID are the people named by reference; nil by value.
+	IssuerPersonID    *string         `json:"issuerPersonId,omitempty"`
+	RecipientPersonID *string         `json:"recipientPersonId,omitempty"`
+	UUID              string          `json:"uuid"` // upper case, as in the TFD
+	TypeCode          string          `json:"typeCode"`
+	IssuerTin         string          `json:"issuerTin"`
+	RecipientTin      string          `json:"recipientTin"`
+	Total             string          `json:"total"`
+	Status            string          `json:"status"` // "Vigente" when stamped
+	View              json.RawMessage `json:"view"`
+	XML               []byte          `json:"xml"`
+	CreatedAt         time.Time       `json:"createdAt"`
+	UpdatedAt         time.Time       `json:"updatedAt"`
+}
+
+// Invoices is the stamped invoices of one tenant.
+type Invoices interface {
+	// Get returns an invoice, ErrNotFound when the tenant has none with that id.
+	Get(id string) (Invoice, error)
+	// ByUUID finds an invoice by its fiscal folio (UUID, any case); ErrNotFound when absent.
+	ByUUID(uuid string) (Invoice, error)
+	// Put saves an invoice with its UUID index.
+	Put(v Invoice) error
+	// List returns invoices in creation order from offset, at most limit, and the total count.
+	List(offset, limit int) ([]Invoice, int, error)
+}
