@@ -31,6 +31,8 @@ func (s *Server) routes() {
 	s.creditRoutes()
 	s.taxFileRoutes()
 	s.productRoutes()
+	s.validationRoutes()
+	s.invoiceRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

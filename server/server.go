@@ -18,6 +18,7 @@ import (
 	"github.com/timbra-mx/timbra/accounts"
 	"github.com/timbra-mx/timbra/catalogs"
 	"github.com/timbra-mx/timbra/employment"
+	"github.com/timbra-mx/timbra/invoices"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/products"
@@ -25,6 +26,7 @@ import (
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/taxfiles"
+	"github.com/timbra-mx/timbra/validations"
 	"github.com/timbra-mx/timbra/webhook"
 	"github.com/timbra-mx/timbra/webhooks"
 )
@@ -48,6 +50,8 @@ type Config struct {
 	// local receivers); WebhookCAFile adds a CA to trust when delivering.
 	WebhookPolicy webhook.Policy
 	WebhookCAFile string
+	// Validations are the sources of the production SAT validations (trust store, lists, status).
+	Validations validations.Config
 }
 
 // Defaults of Config.
@@ -68,10 +72,13 @@ type Server struct {
 	employ   *employment.Service // employer and employee data
 	taxFiles *taxfiles.Service
 	products *products.Service
+	invoices *invoices.Service
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
 	mux      *http.ServeMux
+
+	validations *validations.Service // SAT validations (spec 3 §4.7)
 
 	standard, anonymous ratelimit.Family
 	zones               sync.Map // IANA name → *time.Location
@@ -112,6 +119,9 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.people.Catalogs, s.people.Now = s.catalogs, cfg.Now
 	s.taxFiles = &taxfiles.Service{Store: store, Keys: keys, Now: cfg.Now}
 	s.products = &products.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
+	if s.validations, err = newValidations(cfg, store); err != nil {
+		return nil, err
+	}
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("webhook client: %w", err)
@@ -125,6 +135,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 			return ""
 		},
 	}
+	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks, Now: cfg.Now, Log: cfg.Logger}
 	s.hub = listener.NewHub()
 	s.webhooks.Listeners = s.hub
 	s.engine = webhooks.NewEngine(s.webhooks, func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {

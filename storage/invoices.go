@@ -24,6 +24,8 @@ const (
 type Invoice struct {
 	ID       string `json:"id"`
 	TenantID string `json:"tenantId"`
+	// ResponseID is the id of the stamp response (the answer's responses[0].id).
+	ResponseID string `json:"responseId"`
 	// PersonID is the caller who stamped it (and whose stamp credit paid for it).
 	PersonID string `json:"personId"`
 	// IssuerPersonID and RecipientPersonID are the people named by reference; nil by value.
