@@ -32,6 +32,7 @@ func (s *Server) routes() {
 	s.taxFileRoutes()
 	s.productRoutes()
 	s.validationRoutes()
+	s.validationRoutes()
 	s.invoiceRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/timbra-mx/timbra/accounts"
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/csd"
+	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/validations"
+)
+
+// validationRoutes are the SAT validations of spec 3 §4.7.
+func (s *Server) validationRoutes() {
+	s.mux.Handle("GET /api/v4/sat-validations", s.apiRoute(s.standard, s.listValidationTypes))
+	s.mux.Handle("POST /api/v4/sat-validations", s.apiRoute(s.standard, s.validate))
+	s.mux.Handle("GET /api/v4/sat-validations/{id}", s.apiRoute(s.standard, s.getValidationType))
+	s.mux.Handle("GET /api/v4/sat-validations/{id}/statuses", s.apiRoute(s.standard, s.listValidationStatuses))
+}
+
+// newValidations builds the validations service of the environment: fictitious results in the
+// test environment, the real checks in production (the sources of cfg.Validations; the trust
+// store of stamping certificates also holds the server's own, once it has made one).
+func newValidations(cfg Config, store storage.Store) (*validations.Service, error) {
+	svc := &validations.Service{Store: store, Checker: validations.Random{}, Now: cfg.Now}
+	prod, err := validations.NewProduction(cfg.Validations, ownStampCertificate(store))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Environment == accounts.EnvProduction {
+		svc.Checker = prod
+	}
+	return svc, nil
+}
+
+// ownStampCertificate reads the server's stamping certificate (the invoices area makes it on the
+// first stamp and keeps it in the database's meta): nil until then.
+func ownStampCertificate(store storage.Store) validations.CertSource {
+	return func(ctx context.Context) ([]*csd.Certificate, error) {
+		var der []byte
+		err := store.View(ctx, func(tx storage.Tx) error {
+			var err error
+			der, err = tx.Meta().Get(storage.MetaPACCertificate)
+			return err
+		})
+		if err != nil || der == nil {
+			return nil, err
+		}
+		c, err := csd.ParseCertificate(der)
+		if err != nil {
+			return nil, err
+		}
+		return []*csd.Certificate{c}, nil
+	}
+}
+
+func (s *Server) listValidationTypes(r *http.Request) (any, error) { return s.validations.Types(), nil }
+
+func (s *Server) getValidationType(r *http.Request) (any, error) {
+	return s.validations.Type(r.PathValue("id"))
+}
+
+func (s *Server) listValidationStatuses(r *http.Request) (any, error) {
+	return s.validations.TypeStatuses(r.PathValue("id"))
+}
+
+func (s *Server) validate(r *http.Request) (any, error) {
+	var in api.SatValidationRequest
+	if err := decodeBody(r, &in, false); err != nil {
+		return nil, err
+	}
+	return s.validations.Validate(r.Context(), caller(r), in)
+}
