@@ -32,7 +32,6 @@ func (s *Server) routes() {
 	s.taxFileRoutes()
 	s.productRoutes()
 	s.validationRoutes()
-	s.validationRoutes()
 	s.invoiceRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
