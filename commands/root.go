@@ -167,6 +167,7 @@ func newApp(f *Factory) *cli.App {
 			newConfigCmd(f),
 			newPeopleCmd(f),
 			newProductsCmd(f),
+			newInvoicesCmd(f),
 			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),
