@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,16 +56,21 @@ func TestFiscalapiClient(t *testing.T) {
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 
-	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs", "credentials.test.mjs", "employment.test.mjs", "taxfiles.test.mjs", "products.test.mjs")
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs", "credentials.test.mjs", "employment.test.mjs", "taxfiles.test.mjs", "products.test.mjs", "invoices.test.mjs")
 	cmd.Dir = "fiscalapi"
 	cmd.Env = append(os.Environ(),
 		"TIMBRA_BASE_URL="+hs.URL, "TIMBRA_TENANT_KEY="+creds.TenantKey,
 		"TIMBRA_API_KEY="+creds.APIKey, "TIMBRA_PERSON_ID="+creds.PersonID)
 	cmd.Env = append(cmd.Env, credentialsTenant(t, s)...)
 	cmd.Env = append(cmd.Env, taxFilesTenant(t, s)...)
+	invoicesEnv := invoicesTenant(t, s, t.TempDir())
+	cmd.Env = append(cmd.Env, invoicesEnv...)
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test:\n%s", out)
 	if err != nil {
 		t.Fatalf("the fiscalapi client failed against timbra: %v", err)
+	}
+	if out := invoicesEnv[len(invoicesEnv)-1]; strings.HasPrefix(out, "TIMBRA_INV_OUT=") {
+		verifyInvoiceXMLs(t, s, strings.TrimPrefix(out, "TIMBRA_INV_OUT="), 2)
 	}
 }
