@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/timbra-mx/timbra/cfdi"
 )
@@ -31,21 +33,41 @@ var (
 	reFacAtr    = regexp.MustCompile(`^[0-9]{10}$`)
 	reConfirm   = regexp.MustCompile(`^[0-9a-zA-Z]{5}$`)
 	rePedimento = regexp.MustCompile(`^[0-9]{2}  [0-9]{2}  [0-9]{4}  [0-9]{7}$`)
-	rePredial   = regexp.MustCompile(`^[0-9a-zA-Z]{1,150}$`)
 	reProdServ  = regexp.MustCompile(`^[0-9]{8}$`)
 	reUnidad    = regexp.MustCompile(`^[A-Z0-9]{1,3}$`)
 	reMoneda    = regexp.MustCompile(`^[A-Z]{3}$`)
 	reBase64    = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
-	reLeyenda   = regexp.MustCompile(`^([A-Za-z0-9 Ññ!"%&'´\-:;>=<@_,{}` + "`" + `~áéíóúÁÉÍÓÚüÜ]){12,150}$`)
 )
 
-// textOf is the pattern [^|]{1,n} of the schema's free texts.
-var textOf = map[int]*regexp.Regexp{}
+// Counted patterns are written as functions: Go's regexp expands {1,1000} into a program of
+// that size, which makes a long hostile value slow.
 
-func init() {
-	for _, n := range []int{20, 25, 40, 100, 300, 1000} {
-		textOf[n] = regexp.MustCompile(`^[^|]{1,` + strconv.Itoa(n) + `}$`)
+// runesOf tells whether v has min to max runes, each allowed by ok.
+func runesOf(v string, min, max int, ok func(rune) bool) bool {
+	n := 0
+	for _, r := range v {
+		if n++; n > max || !ok(r) {
+			return false
+		}
 	}
+	return n >= min
+}
+
+// textOf is the pattern [^|]{1,n} of the schema's free texts.
+func textOf(n int) func(string) bool {
+	return func(v string) bool { return runesOf(v, 1, n, func(r rune) bool { return r != '|' }) }
+}
+
+func alnum(r rune) bool { return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
+
+// predial is [0-9a-zA-Z]{1,150}.
+func predial(v string) bool { return runesOf(v, 1, 150, alnum) }
+
+// leyenda is the pattern of the stamp's Leyenda: 12 to 150 of the characters it lists.
+func leyenda(v string) bool {
+	return runesOf(v, 12, 150, func(r rune) bool {
+		return alnum(r) || strings.ContainsRune(" Ññ!\"%&'´-:;>=<@_,{}`~áéíóúÁÉÍÓÚüÜ", r)
+	})
 }
 
 func enum(vs ...string) map[string]bool {
@@ -121,7 +143,7 @@ const (
 
 func cat(name string) string { return fmt.Sprintf(wCatalog, name) }
 func txt(n int) (func(string) bool, string) {
-	return re(textOf[n]), fmt.Sprintf(wText, n)
+	return textOf(n), fmt.Sprintf(wText, n)
 }
 
 // Structure checks a parsed CFDI 4.0 (and its Timbre Fiscal Digital, when present) against the
@@ -130,14 +152,14 @@ func Structure(doc *cfdi.Comprobante) []string {
 	r := &rules{}
 	const c = "Comprobante"
 	r.attr(c, "Version", doc.Version, true, fixed("4.0"), "4.0")
-	r.attr(c, "Serie", doc.Serie, false, re(textOf[25]), fmt.Sprintf(wText, 25))
-	r.attr(c, "Folio", doc.Folio, false, re(textOf[40]), fmt.Sprintf(wText, 40))
+	r.attr(c, "Serie", doc.Serie, false, textOf(25), fmt.Sprintf(wText, 25))
+	r.attr(c, "Folio", doc.Folio, false, textOf(40), fmt.Sprintf(wText, 40))
 	r.attr(c, "Fecha", doc.Fecha, true, re(reFechaH), wFecha)
 	r.attr(c, "Sello", doc.Sello, true, re(reBase64), "Base64")
 	r.attr(c, "FormaPago", doc.FormaPago, false, in(catFormaPago), cat("c_FormaPago"))
 	r.attr(c, "NoCertificado", doc.NoCertificado, true, re(reNoCert), "un número de 20 dígitos")
 	r.attr(c, "Certificado", doc.Certificado, true, re(reBase64), "Base64")
-	r.attr(c, "CondicionesDePago", doc.CondicionesDePago, false, re(textOf[1000]), fmt.Sprintf(wText, 1000))
+	r.attr(c, "CondicionesDePago", doc.CondicionesDePago, false, textOf(1000), fmt.Sprintf(wText, 1000))
 	r.attr(c, "SubTotal", doc.SubTotal, true, re(reImporte), wImporte)
 	r.attr(c, "Descuento", doc.Descuento, false, re(reImporte), wImporte)
 	r.attr(c, "Moneda", doc.Moneda, true, re(reMoneda), cat("c_Moneda"))
@@ -218,7 +240,7 @@ func Structure(doc *cfdi.Comprobante) []string {
 		r.attr(w, "UUID", t.UUID, true, re(reUUID), "un UUID")
 		r.attr(w, "FechaTimbrado", t.FechaTimbrado, true, re(reFechaH), wFecha)
 		r.attr(w, "RfcProvCertif", t.RfcProvCertif, true, re(reRFCPM), "un RFC de persona moral (t_RFC_PM)")
-		r.attr(w, "Leyenda", t.Leyenda, false, re(reLeyenda), "un texto de 12 a 150 caracteres permitidos")
+		r.attr(w, "Leyenda", t.Leyenda, false, leyenda, "un texto de 12 a 150 caracteres permitidos")
 		r.attr(w, "SelloCFD", t.SelloCFD, true, re(reBase64), "Base64")
 		r.attr(w, "NoCertificadoSAT", t.NoCertificadoSAT, true, re(reNoCert), "un número de 20 dígitos")
 		r.attr(w, "SelloSAT", t.SelloSAT, true, re(reBase64), "Base64")
@@ -268,7 +290,7 @@ func concepto(r *rules, w string, k cfdi.Concepto) {
 		r.attr(fmt.Sprintf("%s.InformacionAduanera[%d]", w, i), "NumeroPedimento", p, true, re(rePedimento), "un número de pedimento")
 	}
 	for i, p := range k.CuentaPredial {
-		r.attr(fmt.Sprintf("%s.CuentaPredial[%d]", w, i), "Numero", p, true, re(rePredial), "un número de cuenta predial")
+		r.attr(fmt.Sprintf("%s.CuentaPredial[%d]", w, i), "Numero", p, true, predial, "un número de cuenta predial")
 	}
 	for i, p := range k.Partes {
 		ww := fmt.Sprintf("%s.Parte[%d]", w, i)
