@@ -188,7 +188,7 @@ func TestStatusNamesWhatIsMissing(t *testing.T) {
 	for name, want := range map[string]string{
 		"SatTaxRegimes":    StateComplete,
 		"SatColonia":       StateIncomplete, // listed without data
-		"SatCurrencies":    StateMissing,    // not in the source at all
+		"SatStates":        StateMissing,    // not in the source at all
 		"ProductDivisions": StateEmpty,      // the table holds no record of the level
 		"UserTypes":        StateBuiltin,
 	} {
