@@ -168,6 +168,7 @@ func newApp(f *Factory) *cli.App {
 			newPeopleCmd(f),
 			newProductsCmd(f),
 			newInvoicesCmd(f),
+			newValidateCmd(f),
 			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),

@@ -35,6 +35,7 @@ type serverOptions struct {
 	webhookAllow                                                     cli.StringSlice
 	webhookCAFile                                                    string
 	catalogs                                                         string
+	validations                                                      validationFlags
 }
 
 func dataFlags(o *serverOptions) []cli.Flag {
@@ -89,7 +90,7 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "SAT catalog `SOURCE` (folder, .zip or https URL) to import when the database has none or SOURCE is newer; none skips"},
 			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.webhookCAFile,
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
-		}, dataFlags(o)...),
+		}, append(o.validations.flags(), dataFlags(o)...)...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
@@ -253,7 +254,7 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	}
 	srv, err := server.New(server.Config{
 		Environment: d.Environment, Version: version, AdminToken: token, Logger: log, StandardLimit: o.rateLimit,
-		WebhookPolicy: policy, WebhookCAFile: o.webhookCAFile,
+		WebhookPolicy: policy, WebhookCAFile: o.webhookCAFile, Validations: o.validations.config(),
 	}, d.Store, d.Keys)
 	if err != nil {
 		ln.Close()

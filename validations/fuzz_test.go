@@ -17,7 +17,7 @@ import (
 // gets §4.7's malformed column.
 func FuzzProductionCheck(f *testing.F) {
 	g := generate(f, csdtest.Options{RFC: "EKU9003173C9"}, time.Now().Add(-time.Hour), true)
-	good, err := g.doc.XML()
+	good, err := g.Doc.XML()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func FuzzProductionCheck(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	p := &Production{Trust: NewTrustStore([]*csd.Certificate{g.pac.Cert}, nil), Lists: map[string]*List{}}
+	p := &Production{Trust: NewTrustStore([]*csd.Certificate{g.PAC.Cert}, nil), Lists: map[string]*List{}}
 	f.Fuzz(func(t *testing.T, xml []byte) {
 		out, err := p.Check(context.Background(), Input{XML: xml}, allTypes)
 		if err != nil {

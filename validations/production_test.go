@@ -3,7 +3,6 @@ package validations
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/validations/validationstest"
 )
 
 // sharedSat is SAT's material beside the repository (../shared/sat); tests that need it skip
@@ -103,62 +103,11 @@ func TestProductionSamples(t *testing.T) {
 	})
 }
 
-// issued is a generated CFDI: its issuer, stamping identity and document.
-type issued struct {
-	issuer, pac csdtest.Pair
-	doc         *cfdi.Comprobante
+func generate(t testing.TB, opt csdtest.Options, issuedAt time.Time, stamp bool) validationstest.Invoice {
+	return validationstest.New(t, opt, issuedAt, stamp)
 }
 
-func newDoc(rfc string, at time.Time) *cfdi.Comprobante {
-	tr := cfdi.Traslado{Base: "100.00", Impuesto: cfdi.IVA, TipoFactor: cfdi.Tasa, TasaOCuota: "0.160000", Importe: "16.00"}
-	return &cfdi.Comprobante{
-		Version: "4.0", Serie: "A", Folio: "17", Fecha: at.In(cfdi.Mexico).Format(cfdi.DateLayout), FormaPago: "01",
-		SubTotal: "100.00", Moneda: "MXN", Total: "116.00", TipoDeComprobante: "I", Exportacion: "01", MetodoPago: "PUE",
-		LugarExpedicion: "20000",
-		Emisor:          cfdi.Emisor{Rfc: rfc, Nombre: "CONTRIBUYENTE DE PRUEBAS", RegimenFiscal: "601"},
-		Receptor: cfdi.Receptor{Rfc: "XAXX010101000", Nombre: "PUBLICO EN GENERAL", DomicilioFiscalReceptor: "20000",
-			RegimenFiscalReceptor: "616", UsoCFDI: "S01"},
-		Conceptos: []cfdi.Concepto{{ClaveProdServ: "01010101", Cantidad: "1", ClaveUnidad: "H87", Descripcion: "Producto",
-			ValorUnitario: "100.00", Importe: "100.00", ObjetoImp: "02", Traslados: []cfdi.Traslado{tr}}},
-		Impuestos: &cfdi.Impuestos{TotalImpuestosTrasladados: "16.00", Traslados: []cfdi.TrasladoTotal{
-			{Base: "100.00", Impuesto: cfdi.IVA, TipoFactor: cfdi.Tasa, TasaOCuota: "0.160000", Importe: "16.00"}}},
-	}
-}
-
-func uuid4() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return fmt.Sprintf("%x-%x-4%x-a%x-%x", b[0:4], b[4:6], b[6:8][:2], b[8:10][:2], b[10:16])[:36]
-}
-
-// generate makes an issuer (valid per opt), a stamping identity, and a sealed document, stamped
-// when stamp is true.
-func generate(t testing.TB, opt csdtest.Options, issuedAt time.Time, stamp bool) issued {
-	t.Helper()
-	keys := csdtest.Keys(2, 2048)
-	opt.Key = keys[0]
-	if opt.NotBefore.IsZero() {
-		opt.NotBefore = issuedAt.Add(-24 * time.Hour)
-	}
-	issuer, err := csdtest.NewPair(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pac, err := csdtest.NewPair(csdtest.Options{RFC: "SAT970701NN3", Key: keys[1], NotBefore: issuedAt.Add(-24 * time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := newDoc(issuer.RFC, issuedAt)
-	if _, err := cfdi.Seal(doc, issuer.Cert, &csd.PrivateKey{RSA: issuer.PrivateKey}); err != nil {
-		t.Fatal(err)
-	}
-	if stamp {
-		if _, err := cfdi.Stamp(doc, pac.Cert, &csd.PrivateKey{RSA: pac.PrivateKey}, "6f1a2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b", issuedAt.Add(time.Minute), "SAT970701NN3"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return issued{issuer: issuer, pac: pac, doc: doc}
-}
+func newDoc(rfc string, at time.Time) *cfdi.Comprobante { return validationstest.NewDoc(rfc, at) }
 
 func xmlOf(t testing.TB, doc *cfdi.Comprobante) []byte {
 	t.Helper()
@@ -172,8 +121,8 @@ func xmlOf(t testing.TB, doc *cfdi.Comprobante) []byte {
 func TestProductionGenerated(t *testing.T) {
 	now := time.Now().Add(-time.Hour)
 	g := generate(t, csdtest.Options{RFC: "EKU9003173C9"}, now, true)
-	p := &Production{Trust: NewTrustStore([]*csd.Certificate{g.pac.Cert}, nil), Lists: map[string]*List{}}
-	good := xmlOf(t, g.doc)
+	p := &Production{Trust: NewTrustStore([]*csd.Certificate{g.PAC.Cert}, nil), Lists: map[string]*List{}}
+	good := xmlOf(t, g.Doc)
 
 	t.Run("valid", func(t *testing.T) {
 		want(t, check(t, p, good), map[string]string{
@@ -183,7 +132,7 @@ func TestProductionGenerated(t *testing.T) {
 	})
 	t.Run("tampered seal", func(t *testing.T) {
 		// One character of Sello changed, in the document and in the stamp alike.
-		s := g.doc.Sello
+		s := g.Doc.Sello
 		bad := s[:10] + string("AB"[boolInt(s[10] == 'A')]) + s[11:]
 		x := bytes.ReplaceAll(good, []byte(s), []byte(bad))
 		want(t, check(t, p, x), map[string]string{TypeCfdiSello: Invalido, TypeTfdSello: Invalido, TypeStructure: Valido})
@@ -204,7 +153,7 @@ func TestProductionGenerated(t *testing.T) {
 		calls := 0
 		own := &Production{Trust: NewTrustStore(nil, func(context.Context) ([]*csd.Certificate, error) {
 			calls++
-			return []*csd.Certificate{g.pac.Cert}, nil
+			return []*csd.Certificate{g.PAC.Cert}, nil
 		})}
 		want(t, check(t, own, good), map[string]string{TypeTfdSello: Valido})
 		want(t, check(t, own, good), map[string]string{TypeTfdSello: Valido})
@@ -215,23 +164,23 @@ func TestProductionGenerated(t *testing.T) {
 	t.Run("expired certificate", func(t *testing.T) {
 		old := time.Now().AddDate(-6, 0, 0)
 		e := generate(t, csdtest.Options{RFC: "EKU9003173C9", NotBefore: old, NotAfter: old.AddDate(1, 0, 0)}, time.Now().Add(-time.Hour), true)
-		pe := &Production{Trust: NewTrustStore([]*csd.Certificate{e.pac.Cert}, nil)}
-		want(t, check(t, pe, xmlOf(t, e.doc)), map[string]string{TypeCertificate: Expirado, TypeCfdiSello: Valido})
+		pe := &Production{Trust: NewTrustStore([]*csd.Certificate{e.PAC.Cert}, nil)}
+		want(t, check(t, pe, xmlOf(t, e.Doc)), map[string]string{TypeCertificate: Expirado, TypeCfdiSello: Valido})
 	})
 	t.Run("certificate not yet valid", func(t *testing.T) {
 		e := generate(t, csdtest.Options{RFC: "EKU9003173C9", NotBefore: time.Now().Add(time.Hour)}, time.Now().Add(-time.Hour), true)
-		want(t, check(t, p, xmlOf(t, e.doc)), map[string]string{TypeCertificate: NoVigenteAun})
+		want(t, check(t, p, xmlOf(t, e.Doc)), map[string]string{TypeCertificate: NoVigenteAun})
 	})
 	t.Run("certificate of another RFC", func(t *testing.T) {
 		d := newDoc("AAA010101AAA", now)
-		if _, err := cfdi.Seal(d, g.issuer.Cert, &csd.PrivateKey{RSA: g.issuer.PrivateKey}); err != nil {
+		if _, err := cfdi.Seal(d, g.Issuer.Cert, &csd.PrivateKey{RSA: g.Issuer.PrivateKey}); err != nil {
 			t.Fatal(err)
 		}
 		want(t, check(t, p, xmlOf(t, d)), map[string]string{TypeCertificate: Invalido, TypeCfdiSello: Omitido})
 	})
 	t.Run("unstamped", func(t *testing.T) {
 		u := generate(t, csdtest.Options{RFC: "EKU9003173C9"}, now, false)
-		want(t, check(t, p, xmlOf(t, u.doc)), map[string]string{
+		want(t, check(t, p, xmlOf(t, u.Doc)), map[string]string{
 			TypeStructure: Omitido, TypeCertificate: Vigente, TypeCfdiSello: Omitido, TypeTfdSello: Omitido,
 			TypeCfdiStatus: Omitido, Type69B: NoDisponible, Type69BBis: NoDisponible,
 		})
@@ -303,7 +252,7 @@ func TestProductionLists(t *testing.T) {
 	}
 	// With an XML the issuer's RFC is looked up.
 	g := generate(t, csdtest.Options{RFC: "EKU9003173C9"}, time.Now().Add(-time.Hour), true)
-	want(t, check(t, p, xmlOf(t, g.doc)), map[string]string{Type69B: Definitivo, Type69BBis: NoListado})
+	want(t, check(t, p, xmlOf(t, g.Doc)), map[string]string{Type69B: Definitivo, Type69BBis: NoListado})
 
 	for name, bad := range map[string]string{
 		"no RFC column":     "nombre,situacion\nX,Definitivo\n",
@@ -334,7 +283,7 @@ func TestProductionStatus(t *testing.T) {
 	}))
 	defer srv.Close()
 	g := generate(t, csdtest.Options{RFC: "EKU9003173C9"}, time.Now().Add(-time.Hour), true)
-	x := xmlOf(t, g.doc)
+	x := xmlOf(t, g.Doc)
 	p, err := NewProduction(Config{StatusURL: srv.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
