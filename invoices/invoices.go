@@ -30,8 +30,8 @@
 //   - The `invoice.stamped` event is emitted right after that transaction commits (webhooks.Emit
 //     runs its own transaction); a failure to emit is logged and does not undo the stamp.
 //   - The answer is the invoice with its amounts as the CFDI writes them and responses[0]: UUID,
-//     the issuer's certificate number and Sello, the QR code (empty for now: there is no QR
-//     encoder yet, QRPNG fails and invoiceBase64QrCode is ""), the stamped XML
+//     the issuer's certificate number and Sello, the QR code of SAT's verification URL
+//     (PNG, base64), the stamped XML
 //     (base64), SelloSAT, the TFD's cadena original (base64: what SelloSAT signs) and the
 //     stamping certificate's number. invoiceSignatureDate is FechaTimbrado (seal and stamp are
 //     made at the same instant).

@@ -1,10 +1,13 @@
 package invoices
 
-import "errors"
+import "rsc.io/qr"
 
-// errNoQR: timbra has no QR encoder yet (go.mod has no QR library and none was written), so the
-// answer's invoiceBase64QrCode is empty; cfdi.QRURL gives the text a QR code would carry.
-var errNoQR = errors.New("invoices: no QR encoder yet")
-
-// QRPNG would draw text as a QR code in PNG; it always fails for now (errNoQR).
-func QRPNG(text string) ([]byte, error) { return nil, errNoQR }
+// QRPNG draws text (SAT's verification URL, cfdi.QRURL) as a QR code in PNG, with error
+// correction level M, as printed invoices carry it.
+func QRPNG(text string) ([]byte, error) {
+	c, err := qr.Encode(text, qr.M)
+	if err != nil {
+		return nil, err
+	}
+	return c.PNG(), nil
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -98,6 +99,17 @@ func verifyAnswer(t *testing.T, f *fixture, inv api.Invoice) *cfdi.Comprobante {
 		resp.SatBase64Sello != tfd.SelloSAT || string(cadena) != tfd.Cadena() || resp.SatCertificateNumber != pac.Cert.Number ||
 		len(pac.Cert.Number) != 20 || tfd.RfcProvCertif != invoices.RfcProvCertif || resp.InvoiceID != inv.ID || resp.ID == "" {
 		t.Fatalf("responses[0] does not describe the XML: %+v\nTFD %+v", resp, tfd)
+	}
+	qrURL, err := cfdi.QRURL(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantQR, err := invoices.QRPNG(qrURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotQR, err := base64.StdEncoding.DecodeString(resp.InvoiceBase64QrCode); err != nil || !bytes.Equal(gotQR, wantQR) {
+		t.Fatalf("invoiceBase64QrCode is not the QR code of %s (%v)", qrURL, err)
 	}
 	if string(inv.Total) != doc.Total || string(inv.Subtotal) != doc.SubTotal {
 		t.Fatalf("answer totals %s/%s, XML %s/%s", inv.Subtotal, inv.Total, doc.SubTotal, doc.Total)
