@@ -56,7 +56,7 @@ func TestFiscalapiClient(t *testing.T) {
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 
-	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs", "credentials.test.mjs", "employment.test.mjs", "taxfiles.test.mjs", "products.test.mjs", "invoices.test.mjs")
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs", "credentials.test.mjs", "employment.test.mjs", "taxfiles.test.mjs", "products.test.mjs", "invoices.test.mjs", "satvalidations.test.mjs")
 	cmd.Dir = "fiscalapi"
 	cmd.Env = append(os.Environ(),
 		"TIMBRA_BASE_URL="+hs.URL, "TIMBRA_TENANT_KEY="+creds.TenantKey,
