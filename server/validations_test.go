@@ -281,3 +281,38 @@ func TestValidateCredits(t *testing.T) {
 		t.Fatalf("cancelled request: balance %v, want %v", got, before-3)
 	}
 }
+
+// An invoice the server stamped (POST /api/v4/invoices) passes the production checks: its
+// SelloSAT verifies with the server's own stamping certificate, which the trust store reads from
+// the database once the invoices area has made it (after the server started).
+func TestValidateOwnStampInProduction(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	prod, err := validations.NewProduction(validations.Config{}, ownStampCertificate(f.srv.accounts.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.validations.Checker = prod // the server runs in the test environment; the checker is production's
+	inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", mustJSON(t, byValue(t)), m.headers()...))
+	body := mustJSON(t, map[string]any{"xml": inv.Responses[0].InvoiceBase64,
+		"validationTypes": []string{"sat.tfd.sello", "sat.cfdi.sello", "sat.xml.structure", "sat.certificate.validity", "sat.cfdi.status"}})
+	r := f.do("POST", "/api/v4/sat-validations", body)
+	var res []api.SatValidationResult
+	if r.status != 200 || json.Unmarshal(r.env.Data, &res) != nil || len(res) != 5 {
+		t.Fatalf("validate: %s", r.raw)
+	}
+	want := []string{"Valido", "Vigente", "Valido", "Valido", "NoDisponible"}
+	for i, x := range res {
+		if x.Status.ID != want[i] || x.Passed != (i < 4) {
+			t.Errorf("%s: %s (%v), want %s", x.Type.ID, x.Status.ID, deref(x.Status.Details), want[i])
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
