@@ -305,6 +305,9 @@ func newValidateTypesCmd(f *Factory) *cli.Command {
 		Name:      "types",
 		Usage:     "List the validation types (no credits)",
 		UsageText: "timbra validate types [-o json]",
+		Description: "Prints the active validation types in the catalog's order: ID and description.\n\n" +
+			"Example:\n" +
+			"  timbra validate types -o json",
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
@@ -332,6 +335,10 @@ func newValidateStatusesCmd(f *Factory) *cli.Command {
 		Usage:     "List the statuses a validation type can return, passing ones first (no credits)",
 		UsageText: "timbra validate statuses TYPE [-o json]",
 		ArgsUsage: "TYPE",
+		Description: "Prints the statuses the type can return (passing ones first, then by ID) with their\n" +
+			"descriptions. Reading them uses no credit.\n\n" +
+			"Example:\n" +
+			"  timbra validate statuses sat.cfdi.status",
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c, "validation type"); err != nil {
 				return err
