@@ -88,7 +88,7 @@ func (p *Production) Check(ctx context.Context, in Input, types []string) (map[s
 			if t == TypeStructure {
 				out[t] = Outcome{Status: Invalido, Details: text("%s", strings.TrimPrefix(perr.Error(), "cfdi: "))}
 			} else {
-				out[t] = skip("El XML no es un CFDI 4.0 legible.")
+				out[t] = Outcome{Status: Omitido} // the description says why; the parser error is the structure's
 			}
 			continue
 		}
