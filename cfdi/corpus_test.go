@@ -201,6 +201,16 @@ func (g gen) doc(i int) (*Comprobante, error) {
 	case TipoPago:
 		c.Moneda, cd = "XXX", 0
 		c.Receptor.UsoCFDI = "CP01"
+		if g.r.IntN(2) == 0 { // computed by NewPagos and made a payment receipt by SetPagos
+			p, err := NewPagos(g.pagoInputs())
+			if err != nil {
+				return nil, err
+			}
+			if err := SetPagos(c, p); err != nil {
+				return nil, err
+			}
+			return c, nil
+		}
 		items = []Item{{ClaveProdServ: "84111506", ClaveUnidad: "ACT", Descripcion: "Pago", ObjetoImp: "01", Cantidad: FromInt(1)}}
 		c.Complemento = append(c.Complemento, g.pagos())
 	}
@@ -263,6 +273,50 @@ func (g gen) pagos() *Pagos {
 		p.Pagos = append(p.Pagos, pg)
 	}
 	return p
+}
+
+// pagoInputs are random payments for NewPagos: MXN, USD and EUR payments of MXN and USD
+// invoices with equivalences, partial payments, IVA 16/8/0 %, Exento, IVA and ISR withheld.
+func (g gen) pagoInputs() []PagoInput {
+	var out []PagoInput
+	for range 1 + g.r.IntN(2) {
+		p := PagoInput{FechaPago: "2025-02-01T12:00:00", FormaDePagoP: g.pick("01", "03", "28"), MonedaP: g.pick("MXN", "MXN", "USD", "EUR"),
+			MonedaPDecimals: 2, NumOperacion: g.maybe(g.text()), RfcEmisorCtaOrd: g.maybe("BSM970519DU8"), CtaOrdenante: g.maybe("1234567891012131"),
+			RfcEmisorCtaBen: g.maybe("BBA830831LJ2"), CtaBeneficiario: g.maybe("1234567890")}
+		if p.MonedaP != "MXN" {
+			p.TipoCambioP = MustDecimal(g.pick("20.64", "17.123456", "21.5"))
+		}
+		for k := range 1 + g.r.IntN(3) {
+			dr := DocumentoInput{IdDocumento: g.uuid(), Serie: g.maybe("F"), Folio: g.maybe("1501"), MonedaDR: g.pick("MXN", "USD"),
+				MonedaDRDecimals: 2, NumParcialidad: 1 + k, ObjetoImpDR: "02"}
+			if dr.MonedaDR != p.MonedaP {
+				dr.EquivalenciaDR = MustDecimal(g.pick("20.64", "0.045331", "1.16", "17.5"))
+			}
+			dr.ImpSaldoAnt = g.dec(20000, 2)
+			if dr.ImpSaldoAnt.Sign() == 0 {
+				dr.ImpSaldoAnt = FromInt(1)
+			}
+			dr.ImpPagado = dr.ImpSaldoAnt
+			if g.r.IntN(2) == 0 {
+				dr.ImpPagado, _ = dr.ImpSaldoAnt.MulRound(MustDecimal(g.pick("0.5", "0.333333", "0.9")), 2)
+			}
+			switch g.r.IntN(6) {
+			case 0:
+				dr.ObjetoImpDR = "01"
+			case 1:
+				dr.Taxes = []Tax{{Impuesto: IVA, TipoFactor: Exento}}
+			case 2:
+				dr.Taxes = []Tax{{Impuesto: IVA, TipoFactor: Tasa, TasaOCuota: MustDecimal("0.16")},
+					{Impuesto: IVA, TipoFactor: Tasa, TasaOCuota: MustDecimal("0.106667"), Retencion: true},
+					{Impuesto: ISR, TipoFactor: Tasa, TasaOCuota: MustDecimal("0.10"), Retencion: true}}
+			default:
+				dr.Taxes = []Tax{{Impuesto: IVA, TipoFactor: Tasa, TasaOCuota: MustDecimal(g.pick("0.16", "0.08", "0"))}}
+			}
+			p.Documentos = append(p.Documentos, dr)
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // corpus makes n sealed invoices (every third also stamped) with a fixed seed.
@@ -354,9 +408,12 @@ func TestCadenaCorpus(t *testing.T) {
 		kinds[c.TipoDeComprobante]++
 		for _, x := range c.Complemento {
 			kinds[fmt.Sprintf("%T", x)]++
+			if p, ok := x.(*Pagos); ok && p.Pagos[0].DoctoRelacionado[0].EquivalenciaDR != "" && c.Conceptos[0].Descripcion == "Pago" && c.Exportacion == "01" && p.Pagos[0].TipoCambioP != "" {
+				kinds["computed Pagos"]++
+			}
 		}
 	}
-	if kinds["*cfdi.Pagos"] == 0 || kinds["*cfdi.ImpuestosLocales"] == 0 {
+	if kinds["*cfdi.Pagos"] == 0 || kinds["*cfdi.ImpuestosLocales"] == 0 || kinds["computed Pagos"] == 0 {
 		t.Fatalf("the corpus misses a complement: %v", kinds)
 	}
 	t.Logf("%d invoices and %d stamps: Go cadena = xsltproc; %v", len(files), len(tfdFiles), kinds)
