@@ -81,6 +81,14 @@ type Service struct {
 	Store storage.Store
 	Keys  *secrets.Keys
 	Now   func() time.Time // time.Now when nil
+
+	// KeyCacheSize bounds the opened default pairs kept in memory (keycache.go):
+	// DefaultKeyCacheSize when 0; negative keeps none (every DefaultPair opens the key).
+	// KeyCacheTTL is how long a pair is kept after it was opened (DefaultKeyCacheTTL when 0).
+	KeyCacheSize int
+	KeyCacheTTL  time.Duration
+
+	cache keyCache
 }
 
 func (s *Service) now() time.Time {
@@ -342,6 +350,7 @@ func (s *Service) Upload(ctx context.Context, c auth.Caller, in Upload) (api.Tax
 	if err != nil {
 		return api.TaxFile{}, err
 	}
+	s.cache.forgetPerson(personKey{c.TenantID, personID}) // the default pair may have changed
 	return ToAPI(saved), nil
 }
 
@@ -449,6 +458,7 @@ func (s *Service) Get(ctx context.Context, c auth.Caller, id string) (api.TaxFil
 // absent, already deleted or not visible answers 400 with data false.
 func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 	now := s.now()
+	defer s.cache.forgetFile(c.TenantID, id) // after the commit (or a failure: nothing lost)
 	return s.Store.Batch(ctx, func(tx storage.Tx) error {
 		f, ok, err := visible(tx, c, id)
 		if err != nil {
@@ -578,20 +588,44 @@ func (s *Service) DefaultReferences(ctx context.Context, c auth.Caller, personID
 
 // DefaultPair opens a person's default pair to seal an invoice: the certificate and its key.
 // Errors are those of default-references (the *apierr.Error of the spec's table); the caller
-// checks who may seal for the person.
+// checks who may seal for the person. The pair is selected from the database on every call; an
+// opened pair of the same files is taken from memory when kept (keycache.go).
 func (s *Service) DefaultPair(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, error) {
 	var certFile, keyFile storage.TaxFile
+	now := s.now()
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		var err error
-		certFile, keyFile, err = defaultPair(tx, tenantID, personID, s.now())
+		certFile, keyFile, err = defaultPair(tx, tenantID, personID, now)
 		return err
 	})
+	if err != nil {
+		s.cache.forgetPerson(personKey{tenantID, personID})
+	}
 	if errors.Is(err, errNoCurrentFiles) {
 		return nil, nil, apierr.NotFoundText(fmt.Sprintf(MsgNoCurrentFiles, personID))
 	}
 	if err != nil {
 		return nil, nil, err
 	}
+	size, ttl := s.keyCacheSize(), s.keyCacheTTL()
+	k := newPairKey(tenantID, personID, certFile, keyFile)
+	if size > 0 {
+		if cert, key, ok := s.cache.get(k, now, ttl); ok {
+			return cert, key, nil
+		}
+	}
+	cert, key, err := s.openPair(tenantID, certFile, keyFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if size > 0 {
+		s.cache.put(k, cert, key, now, size, ttl)
+	}
+	return cert, key, nil
+}
+
+// openPair opens and checks the files of a pair: the slow part of DefaultPair.
+func (s *Service) openPair(tenantID string, certFile, keyFile storage.TaxFile) (*csd.Certificate, *csd.PrivateKey, error) {
 	der, _, err := s.open(tenantID, certFile)
 	if err != nil {
 		return nil, nil, err
@@ -604,6 +638,7 @@ func (s *Service) DefaultPair(ctx context.Context, tenantID, personID string) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	s.cache.opens.Add(1)
 	key, err := csd.ParsePrivateKey(der, []byte(password))
 	if err != nil {
 		return nil, nil, fmt.Errorf("tax file %s: %w", keyFile.ID, err)
