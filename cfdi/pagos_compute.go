@@ -239,7 +239,7 @@ func NewPagos(pagos []PagoInput) (*Pagos, error) {
 				return fail("Monto %s may have at most %d decimals", monto.String(), cdp)
 			}
 			if monto.Cmp(paidP) < 0 {
-				return fail("Monto %s is less than the documents' payments in %s, %s", monto.Fixed(cdp), in.MonedaP, paidP.Fixed(cdp))
+				return nil, &MontoError{Pago: i, MonedaP: in.MonedaP, Monto: monto.Fixed(cdp), Pagado: paidP.Fixed(cdp)}
 			}
 		}
 		if monto.Sign() <= 0 {
@@ -323,6 +323,17 @@ func NewPagos(pagos []PagoInput) (*Pagos, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// MontoError is NewPagos' error for a Monto short of what the payment's documents add up to in
+// MonedaP (Σ ImpPagado / EquivalenciaDR, rounded to MonedaP's decimals).
+type MontoError struct {
+	Pago                   int
+	MonedaP, Monto, Pagado string
+}
+
+func (e *MontoError) Error() string {
+	return fmt.Sprintf("cfdi: Pago %d: Monto %s is less than the documents' payments in %s, %s", e.Pago, e.Monto, e.MonedaP, e.Pagado)
 }
 
 // SetPagos makes doc a payment receipt (TipoDeComprobante P) carrying p, with the CFDI rules of

@@ -5,9 +5,9 @@
 //
 // What the spec leaves open, decided here:
 //
-//   - Types I, E and T are stamped; N (payroll) and P (payment) and the payroll, payment, Carta
-//     Porte and Comercio Exterior complements answer a 400 failure saying they are not supported
-//     yet; complement.localTaxes (Impuestos Locales 1.0) is. A complement sent where it was
+//   - Types I, E, T and P (with complement.payment, Pagos 2.0: payment.go) are stamped; N
+//     (payroll) and the payroll, Carta Porte and Comercio Exterior complements answer a 400
+//     failure saying they are not supported yet; complement.localTaxes (Impuestos Locales 1.0) is. A complement sent where it was
 //     before 2026 (invoice.payments, .payroll, .localTaxes) fails naming its new place.
 //   - Modes are per object: issuer or recipient with a non-empty id are people of the tenant (the
 //     rest of that object is ignored, except recipient.cfdiUseCode, which overrides the person's
@@ -113,6 +113,7 @@ func (s *Service) PAC(ctx context.Context) (*PAC, error) {
 // Create checks, builds, seals, stamps and stores an invoice, debiting one stamp of the caller.
 func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput) (api.Invoice, error) {
 	now := s.now()
+	paymentDefaults(&in)
 	k := &checker{ctx: ctx, s: s, c: callerRef{tenantID: c.TenantID}}
 	doc, date, cd := k.header(&in, now)
 	is := k.issuerOf(in.Issuer)
@@ -121,7 +122,7 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput
 	if in.GlobalInformation != nil && rc.tin != "" && rc.tin != RFCPublic {
 		k.add("GlobalInformation", MsgGlobalRecipient, nil, CodeRule)
 	}
-	lines := k.lines(in.Items, doc.TipoDeComprobante, cd)
+	lines, pagos := k.linesOrPayment(&in, &doc, rc, cd)
 	local, localRet, localTras, localShown := k.complements(&in, cd)
 	if k.err != nil {
 		return api.Invoice{}, k.err
@@ -161,6 +162,11 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput
 	}
 	if local != nil {
 		doc.Complemento = append(doc.Complemento, local)
+	}
+	if pagos != nil {
+		if err := cfdi.SetPagos(&doc, pagos); err != nil {
+			return api.Invoice{}, err
+		}
 	}
 	if _, err := cfdi.Seal(&doc, is.cert, is.key); err != nil {
 		return api.Invoice{}, xmlFailure(err)

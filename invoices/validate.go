@@ -221,7 +221,7 @@ func (k *checker) header(in *api.InvoiceInput, now time.Time) (cfdi.Comprobante,
 	doc.Fecha = date.Format(cfdi.DateLayout)
 
 	typ := in.TypeCode
-	if k.requiredCode("TypeCode", CatalogInvoiceTypes, typ) && (typ == cfdi.TipoNomina || typ == cfdi.TipoPago) {
+	if k.requiredCode("TypeCode", CatalogInvoiceTypes, typ) && typ == cfdi.TipoNomina {
 		k.add("TypeCode", fmt.Sprintf(MsgTypeNotYet, typ), typ, CodeNotSupported)
 	}
 	doc.TipoDeComprobante = typ
@@ -261,7 +261,7 @@ func (k *checker) header(in *api.InvoiceInput, now time.Time) (cfdi.Comprobante,
 		doc.LugarExpedicion = in.ExpeditionZipCode
 	}
 
-	if typ == cfdi.TipoTraslado {
+	if typ == cfdi.TipoTraslado || typ == cfdi.TipoPago {
 		for _, f := range []struct{ prop, v string }{{"PaymentFormCode", in.PaymentFormCode}, {"PaymentMethodCode", in.PaymentMethodCode}, {"PaymentConditions", in.PaymentConditions}} {
 			if f.v != "" {
 				k.add(f.prop, fmt.Sprintf(MsgNoPaymentFields, typ, lowerFirst(f.prop)), f.v, CodeRule)
@@ -721,7 +721,7 @@ func (k *checker) complements(in *api.InvoiceInput, cd int) (*cfdi.ImpuestosLoca
 	for _, x := range []struct {
 		prop, name string
 		raw        []byte
-	}{{"Complement.Payment", "payment", c.Payment}, {"Complement.Payroll", "payroll", c.Payroll},
+	}{{"Complement.Payroll", "payroll", c.Payroll},
 		{"Complement.CartaPorte", "cartaPorte", c.CartaPorte}, {"Complement.ComercioExterior", "comercioExterior", c.ComercioExterior}} {
 		if sent(x.raw) {
 			k.add(x.prop, fmt.Sprintf(MsgComplementNotYet, x.name), nil, CodeNotSupported)

@@ -306,7 +306,7 @@ func TestInvoiceValidation(t *testing.T) {
 		{"Items[0].ItemTaxes[1].TaxRate", "La tasa o cuota '0.500000' no existe en el catálogo c_TasaOCuota del SAT para ISR Tasa retenido: usa un valor de 0.000000 a 0.350000."},
 		{"Items[1].UnitPrice", "'Unit Price' debe ser un número con hasta 6 decimales; se recibió 'doce'."},
 		{"Items[1].ItemTaxes", "El objeto de impuesto '01' no lleva impuestos: deja itemTaxes vacío o usa el objeto de impuesto 02."},
-		{"Complement.Payroll", "El complemento 'payroll' aún no se admite en este servicio: por ahora solo complement.localTaxes (Impuestos Locales 1.0)."},
+		{"Complement.Payroll", "El complemento 'payroll' aún no se admite en este servicio: por ahora complement.localTaxes (Impuestos Locales 1.0) y complement.payment (Pagos 2.0)."},
 		{"Payments", "Desde el 1 de enero de 2026 el complemento 'payments' va en 'complement.payment'."},
 	} {
 		expectFailure(t, r, c[0], c[1])
@@ -345,7 +345,7 @@ func TestInvoiceValidation(t *testing.T) {
 	expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...), "Issuer.TaxCredentials[1].Base64File", invoices.MsgKeyMismatch)
 
 	// types and complements not supported yet; a parse error keeps its path
-	expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t), "typeCode", "P"), m.headers()...), "TypeCode", "Los comprobantes de tipo P aún no se pueden timbrar en este servicio: por ahora se admiten I (ingreso), E (egreso) y T (traslado).")
+	expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t), "typeCode", "P"), m.headers()...), "Complement.Payment", invoices.MsgPaymentNeeded)
 	r = f.do("POST", "/api/v4/invoices", `{"typeCode":"I","items":[{"quantity":true}]}`, m.headers()...)
 	if fs := failures(t, r); r.status != 400 || fs[0].PropertyName != "$.items[0].quantity" {
 		t.Fatalf("parse error: %s", r.raw)
