@@ -5,9 +5,10 @@
 //
 // What the spec leaves open, decided here:
 //
-//   - Types I, E, T and P (with complement.payment, Pagos 2.0: payment.go) are stamped; N
-//     (payroll) and the payroll, Carta Porte and Comercio Exterior complements answer a 400
-//     failure saying they are not supported yet; complement.localTaxes (Impuestos Locales 1.0) is. A complement sent where it was
+//   - Types I, E, T, P (with complement.payment, Pagos 2.0: payment.go) and N (with
+//     complement.payroll, Nómina 1.2: payroll.go) are stamped; the Carta Porte and Comercio
+//     Exterior complements answer a 400 failure saying they are not supported yet;
+//     complement.localTaxes (Impuestos Locales 1.0) is. A complement sent where it was
 //     before 2026 (invoice.payments, .payroll, .localTaxes) fails naming its new place.
 //   - Modes are per object: issuer or recipient with a non-empty id are people of the tenant (the
 //     rest of that object is ignored, except recipient.cfdiUseCode, which overrides the person's
@@ -114,6 +115,7 @@ func (s *Service) PAC(ctx context.Context) (*PAC, error) {
 func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput) (api.Invoice, error) {
 	now := s.now()
 	paymentDefaults(&in)
+	payrollDefaults(&in)
 	k := &checker{ctx: ctx, s: s, c: callerRef{tenantID: c.TenantID}}
 	doc, date, cd := k.header(&in, now)
 	is := k.issuerOf(in.Issuer)
@@ -122,7 +124,15 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput
 	if in.GlobalInformation != nil && rc.tin != "" && rc.tin != RFCPublic {
 		k.add("GlobalInformation", MsgGlobalRecipient, nil, CodeRule)
 	}
-	lines, pagos := k.linesOrPayment(&in, &doc, rc, cd)
+	var lines []line
+	var pagos *cfdi.Pagos
+	var nomina *cfdi.Nomina
+	if doc.TipoDeComprobante == cfdi.TipoNomina {
+		nomina, lines = k.payrollLines(&in, &is, &rc)
+	} else {
+		lines, pagos = k.linesOrPayment(&in, &doc, rc, cd)
+		k.notForPayroll(&in)
+	}
 	local, localRet, localTras, localShown := k.complements(&in, cd)
 	if k.err != nil {
 		return api.Invoice{}, k.err
@@ -162,6 +172,9 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput
 	}
 	if local != nil {
 		doc.Complemento = append(doc.Complemento, local)
+	}
+	if nomina != nil {
+		doc.Complemento = append(doc.Complemento, nomina)
 	}
 	if pagos != nil {
 		if err := cfdi.SetPagos(&doc, pagos); err != nil {

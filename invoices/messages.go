@@ -16,9 +16,7 @@ const (
 	MsgSeriesLength = "La serie admite de 1 a 25 caracteres (atributo Serie del CFDI). Ingresó %d caracteres."
 	MsgTooLong      = "'%s' admite hasta %d caracteres. Ingresó %d caracteres."
 
-	// MsgTypeNotYet: payroll (N) and payment (P) invoices are not stamped yet.
-	MsgTypeNotYet       = "Los comprobantes de tipo %s aún no se pueden timbrar en este servicio: por ahora se admiten I (ingreso), E (egreso), T (traslado) y P (pago)."
-	MsgComplementNotYet = "El complemento '%s' aún no se admite en este servicio: por ahora complement.localTaxes (Impuestos Locales 1.0) y complement.payment (Pagos 2.0)."
+	MsgComplementNotYet = "El complemento '%s' aún no se admite en este servicio: por ahora complement.localTaxes (Impuestos Locales 1.0), complement.payment (Pagos 2.0) y complement.payroll (Nómina 1.2)."
 	// MsgComplementMoved: a complement sent where it was before 2026 (spec 1 §9).
 	MsgComplementMoved = "Desde el 1 de enero de 2026 el complemento '%s' va en '%s'."
 

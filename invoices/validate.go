@@ -221,9 +221,7 @@ func (k *checker) header(in *api.InvoiceInput, now time.Time) (cfdi.Comprobante,
 	doc.Fecha = date.Format(cfdi.DateLayout)
 
 	typ := in.TypeCode
-	if k.requiredCode("TypeCode", CatalogInvoiceTypes, typ) && typ == cfdi.TipoNomina {
-		k.add("TypeCode", fmt.Sprintf(MsgTypeNotYet, typ), typ, CodeNotSupported)
-	}
+	k.requiredCode("TypeCode", CatalogInvoiceTypes, typ)
 	doc.TipoDeComprobante = typ
 
 	currency := in.CurrencyCode
@@ -261,7 +259,9 @@ func (k *checker) header(in *api.InvoiceInput, now time.Time) (cfdi.Comprobante,
 		doc.LugarExpedicion = in.ExpeditionZipCode
 	}
 
-	if typ == cfdi.TipoTraslado || typ == cfdi.TipoPago {
+	if typ == cfdi.TipoNomina {
+		k.payrollHeader(in, &doc)
+	} else if typ == cfdi.TipoTraslado || typ == cfdi.TipoPago {
 		for _, f := range []struct{ prop, v string }{{"PaymentFormCode", in.PaymentFormCode}, {"PaymentMethodCode", in.PaymentMethodCode}, {"PaymentConditions", in.PaymentConditions}} {
 			if f.v != "" {
 				k.add(f.prop, fmt.Sprintf(MsgNoPaymentFields, typ, lowerFirst(f.prop)), f.v, CodeRule)
@@ -338,9 +338,6 @@ func (k *checker) issuerOf(in *api.InvoiceIssuerInput) issuer {
 	if in == nil {
 		k.add("Issuer", fmt.Sprintf(MsgNotEmpty, "Issuer"), nil, CodeNotEmpty)
 		return out
-	}
-	if in.EmployerData != nil && string(in.EmployerData) != "null" {
-		k.add("Issuer.EmployerData", fmt.Sprintf(MsgComplementNotYet, "payroll"), nil, CodeNotSupported)
 	}
 	if id := strings.TrimSpace(in.ID); id != "" {
 		out.byReference, out.personID = true, &id
@@ -508,9 +505,6 @@ func (k *checker) recipientOf(in *api.InvoiceRecipientInput) recipient {
 	if in == nil {
 		k.add("Recipient", fmt.Sprintf(MsgNotEmpty, "Recipient"), nil, CodeNotEmpty)
 		return out
-	}
-	if in.EmployeeData != nil && string(in.EmployeeData) != "null" {
-		k.add("Recipient.EmployeeData", fmt.Sprintf(MsgComplementNotYet, "payroll"), nil, CodeNotSupported)
 	}
 	if id := strings.TrimSpace(in.ID); id != "" {
 		out.byReference, out.personID = true, &id
@@ -721,8 +715,7 @@ func (k *checker) complements(in *api.InvoiceInput, cd int) (*cfdi.ImpuestosLoca
 	for _, x := range []struct {
 		prop, name string
 		raw        []byte
-	}{{"Complement.Payroll", "payroll", c.Payroll},
-		{"Complement.CartaPorte", "cartaPorte", c.CartaPorte}, {"Complement.ComercioExterior", "comercioExterior", c.ComercioExterior}} {
+	}{{"Complement.CartaPorte", "cartaPorte", c.CartaPorte}, {"Complement.ComercioExterior", "comercioExterior", c.ComercioExterior}} {
 		if sent(x.raw) {
 			k.add(x.prop, fmt.Sprintf(MsgComplementNotYet, x.name), nil, CodeNotSupported)
 		}

@@ -306,7 +306,7 @@ func TestInvoiceValidation(t *testing.T) {
 		{"Items[0].ItemTaxes[1].TaxRate", "La tasa o cuota '0.500000' no existe en el catálogo c_TasaOCuota del SAT para ISR Tasa retenido: usa un valor de 0.000000 a 0.350000."},
 		{"Items[1].UnitPrice", "'Unit Price' debe ser un número con hasta 6 decimales; se recibió 'doce'."},
 		{"Items[1].ItemTaxes", "El objeto de impuesto '01' no lleva impuestos: deja itemTaxes vacío o usa el objeto de impuesto 02."},
-		{"Complement.Payroll", "El complemento 'payroll' aún no se admite en este servicio: por ahora complement.localTaxes (Impuestos Locales 1.0) y complement.payment (Pagos 2.0)."},
+		{"Complement.Payroll", invoices.MsgPayrollOnlyN},
 		{"Payments", "Desde el 1 de enero de 2026 el complemento 'payments' va en 'complement.payment'."},
 	} {
 		expectFailure(t, r, c[0], c[1])
