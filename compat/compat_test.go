@@ -71,6 +71,6 @@ func TestFiscalapiClient(t *testing.T) {
 		t.Fatalf("the fiscalapi client failed against timbra: %v", err)
 	}
 	if out := invoicesEnv[len(invoicesEnv)-1]; strings.HasPrefix(out, "TIMBRA_INV_OUT=") {
-		verifyInvoiceXMLs(t, s, strings.TrimPrefix(out, "TIMBRA_INV_OUT="), 2)
+		verifyInvoiceXMLs(t, s, strings.TrimPrefix(out, "TIMBRA_INV_OUT="), 3)
 	}
 }

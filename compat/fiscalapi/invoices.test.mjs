@@ -42,7 +42,8 @@ const checkStamped = (res, name) => {
   assert.ok(xml.includes(`SelloSAT="${r.satBase64Sello}"`), 'the XML carries the SelloSAT');
   const cadena = Buffer.from(r.satBase64OriginalString, 'base64').toString('utf8');
   assert.ok(cadena.startsWith(`||1.1|${inv.uuid}|`), cadena);
-  assert.ok(xml.includes(`Total="${inv.total.toFixed(2)}"`), `Total ${inv.total} in the XML`);
+  const total = inv.currencyCode === 'XXX' ? inv.total.toFixed(0) : inv.total.toFixed(2); // XXX has no decimals
+  assert.ok(xml.includes(`Total="${total}"`), `Total ${inv.total} in the XML`);
   writeFileSync(join(env.TIMBRA_INV_OUT, name + '.xml'), xml);
   return inv;
 };
@@ -136,4 +137,170 @@ test('invoices: income by reference (people with tax files, a product)', { skip 
   assert.equal(inv.recipient.tin, 'XAXX010101000');
   assert.equal(inv.items[0].id, productId);
   assert.equal(inv.items[0].description, 'Cuaderno profesional');
+});
+
+test('invoices: payment (P) with complement.payment, issuer by reference', { skip }, async () => {
+  const before = await stamps();
+  // the client's PaymentComplement: one MXN payment of an invoice paid in full (IVA 16 %, IVA
+  // and ISR withheld); no items, currencyCode or cfdiUseCode: the P defaults (the fixed concept,
+  // XXX, CP01)
+  const invoice = {
+    versionCode: '4.0',
+    series: 'CP',
+    typeCode: 'P',
+    expeditionZipCode: '42501',
+    exportCode: '01',
+    issuer: { id: env.TIMBRA_INV_ISSUER_ID },
+    recipient: { tin: 'EKU9003173C9', legalName: 'ESCUELA KEMPER URGATE', zipCode: '42501', taxRegimeCode: '601' },
+    complement: {
+      payment: {
+        paymentDate: '2026-01-05T14:44:56',
+        paymentFormCode: '03',
+        currencyCode: 'MXN',
+        exchangeRate: 1,
+        amount: 953.33,
+        sourceBankTin: 'BSM970519DU8',
+        sourceBankAccount: '1234567891012131',
+        targetBankTin: 'BBA830831LJ2',
+        targetBankAccount: '1234567890',
+        paidInvoices: [
+          {
+            uuid: '5C7B0622-01B4-4EB8-96D0-E0DEBD89FF0F',
+            series: 'F',
+            number: '1501',
+            currencyCode: 'MXN',
+            partialityNumber: 1,
+            subTotal: 1000,
+            previousBalance: 953.33,
+            paymentAmount: 953.33,
+            remainingBalance: 0,
+            taxObjectCode: '02',
+            paidInvoiceTaxes: [
+              { taxCode: '002', taxTypeCode: 'Tasa', taxRate: '0.160000', taxFlagCode: 'T' },
+              { taxCode: '002', taxTypeCode: 'Tasa', taxRate: '0.106667', taxFlagCode: 'R' },
+              { taxCode: '001', taxTypeCode: 'Tasa', taxRate: '0.100000', taxFlagCode: 'R' },
+            ],
+          },
+        ],
+      },
+    },
+  };
+  const inv = checkStamped(await client.invoices.create(invoice), 'payment');
+  assert.equal(inv.typeCode, 'P');
+  assert.equal(inv.currencyCode, 'XXX');
+  assert.equal(inv.total, 0);
+  assert.equal(inv.recipient.cfdiUseCode, 'CP01');
+  const xml = Buffer.from(inv.responses[0].invoiceBase64, 'base64').toString('utf8');
+  // 953.33 / (1 + 0.16 − 0.106667 − 0.10) → base 1000.00
+  for (const s of ['<pago20:Totales TotalRetencionesIVA="106.67" TotalRetencionesISR="100.00" TotalTrasladosBaseIVA16="1000.00" TotalTrasladosImpuestoIVA16="160.00" MontoTotalPagos="953.33"/>',
+    'ClaveProdServ="84111506"', 'ImpSaldoInsoluto="0.00"']) {
+    assert.ok(xml.includes(s), s);
+  }
+  assert.equal(await stamps(), before - 1);
+
+  // a payment larger than the balance: a 400 naming the field, no stamp used
+  invoice.complement.payment.paidInvoices[0].paymentAmount = 1000;
+  const res = await client.invoices.create(invoice);
+  assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
+  const failures = JSON.parse(res.details);
+  assert.ok(failures.some((x) => x.propertyName === 'Complement.Payment.PaidInvoices[0].PaymentAmount'), res.details);
+  assert.equal(await stamps(), before - 1);
+});
+
+// the official client's "nómina ordinaria" example (its examples/ejemplos-factura-nomina-*.ts)
+const payroll = () => ({
+  version: '1.2',
+  payrollTypeCode: 'O',
+  paymentDate: '2025-08-30',
+  initialPaymentDate: '2025-07-31',
+  finalPaymentDate: '2025-08-30',
+  daysPaid: 30,
+  earnings: {
+    earnings: [
+      { earningTypeCode: '001', code: '1003', concept: 'Sueldo Nominal', taxedAmount: 95030.0, exemptAmount: 0.0 },
+      { earningTypeCode: '005', code: '5913', concept: 'Fondo de Ahorro Aportación Patrón', taxedAmount: 0.0, exemptAmount: 4412.46 },
+      { earningTypeCode: '038', code: '1885', concept: 'Bono Ingles', taxedAmount: 14254.5, exemptAmount: 0.0 },
+      { earningTypeCode: '029', code: '1941', concept: 'Vales Despensa', taxedAmount: 0.0, exemptAmount: 3439.0 },
+    ],
+    otherPayments: [{ otherPaymentTypeCode: '002', code: '5050', concept: 'Exceso de subsidio al empleo', amount: 0.0, subsidyCaused: 0.0 }],
+  },
+  deductions: [
+    { deductionTypeCode: '002', code: '5003', concept: 'ISR Causado', amount: 27645.52 },
+    { deductionTypeCode: '004', code: '5910', concept: 'Fondo de ahorro Empleado Inversión', amount: 4412.46 },
+    { deductionTypeCode: '001', code: '1895', concept: 'IMSS', amount: 2391.13 },
+  ],
+});
+// 95030 + 4412.46 + 14254.50 + 3439 = 117135.96 paid; 34449.11 deducted
+const payrollTotals = (inv) => {
+  assert.equal(inv.typeCode, 'N');
+  assert.equal(inv.subtotal, 117135.96);
+  assert.equal(inv.discount, 34449.11);
+  assert.equal(inv.total, 82686.85);
+  assert.equal(inv.items.length, 1);
+  assert.equal(inv.items[0].itemCode, '84111505');
+  assert.equal(inv.recipient.cfdiUseCode, 'CN01');
+  const xml = Buffer.from(inv.responses[0].invoiceBase64, 'base64').toString('utf8');
+  assert.ok(xml.includes('xmlns:nomina12="http://www.sat.gob.mx/nomina12"'), 'the Nómina namespace');
+  assert.ok(xml.includes('TotalSueldos="117135.96"') && xml.includes('TotalImpuestosRetenidos="27645.52"'), xml);
+  return xml;
+};
+
+test('invoices: payroll (N) by value with employerData and employeeData', { skip }, async () => {
+  const res = await client.invoices.create({
+    versionCode: '4.0', series: 'N', paymentMethodCode: 'PUE', currencyCode: 'MXN', typeCode: 'N',
+    expeditionZipCode: '20000', exportCode: '01',
+    issuer: {
+      tin: 'EKU9003173C9', legalName: 'ESCUELA KEMPER URGATE', taxRegimeCode: '601',
+      employerData: { employerRegistration: 'B5510768108' },
+      taxCredentials: [
+        { base64File: env.TIMBRA_INV_CER, fileType: 0, password: env.TIMBRA_INV_PASSWORD },
+        { base64File: env.TIMBRA_INV_KEY, fileType: 1, password: env.TIMBRA_INV_PASSWORD },
+      ],
+    },
+    recipient: {
+      tin: 'FUNK671228PH6', legalName: 'KARLA FUENTE NOLASCO', zipCode: '01160', taxRegimeCode: '605', cfdiUseCode: 'CN01',
+      employeeData: {
+        curp: 'XEXX010101MNEXXXA8', socialSecurityNumber: '04078873454', laborRelationStartDate: '2024-08-18', seniority: 'P54W',
+        satContractTypeId: '01', satTaxRegimeTypeId: '02', employeeNumber: '123456789', department: 'GenAI',
+        position: 'Sr Software Engineer', satJobRiskId: '1', satPaymentPeriodicityId: '04', satBankId: '012',
+        baseSalaryForContributions: 2828.5, integratedDailySalary: 0.0, satPayrollStateId: 'JAL',
+      },
+    },
+    complement: { payroll: payroll() },
+  });
+  const xml = payrollTotals(checkStamped(res, 'payroll-by-value'));
+  assert.ok(xml.includes('RegistroPatronal="B5510768108"') && xml.includes('Curp="XEXX010101MNEXXXA8"'), xml);
+});
+
+test('invoices: payroll (N) by reference (employer and employee data through the client)', { skip }, async () => {
+  let res = await client.persons.create({
+    legalName: 'KARLA FUENTE NOLASCO', email: 'karla.payroll@example.com', password: 'Clave#123', tin: 'FUNK671228PH6',
+    curp: 'FUNK671228MDFNLR09', satTaxRegimeId: '605', satCfdiUseId: 'CN01', zipCode: '01160',
+  });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  const employeeId = res.data.id;
+  const body = {
+    versionCode: '4.0', series: 'N', paymentMethodCode: 'PUE', currencyCode: 'MXN', typeCode: 'N', expeditionZipCode: '20000',
+    exportCode: '01', issuer: { id: env.TIMBRA_INV_ISSUER_ID }, recipient: { id: employeeId }, complement: { payroll: payroll() },
+  };
+  // without employer data: a 400 naming it, no stamp used
+  const before = await stamps();
+  res = await client.invoices.create(body);
+  assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
+  const failures = JSON.parse(res.details);
+  assert.ok(failures.some((f) => f.propertyName === 'Issuer.Id' && f.errorMessage.includes('no tiene datos de empleador')), res.details);
+  assert.equal(await stamps(), before);
+
+  res = await client.persons.employer.create({ personId: env.TIMBRA_INV_ISSUER_ID, employerRegistration: 'B5510768108' });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  res = await client.persons.employee.create({
+    employerPersonId: env.TIMBRA_INV_ISSUER_ID, employeePersonId: employeeId, socialSecurityNumber: '04078873454',
+    laborRelationStartDate: '2024-08-18', seniority: 'P54W', satContractTypeId: '01', satTaxRegimeTypeId: '02',
+    satWorkdayTypeId: '01', employeeNumber: '123456789', satJobRiskId: '1', satPaymentPeriodicityId: '04',
+    baseSalaryForContributions: 2828.5, integratedDailySalary: 180.96, satPayrollStateId: 'JAL',
+  });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  const xml = payrollTotals(checkStamped(await client.invoices.create(body), 'payroll-by-reference'));
+  assert.ok(xml.includes('Curp="FUNK671228MDFNLR09"') && xml.includes('SalarioDiarioIntegrado="180.96"'), xml);
+  assert.equal(await stamps(), before - 1);
 });
