@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,7 +27,9 @@ import (
 // default tax files, build, seal, stamp, one Batch transaction saving the invoice and debiting a
 // stamp, the invoice.stamped event, the answer with the stamped XML and its QR code), by
 // reference (issuer, recipient and product by id: the seal uses the issuer's default pair) and by
-// value (taxCredentials in the request, opened on every request), at concurrency 1 and 8. The
+// value (taxCredentials in the request, opened on every request), at concurrency 1 and 8; by
+// reference twice, on two servers, one with the tax files' key cache off (the issuer's key
+// decrypted on every invoice, as before the cache) and one with it on (opened once). The
 // floor, measured right after in the same sub-benchmark with the same count and concurrency:
 // two RSA-2048 PKCS#1 v1.5 SHA-256 signatures per invoice with the same keys (the issuer's
 // over an invoice's cadena original, the server's stamping key over a TFD cadena), nothing else.
@@ -34,7 +37,10 @@ import (
 //	go test ./bench -run '^$' -bench 'Invoices' -benchtime 400x
 //
 // Each sub-benchmark reports invoices/s, p50-ms and p99-ms of the requests, floor/s (invoices'
-// worth of signature pairs per second) and ratio (invoices/s ÷ floor/s). The issuer is the
+// worth of signature pairs per second) and ratio (invoices/s ÷ floor/s); and, steadier when other
+// processes share the machine, the CPU time of this process (client and server together) per
+// invoice and per floor operation, and cpu-ratio (floor's CPU ÷ an invoice's: the part of an
+// invoice's CPU that is the two signatures). The issuer is the
 // tenant's owner, EKU9003173C9, with a csdtest pair (2048-bit key encrypted as SAT does) or, in
 // the sat- variants, SAT's own test CSD from ../shared/sat/certs (skipped when absent).
 
@@ -79,11 +85,16 @@ func benchPair(tb testing.TB, sat bool) (cer, key []byte, password string) {
 	return read("EKU9003173C9.cer"), read("EKU9003173C9.key"), strings.TrimSpace(string(read("EKU9003173C9.password.txt")))
 }
 
-func newInvoiceBench(b *testing.B, sat bool) *invoiceBench {
+// newInvoiceBench makes the set-up; cache false turns the tax files' key cache off (every
+// by-reference invoice decrypts the issuer's key, as before the cache existed).
+func newInvoiceBench(b *testing.B, sat, cache bool) *invoiceBench {
 	b.Helper()
 	cer, key, password := benchPair(b, sat)
 	t := newTimbra(b)
 	srv := t.Server(slog.New(slog.DiscardHandler))
+	if !cache {
+		srv.TaxFiles().KeyCacheSize = -1
+	}
 	ctx := context.Background()
 	src, err := source.Open(ctx, filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
@@ -192,6 +203,15 @@ func newInvoiceBench(b *testing.B, sat bool) *invoiceBench {
 	return ib
 }
 
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // grantStamps adds n stamp credits to the tenant's owner (set-up, not measured).
 func grantStamps(tb testing.TB, t *Timbra, n int) {
 	tb.Helper()
@@ -222,20 +242,31 @@ func (ib *invoiceBench) floorOp(int) func() error {
 }
 
 func benchmarkInvoices(b *testing.B, sat bool) {
-	ib := newInvoiceBench(b, sat)
-	header := ib.t.Header()
-	header.Set("Content-Type", "application/json")
-	for _, mode := range []string{"by-reference", "by-value"} {
+	off, on := newInvoiceBench(b, sat, false), newInvoiceBench(b, sat, true)
+	for _, cs := range []struct {
+		name, mode string
+		ib         *invoiceBench
+	}{
+		{"by-reference/cache=off", "by-reference", off},
+		{"by-reference/cache=on", "by-reference", on},
+		{"by-value", "by-value", on},
+	} {
+		ib := cs.ib
+		header := ib.t.Header()
+		header.Set("Content-Type", "application/json")
 		for _, c := range []int{1, 8} {
-			b.Run(fmt.Sprintf("%s/concurrency=%d", mode, c), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/concurrency=%d", cs.name, c), func(b *testing.B) {
 				b.StopTimer()
 				grantStamps(b, ib.t, b.N+c)
 				client := Client(c, time.Minute)
 				url := ib.l.URL + "/api/v4/invoices"
-				body := ib.body(mode)
+				body := ib.body(cs.mode)
 				b.StartTimer()
-				r := Run(mode, c, time.Hour, b.N, func(int) func() error { return HTTPOp(client, "POST", url, header, body) })
+				cpu0 := processCPU()
+				r := Run(cs.name, c, time.Hour, b.N, func(int) func() error { return HTTPOp(client, "POST", url, header, body) })
+				cpu1 := processCPU()
 				floor := Run("floor", c, time.Hour, r.Ops, ib.floorOp)
+				cpu2 := processCPU()
 				b.StopTimer()
 				if err := r.Err(); err != nil {
 					b.Fatal(err)
@@ -248,6 +279,10 @@ func benchmarkInvoices(b *testing.B, sat bool) {
 				b.ReportMetric(float64(r.P99.Microseconds())/1000, "p99-ms")
 				b.ReportMetric(floor.PerSecond(), "floor/s")
 				b.ReportMetric(r.PerSecond()/floor.PerSecond(), "ratio")
+				inv, fl := (cpu1-cpu0).Seconds()*1000/float64(r.Ops), (cpu2-cpu1).Seconds()*1000/float64(floor.Ops)
+				b.ReportMetric(inv, "cpu-ms/invoice")
+				b.ReportMetric(fl, "floor-cpu-ms")
+				b.ReportMetric(fl/inv, "cpu-ratio")
 				b.ReportMetric(0, "ns/op")
 			})
 		}
