@@ -29,18 +29,20 @@ type Invoice struct {
 	// PersonID is the caller who stamped it (and whose stamp credit paid for it).
 	PersonID string `json:"personId"`
 	// IssuerPersonID and RecipientPersonID are the people named by reference; nil by value.
-	IssuerPersonID    *string         `json:"issuerPersonId,omitempty"`
-	RecipientPersonID *string         `json:"recipientPersonId,omitempty"`
-	UUID              string          `json:"uuid"` // upper case, as in the TFD
-	TypeCode          string          `json:"typeCode"`
-	IssuerTin         string          `json:"issuerTin"`
-	RecipientTin      string          `json:"recipientTin"`
-	Total             string          `json:"total"`
-	Status            string          `json:"status"` // "Vigente" when stamped
-	View              json.RawMessage `json:"view"`
-	XML               []byte          `json:"xml"`
-	CreatedAt         time.Time       `json:"createdAt"`
-	UpdatedAt         time.Time       `json:"updatedAt"`
+	IssuerPersonID    *string `json:"issuerPersonId,omitempty"`
+	RecipientPersonID *string `json:"recipientPersonId,omitempty"`
+	UUID              string  `json:"uuid"` // upper case, as in the TFD
+	TypeCode          string  `json:"typeCode"`
+	IssuerTin         string  `json:"issuerTin"`
+	RecipientTin      string  `json:"recipientTin"`
+	Total             string  `json:"total"`
+	Status            string  `json:"status"` // "Vigente" when stamped
+	// Cancellation is the last cancellation request, nil when none was made.
+	Cancellation *InvoiceCancellation `json:"cancellation,omitempty"`
+	View         json.RawMessage      `json:"view"`
+	XML          []byte               `json:"xml"`
+	CreatedAt    time.Time            `json:"createdAt"`
+	UpdatedAt    time.Time            `json:"updatedAt"`
 }
 
 // Invoices is the stamped invoices of one tenant.
@@ -53,4 +55,16 @@ type Invoices interface {
 	Put(v Invoice) error
 	// List returns invoices in creation order from offset, at most limit, and the total count.
 	List(offset, limit int) ([]Invoice, int, error)
+}
+
+// InvoiceCancellation is a cancellation request of an invoice and how it ended.
+type InvoiceCancellation struct {
+	ReasonCode      string `json:"reasonCode"`
+	ReplacementUUID string `json:"replacementUuid,omitempty"`
+	// Status is SAT's EstatusCancelacion: "En proceso", "Cancelado sin aceptación",
+	// "Cancelado con aceptación", "Solicitud rechazada".
+	Status          string     `json:"status"`
+	RequestedAt     time.Time  `json:"requestedAt"`
+	AnsweredAt      *time.Time `json:"answeredAt,omitempty"`
+	Acknowledgement []byte     `json:"acknowledgement"`
 }
