@@ -36,6 +36,7 @@ type serverOptions struct {
 	webhookCAFile                                                    string
 	catalogs                                                         string
 	validations                                                      validationFlags
+	mail                                                             mailFlags
 }
 
 func dataFlags(o *serverOptions) []cli.Flag {
@@ -69,6 +70,8 @@ SAT catalogs: on a database without them, the server imports the public source
 offline it starts anyway (listen, trigger and webhooks need no catalogs) and says so. --catalogs
 SOURCE imports a folder, .zip or URL when the database has no catalogs or SOURCE is newer;
 --catalogs none skips. 'timbra catalogs status' tells what a running server has.
+Invoices sent by e-mail go through --smtp-url (smtp://USER@HOST:PORT, STARTTLS when offered) from
+--smtp-from; the password comes from TIMBRA_SMTP_PASSWORD or --smtp-password-file, never a flag.
 
 SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database closes, exit 0.`,
 		Flags: append([]cli.Flag{
@@ -90,7 +93,7 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "SAT catalog `SOURCE` (folder, .zip or https URL) to import when the database has none or SOURCE is newer; none skips"},
 			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.webhookCAFile,
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
-		}, append(o.validations.flags(), dataFlags(o)...)...),
+		}, append(append(o.validations.flags(), o.mail.flags()...), dataFlags(o)...)...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
@@ -241,6 +244,10 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	if err != nil {
 		return err
 	}
+	mailer, mailFrom, err := o.mail.transport()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.addr, err)
@@ -255,6 +262,7 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	srv, err := server.New(server.Config{
 		Environment: d.Environment, Version: version, AdminToken: token, Logger: log, StandardLimit: o.rateLimit,
 		WebhookPolicy: policy, WebhookCAFile: o.webhookCAFile, Validations: o.validations.config(),
+		Mail: mailer, MailFrom: mailFrom,
 	}, d.Store, d.Keys)
 	if err != nil {
 		ln.Close()

@@ -20,6 +20,7 @@ import (
 	"github.com/timbra-mx/timbra/employment"
 	"github.com/timbra-mx/timbra/invoices"
 	"github.com/timbra-mx/timbra/listener"
+	"github.com/timbra-mx/timbra/mail"
 	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/products"
 	"github.com/timbra-mx/timbra/ratelimit"
@@ -52,6 +53,9 @@ type Config struct {
 	WebhookCAFile string
 	// Validations are the sources of the production SAT validations (trust store, lists, status).
 	Validations validations.Config
+	// Mail sends invoices by e-mail (POST /api/v4/invoices/send) from MailFrom; nil: no transport.
+	Mail     mail.Transport
+	MailFrom string
 }
 
 // Defaults of Config.
