@@ -48,11 +48,14 @@ type PDFRequest struct {
 	Base64Logo string `json:"base64Logo"`
 }
 
-// File is a file answer (the client's FileResponse): the content in base64, a file name and
-// its media type.
+// File is a file answer: the official clients' FileResponse (base64File, fileName,
+// fileExtension) with the issue's names (base64Content, contentType) too, the same content
+// under both, like the XML answer.
 type File struct {
+	Base64File    string `json:"base64File"`
 	Base64Content string `json:"base64Content"`
 	FileName      string `json:"fileName"`
+	FileExtension string `json:"fileExtension"`
 	ContentType   string `json:"contentType"`
 }
 
@@ -98,7 +101,8 @@ func (s *Service) PDF(ctx context.Context, c auth.Caller, in PDFRequest) (File, 
 	if err != nil {
 		return File{}, fmt.Errorf("invoice %s: %w", rec.ID, err)
 	}
-	return File{Base64Content: base64.StdEncoding.EncodeToString(doc), FileName: rec.UUID + ".pdf", ContentType: PDFContentType}, nil
+	b64 := base64.StdEncoding.EncodeToString(doc)
+	return File{Base64File: b64, Base64Content: b64, FileName: rec.UUID + ".pdf", FileExtension: "pdf", ContentType: PDFContentType}, nil
 }
 
 // ParsePDFOptions checks the request: the id is required, colours are hex (#RGB or #RRGGBB,

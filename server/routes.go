@@ -33,7 +33,7 @@ func (s *Server) routes() {
 	s.productRoutes()
 	s.validationRoutes()
 	s.invoiceRoutes()
-	s.invoiceReadRoutes()
+	s.invoicePDFRoutes()
 	s.invoiceSendRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
