@@ -34,6 +34,7 @@ func (s *Server) routes() {
 	s.validationRoutes()
 	s.invoiceRoutes()
 	s.invoicePDFRoutes()
+	s.invoiceReadRoutes()
 	s.invoiceSendRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
