@@ -30,8 +30,9 @@ import (
 //     the 400 on ToEmail says to send it. toEmail is one bare address (no display name, no lists).
 //   - The message: From the server's --smtp-from, a Spanish subject and text naming the UUID, the
 //     issuer, the recipient and the total; attachments <UUID>.xml (the stored stamped XML, byte
-//     for byte) and <UUID>.pdf when the server renders PDFs (Sender.PDF), drawn with the request's
-//     bandColor, fontColor and base64Logo.
+//     for byte) and <UUID>.pdf (Sender.PDF; the server uses SendPDF: the PDF of
+//     POST /api/v4/invoices/pdf drawn with the request's bandColor, fontColor and base64Logo,
+//     whose failures are the same 400).
 //   - Sending uses no credit and emits no event.
 
 // Texts of sending by e-mail.
@@ -121,6 +122,19 @@ func (s *Sender) Send(ctx context.Context, c auth.Caller, in SendInput) (bool, e
 		return false, &apierr.Error{Status: http.StatusBadGateway, Details: fmt.Sprintf(MsgSendFailed, err)}
 	}
 	return true, nil
+}
+
+// SendPDF is the PDF attached to a sent invoice: the one POST /api/v4/invoices/pdf renders, drawn
+// with the request's looks (checked by ParsePDFOptions: a bad colour or logo is its 400).
+func SendPDF(_ context.Context, rec storage.Invoice, in SendInput) ([]byte, error) {
+	opt, err := ParsePDFOptions(PDFRequest{InvoiceID: rec.ID, BandColor: in.BandColor, FontColor: in.FontColor, Base64Logo: in.Base64Logo})
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status != StatusValid {
+		opt.Status = rec.Status
+	}
+	return RenderPDF(rec.XML, opt)
 }
 
 // recipientEmail is the e-mail stored with the invoice: recipient.email of its answer, else the

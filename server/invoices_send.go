@@ -8,7 +8,7 @@ import (
 
 // invoiceSendRoutes is sending an invoice by e-mail (invoices/send.go has the decisions).
 func (s *Server) invoiceSendRoutes() {
-	sender := &invoices.Sender{Store: s.invoices.Store, Transport: s.cfg.Mail, From: s.cfg.MailFrom, Now: s.cfg.Now}
+	sender := &invoices.Sender{Store: s.invoices.Store, Transport: s.cfg.Mail, From: s.cfg.MailFrom, PDF: invoices.SendPDF, Now: s.cfg.Now}
 	s.mux.Handle("POST /api/v4/invoices/send", s.apiRoute(s.standard, func(r *http.Request) (any, error) {
 		var in invoices.SendInput
 		if err := decodeBody(r, &in, false); err != nil {

@@ -63,7 +63,7 @@ func TestInvoiceSendBySMTP(t *testing.T) {
 	}
 	tb, _ := io.ReadAll(text)
 	for _, want := range []string{"Folio fiscal (UUID): " + inv.UUID, "Emisor: ESCUELA KEMPER URGATE (RFC EKU9003173C9)",
-		"Total: 288.18 MXN", "Se adjunta el XML del comprobante."} {
+		"Total: 288.18 MXN", "Se adjuntan el XML y su representación impresa en PDF."} {
 		if !strings.Contains(string(tb), want) {
 			t.Fatalf("text lacks %q:\n%s", want, tb)
 		}
@@ -80,8 +80,23 @@ func TestInvoiceSendBySMTP(t *testing.T) {
 	if err != nil || !bytes.Equal(xml, stored) {
 		t.Fatalf("the attached XML differs from the stored one (%v)", err)
 	}
+	pdfPart, err := mr.NextPart()
+	if err != nil || pdfPart.FileName() != inv.UUID+".pdf" || pdfPart.Header.Get("Content-Type") != "application/pdf; name="+inv.UUID+".pdf" {
+		t.Fatalf("PDF attachment: %v %v", err, pdfPart)
+	}
+	raw, _ = io.ReadAll(pdfPart)
+	pdf, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(string(raw), "\r\n", ""))
+	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) || !bytes.Contains(pdf, []byte("%%EOF")) {
+		t.Fatalf("the PDF attachment is not a PDF (%v)", err)
+	}
 	if _, err := mr.NextPart(); err != io.EOF {
-		t.Fatalf("only the XML is attached while the server renders no PDF: %v", err)
+		t.Fatalf("more than the XML and the PDF attached: %v", err)
+	}
+
+	// the PDF's looks are checked as POST /api/v4/invoices/pdf checks them; nothing is sent
+	r = f.do("POST", "/api/v4/invoices/send", `{"invoiceId":"`+inv.ID+`","toEmail":"cliente@example.com","bandColor":"azul"}`, m.headers()...)
+	if r.status != 400 || !strings.Contains(r.raw, `"propertyName":"BandColor"`) || len(sink.Messages()) != 1 {
+		t.Fatalf("bad band colour: %d %s", r.status, r.raw)
 	}
 
 	// without toEmail: the recipient's e-mail stored with the invoice
