@@ -22,7 +22,7 @@ func newInvoicesCmd(f *Factory) *cli.Command {
 		Description: "Examples:\n" +
 			"  timbra invoices create --file invoice.json\n" +
 			"  timbra invoices create --file invoice.json --xml-out factura.xml",
-		Subcommands: []*cli.Command{newInvoicesCreateCmd(f), newInvoicesSendCmd(f)},
+		Subcommands: []*cli.Command{newInvoicesCreateCmd(f), newInvoicesPDFCmd(f), newInvoicesSendCmd(f)},
 	}
 }
 
