@@ -22,7 +22,8 @@ func newInvoicesCmd(f *Factory) *cli.Command {
 		Description: "Examples:\n" +
 			"  timbra invoices create --file invoice.json\n" +
 			"  timbra invoices create --file invoice.json --xml-out factura.xml",
-		Subcommands: []*cli.Command{newInvoicesCreateCmd(f), newInvoicesPDFCmd(f), newInvoicesSendCmd(f)},
+		Subcommands: []*cli.Command{newInvoicesCreateCmd(f), newInvoicesListCmd(f), newInvoicesGetCmd(f), newInvoicesXMLCmd(f),
+			newInvoicesCancelCmd(f), newInvoicesStatusCmd(f), newInvoicesSendCmd(f)},
 	}
 }
 

@@ -1,0 +1,292 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/timbra-mx/timbra/api"
+)
+
+// `timbra invoices list|get|xml|cancel|status`: reading invoices, their XML, cancelling one and
+// asking SAT's status of one. -o is the output format on every command, so the XML file is
+// --out FILE.
+
+type invoicesListOptions struct {
+	pagingOptions
+	from, to, issuer, recipient, typeCode, status, series string
+}
+
+func newInvoicesListCmd(f *Factory) *cli.Command {
+	o := &invoicesListOptions{}
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "List the invoices of your tenant, one page at a time",
+		UsageText: "timbra invoices list [--from DATE] [--to DATE] [--issuer RFC] [--recipient RFC] [--type I|E|T|N|P] [--status S] [--series S] [--page N] [--page-size N] [-o json]",
+		Description: "Prints one page of invoices in creation order: ID, UUID, type, series, date, issuer,\n" +
+			"recipient, total and status. Dates are the CFDI's (AAAA-MM-DD, inclusive). With -o json,\n" +
+			"the whole page object.\n\n" +
+			"Examples:\n" +
+			"  timbra invoices list --from 2026-11-01 --to 2026-11-30\n" +
+			"  timbra invoices list --recipient XAXX010101000 --status Cancelado -o json",
+		Flags: append(pagingFlags(&o.pagingOptions, "invoices"),
+			&cli.StringFlag{Name: "from", Usage: "invoices dated on or after `DATE`", Destination: &o.from},
+			&cli.StringFlag{Name: "to", Usage: "invoices dated on or before `DATE`", Destination: &o.to},
+			&cli.StringFlag{Name: "issuer", Usage: "issuer `RFC`", Destination: &o.issuer},
+			&cli.StringFlag{Name: "recipient", Usage: "recipient `RFC`", Destination: &o.recipient},
+			&cli.StringFlag{Name: "type", Usage: "invoice type `CODE` (I, E, T, N, P)", Destination: &o.typeCode},
+			&cli.StringFlag{Name: "status", Usage: "`STATUS`: Vigente, EnProcesoDeCancelacion or Cancelado", Destination: &o.status},
+			&cli.StringFlag{Name: "series", Usage: "`SERIES` of the invoice", Destination: &o.series},
+		),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if err := o.check(c); err != nil {
+				return err
+			}
+			q := url.Values{}
+			set := func(k, v string) {
+				if v != "" {
+					q.Set(k, v)
+				}
+			}
+			set("pageNumber", strconv.Itoa(o.Page))
+			if o.PageSize > 0 {
+				set("pageSize", strconv.Itoa(o.PageSize))
+			}
+			set("from", o.from)
+			set("to", o.to)
+			set("issuerTin", o.issuer)
+			set("recipientTin", o.recipient)
+			set("typeCode", o.typeCode)
+			set("status", o.status)
+			set("series", o.series)
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			page, err := client.ListInvoices(c.Context, q)
+			if err != nil {
+				return err
+			}
+			rows := make([][]string, 0, len(page.Items))
+			for _, inv := range page.Items {
+				rows = append(rows, []string{inv.ID, inv.UUID, inv.TypeCode, deref(inv.Series), inv.Date, inv.Issuer.Tin, inv.Recipient.Tin,
+					string(inv.Total) + " " + inv.CurrencyCode, inv.Status})
+			}
+			if err := f.printer().table(page, []string{"ID", "UUID", "TYPE", "SERIES", "DATE", "ISSUER", "RECIPIENT", "TOTAL", "STATUS"}, rows, "No invoices."); err != nil {
+				return err
+			}
+			pageFooter(f, page.PageNumber, page.TotalPages, page.TotalCount, "invoices")
+			return nil
+		},
+	}
+}
+
+func newInvoicesGetCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show an invoice",
+		UsageText: "timbra invoices get ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints the invoice's UUID, type, date, parties, totals and status; with -o json the\n" +
+			"whole answer (with the stamp: seals, QR code and the XML in base64).\n\n" +
+			"Examples:\n" +
+			"  timbra invoices get 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "invoice ID"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			inv, err := client.GetInvoice(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			return f.printer().fields(inv, []field{
+				{"ID", inv.ID}, {"UUID", inv.UUID}, {"Type", inv.TypeCode}, {"Series", deref(inv.Series)}, {"Date", inv.Date},
+				{"Issuer", inv.Issuer.Tin + " " + inv.Issuer.LegalName}, {"Recipient", inv.Recipient.Tin + " " + inv.Recipient.LegalName},
+				{"Subtotal", string(inv.Subtotal) + " " + inv.CurrencyCode}, {"Total", string(inv.Total) + " " + inv.CurrencyCode},
+				{"Status", inv.Status},
+			})
+		},
+	}
+}
+
+func newInvoicesXMLCmd(f *Factory) *cli.Command {
+	var out string
+	return &cli.Command{
+		Name:      "xml",
+		Usage:     "Download the stamped XML of an invoice",
+		UsageText: "timbra invoices xml ID [--out FILE]",
+		ArgsUsage: "ID",
+		Description: "Writes the stamped CFDI to --out FILE (default: <UUID>.xml in the current folder; - for\n" +
+			"stdout).\n\n" +
+			"Examples:\n" +
+			"  timbra invoices xml 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --out factura.xml\n" +
+			"  timbra invoices xml 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --out - | xmllint --format -",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "write the XML to `FILE` (- for stdout)", TakesFile: true, Destination: &out},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "invoice ID"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			file, err := client.InvoiceXML(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			xml, err := base64.StdEncoding.DecodeString(file.Base64File)
+			if err != nil {
+				return fmt.Errorf("the XML is not base64: %w", err)
+			}
+			path := out
+			if path == "" {
+				path = file.FileName
+			}
+			if path == "-" {
+				_, err := f.IO.Out.Write(xml)
+				return err
+			}
+			if err := os.WriteFile(path, xml, 0o644); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+			return f.printer().fields(map[string]any{"fileName": path, "bytes": len(xml)}, []field{{"XML", path}, {"Bytes", strconv.Itoa(len(xml))}})
+		},
+	}
+}
+
+type invoicesCancelOptions struct {
+	reason, replacement, file string
+	yes                       bool
+}
+
+func newInvoicesCancelCmd(f *Factory) *cli.Command {
+	o := &invoicesCancelOptions{}
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "Cancel an invoice before the SAT",
+		UsageText: "timbra invoices cancel ID --reason 01|02|03|04 [--replacement UUID] [--yes]\n   timbra invoices cancel --file cancel.json [--yes]",
+		ArgsUsage: "ID",
+		Description: "Reasons (c_MotivosCancelacion): 01 issued with errors, replaced (--replacement is the\n" +
+			"UUID of the invoice that replaces it), 02 issued with errors, 03 the operation did not take\n" +
+			"place, 04 nominative operation in a global invoice. Without the recipient's acceptance the\n" +
+			"invoice is cancelled at once; otherwise it stays EnProcesoDeCancelacion until the recipient\n" +
+			"answers. --file sends the API's body as it is (for example invoiceUuid, tin and the\n" +
+			"issuer's taxCredentials; the key password travels in that file, never in argv). On a\n" +
+			"terminal it asks first; elsewhere --yes is required.\n\n" +
+			"Examples:\n" +
+			"  timbra invoices cancel 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --reason 02\n" +
+			"  timbra invoices cancel 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --reason 01 --replacement 5FB2822E-396D-4725-8521-CDC4BDD20CCF --yes",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Usage: "cancellation reason `CODE` (01 to 04)", Destination: &o.reason},
+			&cli.StringFlag{Name: "replacement", Usage: "`UUID` of the replacing invoice (reason 01)", Destination: &o.replacement},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the request as JSON from `PATH` (- for stdin)", TakesFile: true, Destination: &o.file},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.yes},
+		},
+		Action: func(c *cli.Context) error {
+			var in api.InvoiceCancel
+			if o.file != "" {
+				if err := exactArgs(c); err != nil {
+					return err
+				}
+				if o.file == "-" && !o.yes {
+					return usageErrorf(c, "--file - reads stdin: pass --yes")
+				}
+				raw, err := readInput(o.file, bufio.NewReader(f.IO.In))
+				if err != nil {
+					return err
+				}
+				if err := json.Unmarshal(raw, &in); err != nil {
+					return usageErrorf(c, "--file %s is not a cancellation request: %v", o.file, err)
+				}
+			} else {
+				if err := exactArgs(c, "invoice ID"); err != nil {
+					return err
+				}
+				if o.reason == "" {
+					return usageErrorf(c, "missing --reason (01 to 04)")
+				}
+				in = api.InvoiceCancel{ID: c.Args().First(), CancellationReasonCode: o.reason, ReplacementUUID: o.replacement}
+			}
+			if !o.yes && !f.IO.InTTY {
+				return usageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+			}
+			return invoicesCancelRun(c.Context, f, o, in)
+		},
+	}
+}
+
+func invoicesCancelRun(ctx context.Context, f *Factory, o *invoicesCancelOptions, in api.InvoiceCancel) error {
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	if !o.yes {
+		what := in.ID
+		if what == "" {
+			what = in.InvoiceUUID
+		}
+		fmt.Fprintf(f.IO.Err, "Cancel invoice %s with reason %s? This cannot be undone. [y/N]: ", what, in.CancellationReasonCode)
+		answer, err := readLine(ctx, bufio.NewReader(f.IO.In))
+		if err != nil {
+			return err
+		}
+		if a := strings.ToLower(answer); a != "y" && a != "yes" {
+			return errors.New("not cancelled")
+		}
+	}
+	ack, err := client.CancelInvoice(ctx, in)
+	if err != nil {
+		return err
+	}
+	fs := []field{{"Status", ack.Status}}
+	for u, code := range ack.InvoiceUUIDs {
+		fs = append(fs, field{"UUID", u + " (" + code + ")"})
+	}
+	return f.printer().fields(ack, fs)
+}
+
+func newInvoicesStatusCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "Ask SAT's status of an invoice",
+		UsageText: "timbra invoices status ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints the status (Vigente, Cancelado), whether it can be cancelled and how, and the\n" +
+			"state of its cancellation.\n\n" +
+			"Examples:\n" +
+			"  timbra invoices status 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "invoice ID"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			s, err := client.InvoiceStatusOf(c.Context, api.InvoiceStatusQuery{ID: c.Args().First()})
+			if err != nil {
+				return err
+			}
+			return f.printer().fields(s, []field{{"Status", s.Status}, {"Cancelable", s.CancelableStatus},
+				{"Cancellation", s.CancellationStatus}, {"Code", s.StatusCode}})
+		},
+	}
+}
