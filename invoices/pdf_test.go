@@ -38,7 +38,7 @@ func sampleXML(t testing.TB, n int) []byte {
 	for i := 0; i < n; i++ {
 		d.Conceptos = append(d.Conceptos, cfdi.Concepto{ClaveProdServ: "44121706", NoIdentificacion: fmt.Sprintf("SKU-%03d", i+1),
 			Cantidad: "1", ClaveUnidad: "H87", Unidad: "Pieza",
-			Descripcion: fmt.Sprintf("Artículo número %d: lápiz de madera con goma, caja con doce piezas y sacapuntas de acero inoxidable", i+1),
+			Descripcion:   fmt.Sprintf("Artículo número %d: lápiz de madera con goma, caja con doce piezas y sacapuntas de acero inoxidable", i+1),
 			ValorUnitario: "20.00", Importe: "20.00", ObjetoImp: "02",
 			Traslados: []cfdi.Traslado{{Base: "20.00", Impuesto: "002", TipoFactor: "Tasa", TasaOCuota: "0.160000", Importe: "3.20"}}})
 	}
