@@ -232,3 +232,42 @@ func TestParsePDFOptions(t *testing.T) {
 		t.Fatal("bad base64 accepted")
 	}
 }
+
+// TestPDFComplements: a payment and a payroll complement each get their summary block.
+func TestPDFComplements(t *testing.T) {
+	doc, err := cfdi.Parse(sampleXML(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pagos := &cfdi.Pagos{Version: "2.0", Totales: cfdi.PagosTotales{MontoTotalPagos: "1160.00", TotalTrasladosBaseIVA16: "1000.00", TotalTrasladosImpuestoIVA16: "160.00"},
+		Pagos: []cfdi.Pago{{FechaPago: "2026-03-10T12:00:00", FormaDePagoP: "03", MonedaP: "MXN", TipoCambioP: "1", Monto: "1160.00", NumOperacion: "OP-77",
+			DoctoRelacionado: []cfdi.DoctoRelacionado{{IdDocumento: "11111111-2222-4333-8444-555555555555", Serie: "F", Folio: "9", MonedaDR: "MXN",
+				EquivalenciaDR: "1", NumParcialidad: "2", ImpSaldoAnt: "2320.00", ImpPagado: "1160.00", ImpSaldoInsoluto: "1160.00", ObjetoImpDR: "01"}}}}}
+	nomina := &cfdi.Nomina{Version: "1.2", TipoNomina: "O", FechaPago: "2026-03-15", FechaInicialPago: "2026-03-01", FechaFinalPago: "2026-03-15",
+		NumDiasPagados: "15", TotalPercepciones: "7500.00", TotalDeducciones: "850.00",
+		Emisor:       &cfdi.NominaEmisor{RegistroPatronal: "B5510768108"},
+		Receptor:     cfdi.NominaReceptor{Curp: "XEXX010101HNEXXXA4", NumEmpleado: "E-042", Puesto: "Docente", PeriodicidadPago: "04", ClaveEntFed: "HID", TipoContrato: "01", TipoRegimen: "02"},
+		Percepciones: &cfdi.Percepciones{TotalSueldos: "7500.00", TotalGravado: "7500.00", TotalExento: "0.00", Percepcion: []cfdi.Percepcion{{TipoPercepcion: "001", Clave: "P001", Concepto: "Sueldo quincenal", ImporteGravado: "7500.00", ImporteExento: "0.00"}}},
+		Deducciones:  &cfdi.Deducciones{TotalImpuestosRetenidos: "850.00", Deduccion: []cfdi.Deduccion{{TipoDeduccion: "002", Clave: "D002", Concepto: "ISR retenido", Importe: "850.00"}}}}
+	tfd := doc.Complemento[len(doc.Complemento)-1]
+	doc.Complemento = []cfdi.Complement{pagos, nomina, tfd}
+	x, err := doc.XML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, err := RenderPDF(x, defaultOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := pdfText(t, pdf)
+	for _, s := range []string{"Complemento para recepción de pagos 2.0", "Monto total de pagos: $1,160.00", "11111111-2222-4333-8444-555555555555",
+		"$2,320.00", "OP-77", "Complemento de nómina 1.2", "XEXX010101HNEXXXA4", "Sueldo quincenal", "ISR retenido", "$850.00",
+		"Total de percepciones: $7,500.00", "B5510768108"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the text layer lacks %q", s)
+		}
+	}
+	if t.Failed() {
+		t.Log(text)
+	}
+}
