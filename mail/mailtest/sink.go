@@ -5,6 +5,7 @@ package mailtest
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/base64"
 	"net"
 	"strings"
@@ -19,11 +20,15 @@ type Received struct {
 	Data []byte // as sent, dot-stuffing undone, CRLF line ends
 	// Auth is the PLAIN credentials sent ("user\x00password"), if any.
 	Auth string
+	// TLS tells whether the session had switched to TLS (STARTTLS) before the message.
+	TLS bool
 }
 
 // Sink is the server.
 type Sink struct {
 	Addr string // host:port
+	// TLS, when set before the first connection, makes the sink offer STARTTLS.
+	TLS  *tls.Config
 	ln   net.Listener
 	mu   sync.Mutex
 	msgs []Received
@@ -83,6 +88,9 @@ func (s *Sink) serve(c net.Conn) {
 		switch {
 		case strings.HasPrefix(verb, "EHLO"):
 			say("250-sink")
+			if s.TLS != nil && !cur.TLS {
+				say("250-STARTTLS")
+			}
 			say("250-AUTH PLAIN")
 			say("250 8BITMIME")
 		case strings.HasPrefix(verb, "HELO"):
@@ -132,10 +140,18 @@ func (s *Sink) serve(c net.Conn) {
 			s.mu.Lock()
 			s.msgs = append(s.msgs, cur)
 			s.mu.Unlock()
-			cur = Received{Auth: cur.Auth}
+			cur = Received{Auth: cur.Auth, TLS: cur.TLS}
 			say("250 queued")
+		case verb == "STARTTLS" && s.TLS != nil && !cur.TLS:
+			say("220 go ahead")
+			tc := tls.Server(c, s.TLS)
+			if err := tc.Handshake(); err != nil {
+				return
+			}
+			c, r = tc, bufio.NewReader(tc)
+			cur = Received{TLS: true}
 		case verb == "RSET":
-			cur = Received{Auth: cur.Auth}
+			cur = Received{Auth: cur.Auth, TLS: cur.TLS}
 			say("250 ok")
 		case verb == "NOOP":
 			say("250 ok")
