@@ -1,0 +1,120 @@
+package compat
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/server"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// TestFiscalapiInvoiceLifecycle runs invoices_lifecycle.test.mjs: the official client lists,
+// gets, downloads the XML of, asks the status of and cancels invoices the Go side stamped 30
+// hours earlier (the server's clock is moved back while stamping): a small one, cancelled at
+// once, and one over 1,000 MXN, which waits for the recipient's acceptance. Afterwards the
+// stored statuses are checked here.
+func TestFiscalapiInvoiceLifecycle(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join("fiscalapi", "node_modules", "fiscalapi", "package.json"))
+	}
+	if err != nil {
+		msg := "needs node and the fiscalapi package: run 'npm ci --prefix compat/fiscalapi' (" + err.Error() + ")"
+		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Store.Close()
+	s, err := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler), Now: now}, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.Open(context.Background(), filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, err := s.Catalogs().Import(context.Background(), src, time.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	env := invoicesTenant(t, s, t.TempDir())
+	if strings.HasPrefix(env[0], "TIMBRA_INV_SKIP=") {
+		t.Skip(env[0])
+	}
+	get := func(name string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	tenant, owner := get("TIMBRA_INV_TENANT_KEY"), get("TIMBRA_INV_OWNER_ID")
+	caller := auth.Caller{TenantID: tenant, PersonID: owner, IsOwner: true}
+	offset.Store(int64(-30 * time.Hour))
+	stamp := func(unitPrice string) api.Invoice {
+		body := `{"versionCode":"4.0","series":"L","currencyCode":"MXN","typeCode":"I","expeditionZipCode":"42501","paymentFormCode":"01",
+			"paymentMethodCode":"PUE","exportCode":"01",
+			"issuer":{"tin":"EKU9003173C9","legalName":"ESCUELA KEMPER URGATE","taxRegimeCode":"601","taxCredentials":[
+				{"base64File":"` + get("TIMBRA_INV_CER") + `","fileType":0,"password":"` + get("TIMBRA_INV_PASSWORD") + `"},
+				{"base64File":"` + get("TIMBRA_INV_KEY") + `","fileType":1,"password":"` + get("TIMBRA_INV_PASSWORD") + `"}]},
+			"recipient":{"tin":"EKU9003173C9","legalName":"ESCUELA KEMPER URGATE","zipCode":"42501","taxRegimeCode":"601","cfdiUseCode":"G01"},
+			"items":[{"itemCode":"01010101","quantity":1,"unitOfMeasurementCode":"H87","description":"Servicio","unitPrice":` + unitPrice + `,
+				"taxObjectCode":"02","itemTaxes":[{"taxCode":"002","taxTypeCode":"Tasa","taxRate":"0.160000","taxFlagCode":"T"}]}]}`
+		var in api.InvoiceInput
+		if err := json.Unmarshal([]byte(body), &in); err != nil {
+			t.Fatal(err)
+		}
+		inv, err := s.Invoices().Create(context.Background(), caller, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inv
+	}
+	small, big := stamp("100"), stamp("5000")
+	offset.Store(0)
+
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "invoices_lifecycle.test.mjs")
+	cmd.Dir = "fiscalapi"
+	cmd.Env = append(append(os.Environ(), "TIMBRA_BASE_URL="+hs.URL, "TIMBRA_LC_SMALL="+small.ID, "TIMBRA_LC_BIG="+big.ID,
+		"TIMBRA_LC_SMALL_UUID="+small.UUID, "TIMBRA_LC_BIG_UUID="+big.UUID), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test:\n%s", out)
+	if err != nil {
+		t.Fatalf("the fiscalapi client failed against timbra: %v", err)
+	}
+	for id, want := range map[string]string{small.ID: "Cancelado", big.ID: "Vigente"} {
+		var rec storage.Invoice
+		if err := d.Store.View(context.Background(), func(tx storage.Tx) error {
+			var err error
+			rec, err = tx.Invoices(tenant).Get(id)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Status != want || rec.Cancellation == nil {
+			t.Fatalf("invoice %s: status %s, cancellation %+v; want %s", id, rec.Status, rec.Cancellation, want)
+		}
+	}
+}
