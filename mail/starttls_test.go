@@ -42,8 +42,7 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 // certificate the client does not trust stops the delivery before anything is sent.
 func TestSendUsesSTARTTLSWhenOffered(t *testing.T) {
 	cert, pool := selfSigned(t)
-	sink := mailtest.Start(t)
-	sink.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	sink := mailtest.StartTLS(t, &tls.Config{Certificates: []tls.Certificate{cert}})
 	msg, err := timbramail.Message{From: "a@example.com", To: []string{"b@example.com"}, Subject: "x", Text: "y"}.Bytes()
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ type Received struct {
 // Sink is the server.
 type Sink struct {
 	Addr string // host:port
-	// TLS, when set before the first connection, makes the sink offer STARTTLS.
+	// TLS makes the sink offer STARTTLS (StartTLS).
 	TLS  *tls.Config
 	ln   net.Listener
 	mu   sync.Mutex
@@ -38,11 +38,17 @@ type Sink struct {
 // Start listens on 127.0.0.1 and closes at the end of the test.
 func Start(t testing.TB) *Sink {
 	t.Helper()
+	return StartTLS(t, nil)
+}
+
+// StartTLS is Start with STARTTLS offered, the server side configured by cfg.
+func StartTLS(t testing.TB, cfg *tls.Config) *Sink {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Sink{Addr: ln.Addr().String(), ln: ln}
+	s := &Sink{Addr: ln.Addr().String(), ln: ln, TLS: cfg}
 	s.wg.Add(1)
 	go s.accept()
 	t.Cleanup(func() { ln.Close(); s.wg.Wait() })
