@@ -22,7 +22,7 @@ func newInvoicesCmd(f *Factory) *cli.Command {
 		Description: "Examples:\n" +
 			"  timbra invoices create --file invoice.json\n" +
 			"  timbra invoices create --file invoice.json --xml-out factura.xml",
-		Subcommands: []*cli.Command{newInvoicesCreateCmd(f), newInvoicesListCmd(f), newInvoicesGetCmd(f), newInvoicesXMLCmd(f),
+		Subcommands: []*cli.Command{newInvoicesCreateCmd(f), newInvoicesListCmd(f), newInvoicesGetCmd(f), newInvoicesXMLCmd(f), newInvoicesPDFCmd(f),
 			newInvoicesCancelCmd(f), newInvoicesStatusCmd(f), newInvoicesSendCmd(f)},
 	}
 }
