@@ -50,7 +50,7 @@ func BenchmarkInvoicePDF(b *testing.B) {
 		b.Fatal(err)
 	}
 	pdfBody, _ := json.Marshal(map[string]any{"invoiceId": inv.ID, "bandColor": "#1F4E79", "fontColor": "#FFFFFF"})
-	var file invoices.File
+	var file api.InvoiceFile
 	if err := post(ib.l.URL+"/api/v4/invoices/pdf", header, pdfBody, &file); err != nil {
 		b.Fatal(err)
 	}

@@ -48,17 +48,6 @@ type PDFRequest struct {
 	Base64Logo string `json:"base64Logo"`
 }
 
-// File is a file answer: the official clients' FileResponse (base64File, fileName,
-// fileExtension) with the issue's names (base64Content, contentType) too, the same content
-// under both, like the XML answer.
-type File struct {
-	Base64File    string `json:"base64File"`
-	Base64Content string `json:"base64Content"`
-	FileName      string `json:"fileName"`
-	FileExtension string `json:"fileExtension"`
-	ContentType   string `json:"contentType"`
-}
-
 // PDFOptions is the look of a PDF: band and text-on-band colours and an optional logo.
 type PDFOptions struct {
 	Band, Font [3]int
@@ -74,10 +63,10 @@ var PDFCreationDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // PDF renders a stored invoice of the caller's tenant as the file answer. Choice (the spec
 // shows nothing): the file is named after the UUID, "<UUID>.pdf"; the id may also be the UUID.
-func (s *Service) PDF(ctx context.Context, c auth.Caller, in PDFRequest) (File, error) {
+func (s *Service) PDF(ctx context.Context, c auth.Caller, in PDFRequest) (api.InvoiceFile, error) {
 	opt, err := ParsePDFOptions(in)
 	if err != nil {
-		return File{}, err
+		return api.InvoiceFile{}, err
 	}
 	var rec storage.Invoice
 	err = s.Store.View(ctx, func(tx storage.Tx) error {
@@ -89,20 +78,19 @@ func (s *Service) PDF(ctx context.Context, c auth.Caller, in PDFRequest) (File, 
 		return err
 	})
 	if errors.Is(err, storage.ErrNotFound) {
-		return File{}, apierr.NotFoundText(fmt.Sprintf(MsgPDFNotFound, in.InvoiceID))
+		return api.InvoiceFile{}, apierr.NotFoundText(fmt.Sprintf(MsgPDFNotFound, in.InvoiceID))
 	}
 	if err != nil {
-		return File{}, err
+		return api.InvoiceFile{}, err
 	}
 	if rec.Status != StatusValid {
 		opt.Status = rec.Status
 	}
 	doc, err := RenderPDF(rec.XML, opt)
 	if err != nil {
-		return File{}, fmt.Errorf("invoice %s: %w", rec.ID, err)
+		return api.InvoiceFile{}, fmt.Errorf("invoice %s: %w", rec.ID, err)
 	}
-	b64 := base64.StdEncoding.EncodeToString(doc)
-	return File{Base64File: b64, Base64Content: b64, FileName: rec.UUID + ".pdf", FileExtension: "pdf", ContentType: PDFContentType}, nil
+	return fileAnswer(doc, rec.UUID, "pdf", PDFContentType), nil
 }
 
 // ParsePDFOptions checks the request: the id is required, colours are hex (#RGB or #RRGGBB,

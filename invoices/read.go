@@ -166,7 +166,13 @@ func (s *Service) XML(ctx context.Context, c auth.Caller, id string) (api.Invoic
 	if err != nil {
 		return api.InvoiceFile{}, err
 	}
-	b64 := base64.StdEncoding.EncodeToString(rec.XML)
-	return api.InvoiceFile{Base64File: b64, Base64Content: b64, FileName: rec.UUID + ".xml", FileExtension: "xml",
-		ContentType: "application/xml"}, nil
+	return fileAnswer(rec.XML, rec.UUID, "xml", "application/xml"), nil
+}
+
+// fileAnswer is a file of an invoice as the API answers it: the official clients'
+// FileResponse (base64File, fileName, fileExtension) and the same content as base64Content with
+// its contentType, named after the invoice's UUID.
+func fileAnswer(content []byte, uuid, ext, contentType string) api.InvoiceFile {
+	b64 := base64.StdEncoding.EncodeToString(content)
+	return api.InvoiceFile{Base64File: b64, Base64Content: b64, FileName: uuid + "." + ext, FileExtension: ext, ContentType: contentType}
 }

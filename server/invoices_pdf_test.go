@@ -70,7 +70,7 @@ func TestInvoicePDF(t *testing.T) {
 
 	body, _ := json.Marshal(map[string]any{"invoiceId": inv.ID, "bandColor": "#8B0000", "fontColor": "#FFFFFF", "base64Logo": pdfLogo(t)})
 	r := f.do("POST", "/api/v4/invoices/pdf", string(body), m.headers()...)
-	var file invoices.File
+	var file api.InvoiceFile
 	if r.status != 200 || !r.env.Succeeded || json.Unmarshal(r.env.Data, &file) != nil {
 		t.Fatalf("pdf: %d %s", r.status, r.raw)
 	}
@@ -81,7 +81,7 @@ func TestInvoicePDF(t *testing.T) {
 	}
 	// By UUID too, and the same bytes (the document is deterministic).
 	body, _ = json.Marshal(map[string]any{"invoiceId": strings.ToLower(doc.TFD().UUID), "bandColor": "8b0000", "base64Logo": pdfLogo(t)})
-	var again invoices.File
+	var again api.InvoiceFile
 	if r := f.do("POST", "/api/v4/invoices/pdf", string(body), m.headers()...); r.status != 200 || json.Unmarshal(r.env.Data, &again) != nil ||
 		again.Base64Content != file.Base64Content {
 		t.Fatalf("by UUID: %d, same PDF %v", r.status, again.Base64Content == file.Base64Content)
