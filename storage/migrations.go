@@ -110,6 +110,11 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 9: bulk-download rules.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketDownloadRules)
+		return err
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

@@ -37,6 +37,7 @@
 //	products             <tenantID>/<productID>           → Product
 //	invoices             <tenantID>/<invoiceID>           → Invoice (the stamped XML and the answer's fields)
 //	invoices_by_uuid     <tenantID>/<UUID upper case>     → <invoiceID>
+//	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.
@@ -87,6 +88,9 @@ type Tenant struct {
 	ID            string    `json:"id"`
 	OwnerPersonID string    `json:"ownerPersonId"`
 	CreatedAt     time.Time `json:"createdAt"`
+	// Subscription is what the operator set; nil until then (accounts.SubscriptionOf gives the
+	// environment's default).
+	Subscription *Subscription `json:"subscription,omitempty"`
 }
 
 // Person is a person of a tenant as stored. Secrets are sealed; the sign-in password is a hash.

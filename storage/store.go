@@ -50,6 +50,8 @@ type Tx interface {
 	Products(tenantID string) Products
 	// Invoices is the stamped invoices of a tenant.
 	Invoices(tenantID string) Invoices
+	// DownloadRules is the bulk-download rules of a tenant.
+	DownloadRules(tenantID string) DownloadRules
 }
 
 // Meta holds database-wide values.
