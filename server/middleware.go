@@ -70,6 +70,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				s.writeError(sw, r, &apierr.Error{Status: http.StatusInternalServerError, Details: apierr.DetailsServer})
 			}
 		}
+		s.metrics.request(r.Pattern, sw.status, time.Since(start))
 		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes, "trace", trace)
 	}()
@@ -135,16 +136,24 @@ func (s *Server) guard(f ratelimit.Family, h http.HandlerFunc) http.Handler {
 // adminRoute guards an operator handler with the operator token.
 func (s *Server) adminRoute(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
-			return
+		if s.operator(w, r) {
+			s.run(w, r, h)
 		}
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if s.cfg.AdminToken == "" || !ok || !secrets.Equal(token, s.cfg.AdminToken) {
-			s.writeError(w, r, &apierr.Error{Status: http.StatusUnauthorized, Details: "Falta el token de operador válido: envía Authorization: Bearer <token>."})
-			return
-		}
-		s.run(w, r, h)
 	})
+}
+
+// operator counts the request against the anonymous limit and checks the operator token,
+// answering 429 or 401 and returning false when the request may not go on.
+func (s *Server) operator(w http.ResponseWriter, r *http.Request) bool {
+	if !s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
+		return false
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if s.cfg.AdminToken == "" || !ok || !secrets.Equal(token, s.cfg.AdminToken) {
+		s.writeError(w, r, &apierr.Error{Status: http.StatusUnauthorized, Details: "Falta el token de operador válido: envía Authorization: Bearer <token>."})
+		return false
+	}
+	return true
 }
 
 // publicRoute answers without credentials.

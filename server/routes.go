@@ -11,6 +11,8 @@ import (
 // routes is the whole route table.
 func (s *Server) routes() {
 	s.mux.Handle("GET /healthz", s.publicRoute(s.health))
+	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
+	s.mux.HandleFunc("GET /admin/v1/backup", s.serveBackup)
 
 	s.mux.Handle("GET /admin/v1/tenants", s.adminRoute(s.listTenants))
 	s.mux.Handle("POST /admin/v1/tenants", s.adminRoute(s.createTenant))

@@ -81,6 +81,8 @@ type Server struct {
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
 	mux      *http.ServeMux
+	metrics  *metrics
+	ops      opsStore // the bbolt backend's backup and gauges; nil over another store
 
 	validations *validations.Service // SAT validations (spec 3 §4.7)
 
@@ -112,9 +114,11 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		people:    &people.Service{Store: store, Keys: keys},
 		limiter:   ratelimit.New(cfg.Now),
 		mux:       http.NewServeMux(),
+		metrics:   newMetrics(),
 		standard:  ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
 		anonymous: ratelimit.Family{Name: "Anonymous", Limit: cfg.AnonymousLimit, Window: time.Minute},
 	}
+	s.ops, _ = store.(opsStore)
 	var err error
 	if s.catalogs, err = catalogs.New(context.Background(), store); err != nil {
 		return nil, err
@@ -143,7 +147,11 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.hub = listener.NewHub()
 	s.webhooks.Listeners = s.hub
 	s.engine = webhooks.NewEngine(s.webhooks, func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {
-		return webhook.Send(ctx, client, url, h, body)
+		a := webhook.Send(ctx, client, url, h, body)
+		if ctx.Err() == nil { // a canceled attempt (shutdown) is no outcome
+			s.metrics.delivery(a)
+		}
+		return a
 	}, cfg.Logger)
 	s.routes()
 	return s, nil

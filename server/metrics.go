@@ -1,0 +1,202 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/webhook"
+)
+
+// Metrics are written by hand in the Prometheus text exposition format (version 0.0.4): a few
+// counters and histograms need no client library. Requests are labelled by the ServeMux pattern
+// that matched ("GET /api/v4/people/{id}"), never by the raw path, so an id never becomes a
+// label and the number of series is bounded by the route table.
+
+// latencyBuckets are the upper bounds, in seconds, of the request latency histogram.
+var latencyBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// unmatchedRoute labels a request no pattern matched (a 405 or a bad request line).
+const unmatchedRoute = "unmatched"
+
+type routeStatus struct {
+	route  string
+	status int
+}
+
+type histogram struct {
+	counts []uint64 // per bucket, not cumulative
+	sum    float64
+	n      uint64
+}
+
+type metrics struct {
+	mu         sync.Mutex
+	requests   map[routeStatus]uint64
+	latency    map[string]*histogram
+	deliveries map[string]uint64
+}
+
+func newMetrics() *metrics {
+	return &metrics{requests: map[routeStatus]uint64{}, latency: map[string]*histogram{}, deliveries: map[string]uint64{}}
+}
+
+// request records one answered request under its route pattern.
+func (m *metrics) request(pattern string, status int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	if pattern == "" {
+		pattern = unmatchedRoute
+	}
+	secs := took.Seconds()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.requests[routeStatus{pattern, status}]++
+	h := m.latency[pattern]
+	if h == nil {
+		h = &histogram{counts: make([]uint64, len(latencyBuckets))}
+		m.latency[pattern] = h
+	}
+	for i, le := range latencyBuckets {
+		if secs <= le {
+			h.counts[i]++
+			break
+		}
+	}
+	h.sum += secs
+	h.n++
+}
+
+// deliveryOutcome names an attempt's outcome: ok (2xx), http_error (another status), or the
+// attempt's error (timeout, tls_failed, connection_failed).
+func deliveryOutcome(a webhook.Attempt) string {
+	switch {
+	case a.Error != "":
+		return snake(a.Error)
+	case a.StatusCode != nil && *a.StatusCode >= 200 && *a.StatusCode < 300:
+		return "ok"
+	}
+	return "http_error"
+}
+
+// snake turns "TlsFailed" into "tls_failed".
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (m *metrics) delivery(a webhook.Attempt) {
+	m.mu.Lock()
+	m.deliveries[deliveryOutcome(a)]++
+	m.mu.Unlock()
+}
+
+// opsStore is what the operations endpoints need of the bbolt backend.
+type opsStore interface {
+	WriteBackup(ctx context.Context, w io.Writer) (int64, error)
+	Gauges(ctx context.Context) (storage.Gauges, error)
+}
+
+// serveMetrics answers GET /metrics, guarded by the operator token.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if !s.operator(w, r) {
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	var b strings.Builder
+	m := s.metrics
+	m.mu.Lock()
+	b.WriteString("# HELP timbra_http_requests_total Requests answered, by route pattern and status.\n# TYPE timbra_http_requests_total counter\n")
+	keys := make([]routeStatus, 0, len(m.requests))
+	for k := range m.requests {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b routeStatus) int {
+		if c := strings.Compare(a.route, b.route); c != 0 {
+			return c
+		}
+		return a.status - b.status
+	})
+	for _, k := range keys {
+		fmt.Fprintf(&b, "timbra_http_requests_total{route=%s,status=\"%d\"} %d\n", quote(k.route), k.status, m.requests[k])
+	}
+	b.WriteString("# HELP timbra_http_request_duration_seconds Request latency, by route pattern.\n# TYPE timbra_http_request_duration_seconds histogram\n")
+	routes := make([]string, 0, len(m.latency))
+	for k := range m.latency {
+		routes = append(routes, k)
+	}
+	slices.Sort(routes)
+	for _, route := range routes {
+		h, q := m.latency[route], quote(route)
+		var cum uint64
+		for i, le := range latencyBuckets {
+			cum += h.counts[i]
+			fmt.Fprintf(&b, "timbra_http_request_duration_seconds_bucket{route=%s,le=\"%s\"} %d\n", q, strconv.FormatFloat(le, 'g', -1, 64), cum)
+		}
+		fmt.Fprintf(&b, "timbra_http_request_duration_seconds_bucket{route=%s,le=\"+Inf\"} %d\n", q, h.n)
+		fmt.Fprintf(&b, "timbra_http_request_duration_seconds_sum{route=%s} %s\n", q, strconv.FormatFloat(h.sum, 'g', -1, 64))
+		fmt.Fprintf(&b, "timbra_http_request_duration_seconds_count{route=%s} %d\n", q, h.n)
+	}
+	b.WriteString("# HELP timbra_webhook_deliveries_total Webhook delivery attempts over HTTP, by outcome.\n# TYPE timbra_webhook_deliveries_total counter\n")
+	outcomes := make([]string, 0, len(m.deliveries))
+	for k := range m.deliveries {
+		outcomes = append(outcomes, k)
+	}
+	slices.Sort(outcomes)
+	for _, o := range outcomes {
+		fmt.Fprintf(&b, "timbra_webhook_deliveries_total{outcome=%s} %d\n", quote(o), m.deliveries[o])
+	}
+	m.mu.Unlock()
+	fmt.Fprintf(&b, "# HELP timbra_listener_sessions Open listen sessions.\n# TYPE timbra_listener_sessions gauge\ntimbra_listener_sessions %d\n", s.hub.Len())
+	if s.ops != nil {
+		if g, err := s.ops.Gauges(r.Context()); err == nil {
+			fmt.Fprintf(&b, "# HELP timbra_outbox_depth Pending webhook deliveries.\n# TYPE timbra_outbox_depth gauge\ntimbra_outbox_depth %d\n", g.OutboxDepth)
+			fmt.Fprintf(&b, "# HELP timbra_db_size_bytes Size of the database file.\n# TYPE timbra_db_size_bytes gauge\ntimbra_db_size_bytes %d\n", g.SizeBytes)
+		} else {
+			s.log.Warn("metrics: read the database gauges", "error", err.Error())
+		}
+	}
+	io.WriteString(w, b.String())
+}
+
+// quote is a label value in the exposition format's escaping.
+func quote(v string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`).Replace(v) + `"`
+}
+
+// serveBackup answers GET /admin/v1/backup, guarded by the operator token: the whole database
+// as one consistent bbolt file, streamed from a read transaction while the server goes on
+// serving. The master key is not in it.
+func (s *Server) serveBackup(w http.ResponseWriter, r *http.Request) {
+	if !s.operator(w, r) {
+		return
+	}
+	if s.ops == nil {
+		s.writeError(w, r, fmt.Errorf("backup: the store is not a bbolt database"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="timbra-backup.db"`)
+	if n, err := s.ops.WriteBackup(r.Context(), w); err != nil {
+		// The status is sent: abort the response so the client sees a cut body, not a short file.
+		s.log.Error("backup failed", "written", n, "error", err.Error())
+		panic(http.ErrAbortHandler)
+	}
+}

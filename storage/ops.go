@@ -1,0 +1,137 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// WriteBackup writes a consistent copy of the whole database to w from one read transaction:
+// writers go on while it runs, and the copy is the database as of the moment it began. It
+// returns the bytes written.
+func (b *Bolt) WriteBackup(ctx context.Context, w io.Writer) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := b.db.View(func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	return n, err
+}
+
+// Gauges are the database figures the metrics report.
+type Gauges struct {
+	SizeBytes   int64 // the data file's size as of the read transaction
+	OutboxDepth int   // pending deliveries of every tenant
+}
+
+// Gauges reads the database figures in one read transaction.
+func (b *Bolt) Gauges(ctx context.Context) (Gauges, error) {
+	var g Gauges
+	if err := ctx.Err(); err != nil {
+		return g, err
+	}
+	err := b.db.View(func(tx *bolt.Tx) error {
+		g.SizeBytes = tx.Size()
+		if ob := tx.Bucket(bucketOutbox); ob != nil {
+			g.OutboxDepth = ob.Stats().KeyN
+		}
+		return nil
+	})
+	return g, err
+}
+
+// Report is what Inspect found in a database file.
+type Report struct {
+	Schema      int    // schema version stored in meta
+	Environment string // stored environment
+	KeyCheck    []byte // the value sealed with the master key (meta key_check), to check a key against
+	// Buckets counts the keys of each top-level bucket (nested buckets counted as keys).
+	Buckets []BucketCount
+	// Problems lists what is wrong: integrity errors, an unknown schema, missing meta.
+	Problems []string
+}
+
+// BucketCount is one bucket's number of keys.
+type BucketCount struct {
+	Name string
+	Keys int
+}
+
+// ErrNotTimbra is Inspect's answer for a file that is not a bbolt database.
+var ErrNotTimbra = errors.New("not a timbra database")
+
+// maxCheckProblems bounds the integrity errors a report lists.
+const maxCheckProblems = 20
+
+// Inspect opens the database file at path read-only (no migration, no write), runs bbolt's
+// integrity check and reads the schema version, the environment, the key check and the number
+// of keys per bucket. It fails only when the file cannot be opened as a bbolt database; every
+// other finding is a Problem. The database must not be open elsewhere (a running server).
+func Inspect(path string) (Report, error) {
+	var r Report
+	if _, err := os.Stat(path); err != nil {
+		return r, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 2 * time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return r, fmt.Errorf("database %s is in use by another process (stop the server first)", path)
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s: %w (%v)", path, ErrNotTimbra, err)
+	}
+	defer db.Close()
+	defer func() { // bbolt panics on some corrupted pages instead of answering an error
+		if p := recover(); p != nil {
+			r.Problems = append(r.Problems, fmt.Sprintf("integrity: the file is corrupted (%v)", p))
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		for cerr := range tx.Check() {
+			if len(r.Problems) < maxCheckProblems {
+				r.Problems = append(r.Problems, "integrity: "+cerr.Error())
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			r.Problems = append(r.Problems, "no meta bucket: "+ErrNotTimbra.Error())
+		} else {
+			v, err := strconv.Atoi(string(meta.Get([]byte(MetaSchema))))
+			switch {
+			case err != nil:
+				r.Problems = append(r.Problems, fmt.Sprintf("schema version %q is not a number", meta.Get([]byte(MetaSchema))))
+			case v < 1 || v > SchemaVersion:
+				r.Problems = append(r.Problems, fmt.Sprintf("schema version %d is not one this timbra knows (1 to %d)", v, SchemaVersion))
+			}
+			r.Schema = v
+			r.Environment = string(meta.Get([]byte(MetaEnvironment)))
+			if kc := meta.Get([]byte(MetaKeyCheck)); kc != nil {
+				r.KeyCheck = append([]byte(nil), kc...)
+			}
+		}
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			n := 0
+			c := b.Cursor()
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				n++
+			}
+			r.Buckets = append(r.Buckets, BucketCount{Name: string(name), Keys: n})
+			return nil
+		})
+	})
+	if err != nil {
+		r.Problems = append(r.Problems, err.Error())
+	}
+	sort.Slice(r.Buckets, func(i, j int) bool { return r.Buckets[i].Name < r.Buckets[j].Name })
+	return r, nil
+}
