@@ -17,6 +17,8 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /admin/v1/tenants", s.adminRoute(s.listTenants))
 	s.mux.Handle("POST /admin/v1/tenants", s.adminRoute(s.createTenant))
 	s.mux.Handle("POST /admin/v1/tenants/{tenantKey}/credits", s.adminRoute(s.grantCredits))
+	s.mux.Handle("GET /admin/v1/tenants/{tenantKey}/subscription", s.adminRoute(s.getSubscription))
+	s.mux.Handle("PUT /admin/v1/tenants/{tenantKey}/subscription", s.adminRoute(s.setSubscription))
 
 	s.peopleRoutes()
 
@@ -33,6 +35,7 @@ func (s *Server) routes() {
 	s.creditRoutes()
 	s.taxFileRoutes()
 	s.productRoutes()
+	s.downloadRuleRoutes()
 	s.validationRoutes()
 	s.invoiceRoutes()
 	s.invoicePDFRoutes()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/timbra-mx/timbra/accounts"
 	"github.com/timbra-mx/timbra/catalogs"
+	"github.com/timbra-mx/timbra/downloadrules"
 	"github.com/timbra-mx/timbra/employment"
 	"github.com/timbra-mx/timbra/invoices"
 	"github.com/timbra-mx/timbra/listener"
@@ -76,6 +77,7 @@ type Server struct {
 	employ   *employment.Service // employer and employee data
 	taxFiles *taxfiles.Service
 	products *products.Service
+	rules    *downloadrules.Service // bulk-download rules (spec 2 §4.6)
 	invoices *invoices.Service
 	engine   *webhooks.Engine
 	hub      *listener.Hub
@@ -127,6 +129,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.people.Catalogs, s.people.Now = s.catalogs, cfg.Now
 	s.taxFiles = &taxfiles.Service{Store: store, Keys: keys, Now: cfg.Now}
 	s.products = &products.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
+	s.rules = &downloadrules.Service{Store: store, People: s.people, Environment: cfg.Environment, Now: cfg.Now}
 	if s.validations, err = newValidations(cfg, store); err != nil {
 		return nil, err
 	}
