@@ -100,7 +100,7 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 			}
 			return runServer(c, f, o)
 		},
-		Subcommands: []*cli.Command{newServerInitCmd(f)},
+		Subcommands: []*cli.Command{newServerInitCmd(f), newServerBackupCmd(f), newServerRestoreCmd(f), newServerCheckCmd(f)},
 	}
 }
 

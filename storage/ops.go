@@ -78,8 +78,7 @@ const maxCheckProblems = 20
 // integrity check and reads the schema version, the environment, the key check and the number
 // of keys per bucket. It fails only when the file cannot be opened as a bbolt database; every
 // other finding is a Problem. The database must not be open elsewhere (a running server).
-func Inspect(path string) (Report, error) {
-	var r Report
+func Inspect(path string) (r Report, err error) {
 	if _, err := os.Stat(path); err != nil {
 		return r, err
 	}
@@ -94,6 +93,7 @@ func Inspect(path string) (Report, error) {
 	defer func() { // bbolt panics on some corrupted pages instead of answering an error
 		if p := recover(); p != nil {
 			r.Problems = append(r.Problems, fmt.Sprintf("integrity: the file is corrupted (%v)", p))
+			err = nil
 		}
 	}()
 	err = db.View(func(tx *bolt.Tx) error {

@@ -1,0 +1,256 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/server"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// masterKeyNote is said by every command that makes or restores a backup.
+const masterKeyNote = "The master key is NOT in the backup: keep its key file (PATH.key beside the database) separately and safely; without it the sealed secrets cannot be read."
+
+func newServerBackupCmd(f *Factory) *cli.Command {
+	o := &adminOptions{f: f}
+	return &cli.Command{
+		Name:      "backup",
+		Usage:     "Copy a running server's database to FILE (a consistent hot copy)",
+		UsageText: "timbra server backup FILE [--base-url URL] [--admin-token-file PATH]",
+		Description: `Asks the running server for a copy of its database (GET /admin/v1/backup, operator token) and
+writes it to FILE atomically with mode 0600. The copy is consistent as of the moment it began;
+the server goes on serving meanwhile. The copy is checked (bbolt integrity, schema) before it
+replaces FILE. ` + masterKeyNote + `
+
+Examples:
+  timbra server backup ./timbra-2026-11-22.db
+  TIMBRA_ADMIN_TOKEN=... timbra server backup /backups/timbra.db --base-url https://timbra.example.com`,
+		Flags: adminFlags(o),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "give the backup FILE, exactly one argument")
+			}
+			return runBackup(c, o, c.Args().First())
+		},
+	}
+}
+
+func runBackup(c *cli.Context, o *adminOptions, file string) error {
+	client, err := o.client()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".timbra-backup-*") // mode 0600
+	if err != nil {
+		return fmt.Errorf("backup file: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	n, err := client.Backup(c.Context, tmp)
+	if err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("backup file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("backup file: %w", err)
+	}
+	rep, err := storage.Inspect(tmp.Name())
+	if err != nil {
+		return fmt.Errorf("the copy received is not a valid database: %w", err)
+	}
+	if len(rep.Problems) > 0 {
+		return fmt.Errorf("the copy received is not a valid database: %s", rep.Problems[0])
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("backup file: %w", err)
+	}
+	done = true
+	w := o.f.IO.Out
+	fmt.Fprintf(w, "Wrote %s (%d bytes, schema %d, %s environment).\n", file, n, rep.Schema, rep.Environment)
+	fmt.Fprintln(w, masterKeyNote)
+	return nil
+}
+
+func newServerRestoreCmd(f *Factory) *cli.Command {
+	o := &serverOptions{}
+	var force bool
+	return &cli.Command{
+		Name:      "restore",
+		Usage:     "Put a backup in place of the database (server stopped)",
+		UsageText: "timbra server restore FILE [--data PATH] [--master-key-file FILE] [--force]",
+		Description: `With the server stopped, checks that FILE is a sound timbra database of a schema this timbra
+knows, then puts it at --data PATH (mode 0600). An existing database is only replaced with --force,
+and is kept as PATH.bak. When the master key beside PATH exists it must belong to the backup;
+when it does not, put the backup's key there before starting the server.
+
+Examples:
+  timbra server restore ./timbra-2026-11-22.db --data ./t.db
+  timbra server restore /backups/timbra.db --force`,
+		Flags: append(dataFlags(o), &cli.BoolFlag{Name: "force", Destination: &force, Usage: "replace an existing database (kept as PATH.bak)"}),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "give the backup FILE, exactly one argument")
+			}
+			return runRestore(f.IO.Out, o, c.Args().First(), force)
+		},
+	}
+}
+
+func runRestore(w io.Writer, o *serverOptions, file string, force bool) error {
+	if o.data == "" {
+		o.data = DefaultDataPath()
+	}
+	if o.masterKeyFile == "" {
+		o.masterKeyFile = o.data + ".key"
+	}
+	rep, err := storage.Inspect(file)
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", file, err)
+	}
+	if len(rep.Problems) > 0 {
+		return fmt.Errorf("backup %s is not a sound timbra database: %s", file, rep.Problems[0])
+	}
+	if rep.KeyCheck == nil {
+		return fmt.Errorf("backup %s is not a timbra database (no key check)", file)
+	}
+	if _, err := os.Stat(o.data); err == nil {
+		if !force {
+			return fmt.Errorf("database %s exists: pass --force to replace it (it is kept as %s.bak)", o.data, o.data)
+		}
+		if _, err := storage.Inspect(o.data); err != nil && !errors.Is(err, storage.ErrNotTimbra) {
+			return err // in use by a running server, or unreadable
+		}
+	}
+	keyFound := false
+	if _, err := os.Stat(o.masterKeyFile); err == nil {
+		keys, _, err := secrets.LoadOrCreate(o.masterKeyFile)
+		if err != nil {
+			return err
+		}
+		if !server.KeyMatches(keys, rep.KeyCheck) {
+			return fmt.Errorf("the master key %s does not belong to backup %s: put the backup's key there (or pass --master-key-file)", o.masterKeyFile, file)
+		}
+		keyFound = true
+	}
+	src, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(o.data), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(o.data), ".timbra-restore-*")
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(tmp, src); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("copy the backup: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	tmp.Close()
+	if _, err := os.Stat(o.data); err == nil {
+		if err := os.Rename(o.data, o.data+".bak"); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("keep the old database: %w", err)
+		}
+		fmt.Fprintf(w, "Kept the old database as %s.\n", o.data+".bak")
+	}
+	if err := os.Rename(tmp.Name(), o.data); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	fmt.Fprintf(w, "Restored %s to %s (schema %d, %s environment).\n", file, o.data, rep.Schema, rep.Environment)
+	if keyFound {
+		fmt.Fprintf(w, "The master key %s belongs to it.\n", o.masterKeyFile)
+	} else {
+		fmt.Fprintf(w, "No master key at %s: put the backup's key file there before starting the server.\n", o.masterKeyFile)
+	}
+	return nil
+}
+
+func newServerCheckCmd(f *Factory) *cli.Command {
+	o := &serverOptions{}
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "Check a database's integrity, schema and master key (server stopped)",
+		UsageText: "timbra server check [--data PATH] [--master-key-file FILE]",
+		Description: `With the server stopped, opens the database read-only and checks bbolt's integrity (every page),
+the schema version, that the master key belongs to it (its key check), and counts the keys of each
+bucket. Exit 1 on any problem.
+
+Examples:
+  timbra server check --data ./t.db
+  timbra server check --data ./restored.db --master-key-file ./old.key`,
+		Flags: dataFlags(o),
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			return runCheck(f.IO.Out, o)
+		},
+	}
+}
+
+func runCheck(w io.Writer, o *serverOptions) error {
+	if o.data == "" {
+		o.data = DefaultDataPath()
+	}
+	if o.masterKeyFile == "" {
+		o.masterKeyFile = o.data + ".key"
+	}
+	rep, err := storage.Inspect(o.data)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("check %s: %v", o.data, err), 1)
+	}
+	problems := rep.Problems
+	switch _, err := os.Stat(o.masterKeyFile); {
+	case err != nil:
+		problems = append(problems, fmt.Sprintf("master key %s: %v", o.masterKeyFile, err))
+	case rep.KeyCheck == nil:
+		problems = append(problems, "no key check in the database")
+	default:
+		keys, _, err := secrets.LoadOrCreate(o.masterKeyFile)
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else if !server.KeyMatches(keys, rep.KeyCheck) {
+			problems = append(problems, fmt.Sprintf("the master key %s does not belong to this database", o.masterKeyFile))
+		}
+	}
+	fmt.Fprintf(w, "database     %s\nschema       %d (this timbra: %d)\nenvironment  %s\n\n", o.data, rep.Schema, storage.SchemaVersion, rep.Environment)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BUCKET\tKEYS")
+	for _, b := range rep.Buckets {
+		fmt.Fprintf(tw, "%s\t%d\n", b.Name, b.Keys)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(w, "PROBLEM: "+p)
+		}
+		return cli.Exit(fmt.Sprintf("%d problem(s) found in %s", len(problems), o.data), 1)
+	}
+	fmt.Fprintln(w, "OK: integrity, schema and master key")
+	return nil
+}
