@@ -49,6 +49,8 @@ func newAdminCmd(f *Factory) *cli.Command {
 					"  timbra admin credits grant --tenant 0f9c... --type 1 --amount 100",
 				Subcommands: []*cli.Command{newAdminCreditsGrantCmd(o)},
 			},
+			newAdminSubscriptionsCmd(o),
+			newAdminDownloadRulesCmd(o),
 		},
 	}
 	addFlags(cmd, func() []cli.Flag { return adminFlags(o) })

@@ -167,6 +167,7 @@ func newApp(f *Factory) *cli.App {
 			newConfigCmd(f),
 			newPeopleCmd(f),
 			newProductsCmd(f),
+			newDownloadRulesCmd(f),
 			newInvoicesCmd(f),
 			newValidateCmd(f),
 			newTaxFilesCmd(f),
