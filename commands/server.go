@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ type serverOptions struct {
 	rateLimit                                                        int
 	webhookAllow                                                     cli.StringSlice
 	webhookCAFile                                                    string
+	tlsCert, tlsKey                                                  string
 	catalogs                                                         string
 	validations                                                      validationFlags
 	mail                                                             mailFlags
@@ -91,6 +93,10 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "let webhooks reach this `CIDR` although it is private or local (development and tests; repeatable; off by default)"},
 			&cli.StringFlag{Name: "catalogs", EnvVars: []string{"TIMBRA_CATALOGS"}, Destination: &o.catalogs, DefaultText: "the public source, on the first start only",
 				Usage: "SAT catalog `SOURCE` (folder, .zip or https URL) to import when the database has none or SOURCE is newer; none skips"},
+			&cli.StringFlag{Name: "tls-cert", EnvVars: []string{"TIMBRA_TLS_CERT"}, Destination: &o.tlsCert,
+				Usage: "serve HTTPS with this PEM certificate `FILE` (chain first to last; with --tls-key)"},
+			&cli.StringFlag{Name: "tls-key", EnvVars: []string{"TIMBRA_TLS_KEY"}, Destination: &o.tlsKey,
+				Usage: "PEM private key `FILE` of --tls-cert"},
 			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.webhookCAFile,
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
 		}, append(append(o.validations.flags(), o.mail.flags()...), dataFlags(o)...)...),
@@ -219,6 +225,13 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	if err != nil {
 		return usageErrorf(c, "--webhook-allow-cidr: %v", err)
 	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return usageErrorf(c, "--tls-cert and --tls-key go together: give both to serve HTTPS, or neither")
+	}
+	tlsConfig, err := loadTLS(o.tlsCert, o.tlsKey)
+	if err != nil {
+		return err
+	}
 	if o.data == "" {
 		o.data = DefaultDataPath()
 	}
@@ -252,9 +265,12 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
-	addr := ln.Addr().String()
+	addr, scheme := ln.Addr().String(), "http"
+	if tlsConfig != nil {
+		ln, scheme = tls.NewListener(ln, tlsConfig), "https"
+	}
 	if o.addrFile != "" {
-		if err := server.WriteAddrFile(o.addrFile, addr); err != nil {
+		if err := server.WriteAddrFile(o.addrFile, addrFileLine(scheme, addr)); err != nil {
 			ln.Close()
 			return fmt.Errorf("write --addr-file: %w", err)
 		}
@@ -268,7 +284,7 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 		ln.Close()
 		return err
 	}
-	log.Info("listening", "addr", "http://"+addr, "environment", d.Environment, "data", o.data, "version", version)
+	log.Info("listening", "addr", scheme+"://"+addr, "environment", d.Environment, "data", o.data, "version", version)
 	if err := srv.Serve(c.Context, ln); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -253,4 +254,26 @@ func runCheck(w io.Writer, o *serverOptions) error {
 	}
 	fmt.Fprintln(w, "OK: integrity, schema and master key")
 	return nil
+}
+
+// loadTLS reads --tls-cert and --tls-key into a server TLS configuration; nil when neither is
+// given. TLS 1.2 is the oldest version offered.
+func loadTLS(certFile, keyFile string) (*tls.Config, error) {
+	if certFile == "" && keyFile == "" {
+		return nil, nil
+	}
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert %s and --tls-key %s: %v", certFile, keyFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// addrFileLine is what --addr-file holds: HOST:PORT over plain HTTP (as it always was), the
+// whole https:// URL over TLS so that no reader talks plain HTTP to it.
+func addrFileLine(scheme, addr string) string {
+	if scheme == "https" {
+		return "https://" + addr
+	}
+	return addr
 }
