@@ -56,13 +56,14 @@ func TestFiscalapiClient(t *testing.T) {
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 
-	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs", "credentials.test.mjs", "employment.test.mjs", "taxfiles.test.mjs", "products.test.mjs", "invoices.test.mjs", "satvalidations.test.mjs")
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs", "credentials.test.mjs", "employment.test.mjs", "taxfiles.test.mjs", "products.test.mjs", "invoices.test.mjs", "satvalidations.test.mjs", "downloadrules.test.mjs")
 	cmd.Dir = "fiscalapi"
 	cmd.Env = append(os.Environ(),
 		"TIMBRA_BASE_URL="+hs.URL, "TIMBRA_TENANT_KEY="+creds.TenantKey,
 		"TIMBRA_API_KEY="+creds.APIKey, "TIMBRA_PERSON_ID="+creds.PersonID)
 	cmd.Env = append(cmd.Env, credentialsTenant(t, s)...)
 	cmd.Env = append(cmd.Env, taxFilesTenant(t, s)...)
+	cmd.Env = append(cmd.Env, downloadRulesTenant(t, s)...)
 	invoicesEnv := invoicesTenant(t, s, t.TempDir())
 	cmd.Env = append(cmd.Env, invoicesEnv...)
 	out, err := cmd.CombinedOutput()
