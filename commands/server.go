@@ -75,6 +75,10 @@ SOURCE imports a folder, .zip or URL when the database has no catalogs or SOURCE
 Invoices sent by e-mail go through --smtp-url (smtp://USER@HOST:PORT, STARTTLS when offered) from
 --smtp-from; the password comes from TIMBRA_SMTP_PASSWORD or --smtp-password-file, never a flag.
 
+--tls-cert and --tls-key serve HTTPS directly. GET /metrics (Prometheus text) answers to the
+operator token; 'timbra server backup FILE' copies the running database, 'restore' and 'check'
+work on a stopped one.
+
 SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database closes, exit 0.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "addr", EnvVars: []string{"TIMBRA_ADDR"}, Value: "127.0.0.1:8080", Destination: &o.addr,

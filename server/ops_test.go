@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/webhook"
 )
 
 func (f *fixture) raw(path string, token string) (*http.Response, []byte) {
@@ -134,5 +135,31 @@ func TestBackupWhileWriting(t *testing.T) {
 		if tenants < 1 {
 			t.Fatalf("backup %d has no tenants: %+v", i, rep.Buckets)
 		}
+	}
+}
+
+func TestDeliveryOutcome(t *testing.T) {
+	code := func(c int) *int { return &c }
+	for _, c := range []struct {
+		a    webhook.Attempt
+		want string
+	}{
+		{webhook.Attempt{StatusCode: code(204)}, "ok"},
+		{webhook.Attempt{StatusCode: code(500)}, "http_error"},
+		{webhook.Attempt{StatusCode: code(302)}, "http_error"},
+		{webhook.Attempt{Error: webhook.ErrorTimeout}, "timeout"},
+		{webhook.Attempt{Error: webhook.ErrorTLSFailed}, "tls_failed"},
+		{webhook.Attempt{Error: webhook.ErrorConnectionFailed}, "connection_failed"},
+	} {
+		if got := deliveryOutcome(c.a); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.a, got, c.want)
+		}
+	}
+	m := newMetrics()
+	m.delivery(webhook.Attempt{StatusCode: code(200)})
+	m.delivery(webhook.Attempt{Error: webhook.ErrorTimeout})
+	m.delivery(webhook.Attempt{StatusCode: code(201)})
+	if m.deliveries["ok"] != 2 || m.deliveries["timeout"] != 1 {
+		t.Fatalf("deliveries %v", m.deliveries)
 	}
 }
