@@ -243,7 +243,7 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRule
 			}
 		}
 		if !seats[seatKey(r.Tin, r.DownloadTypeID)] && len(seats) >= sub.DownloadSeats {
-			return apierr.Forbidden(fmt.Sprintf(MsgSeatsExceeded, sub.DownloadSeats))
+			return apierr.Forbidden(fmt.Sprintf(MsgSeatsExceeded, len(seats), sub.DownloadSeats))
 		}
 		ok, err := taxfiles.HasCurrentEFirma(tx, c.TenantID, p.ID, now)
 		if err != nil {

@@ -13,10 +13,12 @@ const (
 	MsgBadInvoiceStatus = "El estado de factura '%s' no existe en el catálogo SatInvoiceStatuses: usa Vigente o Cancelado."
 	MsgCanceledOnlyMeta = "El estado de factura 'Cancelado' solo se admite con el tipo de consulta 'Metadata': el SAT descarga los CFDI cancelados solo como metadatos."
 
-	MsgPersonAbsent  = "La persona '%s' no existe."
-	MsgPersonNoRFC   = "La persona '%s' no tiene un RFC válido: la descarga masiva se solicita al SAT con el RFC de la persona."
-	MsgPersonNoFiel  = "La persona '%s' no tiene una e.firma vigente: sube su certificado (tipo 2) y su llave privada (tipo 3) de e.firma."
-	MsgSeatsExceeded = "La suscripción de la cuenta permite %d lugares de descarga masiva (un RFC y un tipo de descarga cada uno) y todos están ocupados: elimina una regla o amplía la suscripción."
+	MsgPersonAbsent = "La persona '%s' no existe."
+	MsgPersonNoRFC  = "La persona '%s' no tiene un RFC válido: la descarga masiva se solicita al SAT con el RFC de la persona."
+	MsgPersonNoFiel = "La persona '%s' no tiene una e.firma vigente: sube su certificado (tipo 2) y su llave privada (tipo 3) de e.firma."
+	// MsgSeatsExceeded: in use, then the subscription's seats (403; a seat is one RFC and one
+	// download type of the tenant's rules that are not rejected).
+	MsgSeatsExceeded = "Lugares de descarga masiva ocupados: %d de %d (cada lugar es un RFC y un tipo de descarga); elimina una regla o amplía la suscripción."
 
 	MsgBadStatus = "El estado de regla '%s' no existe en el catálogo DownloadRuleStatuses: usa -1 (Rechazada), 1 (Pendiente) o 2 (Aprobada)."
 )

@@ -104,7 +104,7 @@ func TestDownloadRules(t *testing.T) {
 		t.Fatalf("create answer: %s", r.raw)
 	}
 	r2 := ruleOf(t, f.do("POST", "/api/v4/download-rules", ruleBody(ana.person, "Cancelados", "Metadata", "Emitidos", "Cancelado"), ana.headers()...))
-	seats := fmt.Sprintf(downloadrules.MsgSeatsExceeded, 1)
+	seats := fmt.Sprintf(downloadrules.MsgSeatsExceeded, 1, 1)
 	expectDetails(t, f.do("POST", "/api/v4/download-rules", ruleBody(ana.person, "d", "CFDI", "Recibidos", "Vigente"), ana.headers()...), 403, seats)
 	// with the seats taken and the owner's e.firma present, the owner rule still answers first
 	uploadFiel(owner, ownerRFC, 1)
@@ -119,7 +119,7 @@ func TestDownloadRules(t *testing.T) {
 	}
 	r3 := ruleOf(t, f.do("POST", "/api/v4/download-rules", ruleBody(ana.person, "Recibidos", "Retenciones", "Recibidos", "Vigente"), ana.headers()...))
 	ro := ruleOf(t, f.do("POST", "/api/v4/download-rules", ruleBody(owner.person, "Del dueño", "CFDI", "Emitidos", "Vigente"), owner.headers()...))
-	expectDetails(t, f.do("POST", "/api/v4/download-rules", ruleBody(owner.person, "d", "CFDI", "Recibidos", "Vigente"), owner.headers()...), 403, fmt.Sprintf(downloadrules.MsgSeatsExceeded, 3))
+	expectDetails(t, f.do("POST", "/api/v4/download-rules", ruleBody(owner.person, "d", "CFDI", "Recibidos", "Vigente"), owner.headers()...), 403, fmt.Sprintf(downloadrules.MsgSeatsExceeded, 3, 3))
 
 	// list and get: expanded records
 	r = f.do("GET", "/api/v4/download-rules", "", ana.headers()...)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/commands"
+	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
 )
 
@@ -163,13 +164,14 @@ func envFile(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], strings.TrimSpace(string(raw)))
 }
 
-// genpair DIR RFC [expired|mismatch|badpassword]: writes a generated CSD pair of RFC as
+// genpair DIR RFC [expired|mismatch|badpassword|fiel]: writes a generated CSD (or, with fiel,
+// e.firma) pair of RFC as
 // DIR/RFC.cer, DIR/RFC.key and DIR/RFC.pw (the key's password): valid for a year from an hour
 // ago, or expired, or with the key of another certificate, or with a .pw that does not open the
 // key. Keys come from csdtest's cache; the number is random.
 func genPair(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: genpair DIR RFC [expired|mismatch|badpassword]")
+		ts.Fatalf("usage: genpair DIR RFC [expired|mismatch|badpassword|fiel]")
 	}
 	mode := ""
 	if len(args) == 3 {
@@ -183,6 +185,8 @@ func genPair(ts *testscript.TestScript, neg bool, args []string) {
 	case "expired":
 		o.NotBefore, o.NotAfter = time.Now().AddDate(-5, 0, 0), time.Now().AddDate(-1, 0, 0)
 	case "mismatch", "badpassword":
+	case "fiel":
+		o.Kind = csd.KindFIEL
 	default:
 		ts.Fatalf("genpair: unknown mode %q", mode)
 	}
