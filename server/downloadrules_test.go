@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/timbra-mx/timbra/api"
@@ -216,4 +217,48 @@ func TestSubscriptionsAdmin(t *testing.T) {
 	expectFailure(t, f.do("PUT", "/admin/v1/tenants/"+f.creds.TenantKey+"/subscription", `{"seats":2}`, bearer...), "$.seats", "El campo 'seats' no existe en este recurso.")
 	expectDetails(t, f.do("GET", "/admin/v1/tenants/nope/subscription", "", bearer...), 404, "No such resource for the given Id: nope")
 	expectDetails(t, f.do("PUT", "/admin/v1/tenants/nope/subscription", `{"downloadSeats":2}`, bearer...), 404, "No such resource for the given Id: nope")
+}
+
+// Concurrent creates for new pairs never take more seats than the subscription has: the seat
+// check and the write are one transaction.
+func TestDownloadRulesSeatsConcurrent(t *testing.T) {
+	f := newFixture(t)
+	owner := ownerMember(t, f, f.creds)
+	rfc := "ANA010101AAA"
+	ana := taxPerson(t, f, "ana@example.com", rfc)
+	p := newPair(t, csdtest.Options{RFC: rfc, Key: genKeys(1)[0], Kind: csd.KindFIEL})
+	taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(ana.person, 2, p.Cer, "", ""), owner.headers()...))
+	taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(ana.person, 3, p.Key, p.Password, ""), owner.headers()...))
+	types := []string{"Emitidos", "Recibidos"}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := map[string]int{}
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			typ := types[i%2]
+			r := f.do("POST", "/api/v4/download-rules", ruleBody(ana.person, "d", "CFDI", typ, "Vigente"))
+			if r.status == 200 {
+				mu.Lock()
+				won[typ]++
+				mu.Unlock()
+			} else if r.status != 403 || r.env.Details != fmt.Sprintf(downloadrules.MsgSeatsExceeded, 1, 1) {
+				t.Errorf("unexpected answer: %s", r.raw)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(won) != 1 {
+		t.Fatalf("rules created for %d download types with one seat: %v", len(won), won)
+	}
+	// a deleted person's rules stay, with person null
+	if r := f.do("DELETE", "/api/v4/people/"+ana.person, ""); r.status != 200 {
+		t.Fatalf("delete person: %s", r.raw)
+	}
+	r := f.do("GET", "/api/v4/download-rules", "")
+	var page api.PagedList[api.DownloadRule]
+	if json.Unmarshal(r.env.Data, &page); page.TotalCount == 0 || page.Items[0].Person != nil || page.Items[0].Tin != rfc {
+		t.Fatalf("rules of a deleted person: %s", r.raw)
+	}
 }
