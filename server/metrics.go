@@ -56,6 +56,9 @@ func (m *metrics) request(pattern string, status int, took time.Duration) {
 	if pattern == "" {
 		pattern = unmatchedRoute
 	}
+	if status == 0 {
+		status = http.StatusOK // a handler that wrote nothing: net/http answered 200
+	}
 	secs := took.Seconds()
 	m.mu.Lock()
 	defer m.mu.Unlock()
