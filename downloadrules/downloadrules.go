@@ -22,8 +22,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/timbra-mx/timbra/cfdi"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,9 +38,6 @@ import (
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/taxfiles"
 )
-
-// rfcPattern is t_RFC of SAT's CFDI schema (moral persons 3 letters, physical 4).
-var rfcPattern = regexp.MustCompile(`^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$`)
 
 // Service is the download-rules area.
 type Service struct {
@@ -224,7 +221,7 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRule
 		if p.Tin != nil {
 			tin = strings.ToUpper(strings.TrimSpace(*p.Tin))
 		}
-		if !rfcPattern.MatchString(tin) {
+		if !cfdi.ValidRFC(tin) {
 			return apierr.BadRequest(fmt.Sprintf(MsgPersonNoRFC, p.ID))
 		}
 		r.Tin = tin

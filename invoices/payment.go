@@ -244,7 +244,7 @@ func (k *checker) pago(p string, in api.InvoicePaymentInput) (cfdi.PagoInput, bo
 		switch {
 		case v == "":
 			continue
-		case b.rfc && !rfcPattern.MatchString(strings.ToUpper(v)):
+		case b.rfc && !cfdi.ValidRFC(strings.ToUpper(v)):
 			k.add(p+b.prop, fmt.Sprintf(MsgRFC, v), v, CodeFormat)
 		case !b.rfc && !bankAccountPattern.MatchString(v):
 			k.add(p+b.prop, fmt.Sprintf(MsgBankAccount, v), v, CodeFormat)

@@ -21,8 +21,6 @@ import (
 )
 
 var (
-	// rfcPattern is t_RFC of SAT's schema (moral persons 3 letters, physical 4).
-	rfcPattern  = regexp.MustCompile(`^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$`)
 	zipPattern  = regexp.MustCompile(`^[0-9]{5}$`)
 	uuidPattern = regexp.MustCompile(`^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$`)
 )
@@ -126,7 +124,7 @@ func (k *checker) rfc(prop, v string) bool {
 	if !k.required(prop, v) {
 		return false
 	}
-	if !rfcPattern.MatchString(v) {
+	if !cfdi.ValidRFC(v) {
 		k.add(prop, fmt.Sprintf(MsgRFC, v), v, CodeFormat)
 		return false
 	}
@@ -348,7 +346,7 @@ func (k *checker) issuerOf(in *api.InvoiceIssuerInput) issuer {
 		out.tin, out.name, out.regime = strings.ToUpper(deref(p.Tin)), p.LegalName, deref(p.SatTaxRegimeID)
 		if out.tin == "" {
 			k.add("Issuer.Id", fmt.Sprintf(MsgPersonNoTin, id), id, CodeRule)
-		} else if !rfcPattern.MatchString(out.tin) {
+		} else if !cfdi.ValidRFC(out.tin) {
 			k.add("Issuer.Id", fmt.Sprintf(MsgRFC, out.tin), id, CodeFormat)
 		}
 		if out.regime == "" {
@@ -522,7 +520,7 @@ func (k *checker) recipientOf(in *api.InvoiceRecipientInput) recipient {
 		switch {
 		case out.tin == "":
 			k.add("Recipient.Id", fmt.Sprintf(MsgPersonNoTin, id), id, CodeRule)
-		case !rfcPattern.MatchString(out.tin):
+		case !cfdi.ValidRFC(out.tin):
 			k.add("Recipient.Id", fmt.Sprintf(MsgRFC, out.tin), id, CodeFormat)
 		}
 		if out.zip == "" {

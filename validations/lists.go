@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/timbra-mx/timbra/cfdi"
 	"io"
 	"os"
 	"strings"
@@ -94,7 +95,7 @@ func ReadList(r io.Reader) (*List, error) {
 		if rfc == "" {
 			continue
 		}
-		if !rfcPattern.MatchString(rfc) {
+		if !cfdi.ValidRFC(rfc) {
 			return nil, fmt.Errorf("line %d: %q is not an RFC", line, rfc)
 		}
 		st := Definitivo

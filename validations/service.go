@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/timbra-mx/timbra/cfdi"
 	"strconv"
 	"strings"
 	"time"
@@ -48,9 +48,6 @@ const (
 	ErrCodeUnknownType   = "UnknownValidationType"
 	ErrCodeTypeNotForTIN = "ValidationTypeRequiresXml"
 )
-
-// rfcPattern is t_RFC of SAT's tdCFDI.xsd.
-var rfcPattern = regexp.MustCompile(`^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$`)
 
 // Input is what the checks look at: the decoded XML, or an RFC.
 type Input struct {
@@ -155,7 +152,7 @@ func (s *Service) checkRequest(in api.SatValidationRequest) (Input, []string, er
 		switch {
 		case t == "":
 			fs = append(fs, apierr.Field("Tin", MsgTINEmpty, *in.TIN, ErrCodeNotEmpty, nil))
-		case !rfcPattern.MatchString(t):
+		case !cfdi.ValidRFC(t):
 			fs = append(fs, apierr.Field("Tin", MsgTINInvalid, *in.TIN, ErrCodeTIN, nil))
 		}
 		input.TIN = t

@@ -192,14 +192,14 @@ func Structure(doc *cfdi.Comprobante) []string {
 	}
 
 	e := doc.Emisor
-	r.attr("Emisor", "Rfc", e.Rfc, true, re(rfcPattern), wRFC)
+	r.attr("Emisor", "Rfc", e.Rfc, true, cfdi.ValidRFC, wRFC)
 	f, w := txt(300)
 	r.attr("Emisor", "Nombre", e.Nombre, true, f, w)
 	r.attr("Emisor", "RegimenFiscal", e.RegimenFiscal, true, in(catRegimenFiscal), cat("c_RegimenFiscal"))
 	r.attr("Emisor", "FacAtrAdquirente", e.FacAtrAdquirente, false, re(reFacAtr), "un número de 10 dígitos")
 
 	rc := doc.Receptor
-	r.attr("Receptor", "Rfc", rc.Rfc, true, re(rfcPattern), wRFC)
+	r.attr("Receptor", "Rfc", rc.Rfc, true, cfdi.ValidRFC, wRFC)
 	r.attr("Receptor", "Nombre", rc.Nombre, true, f, w)
 	r.attr("Receptor", "DomicilioFiscalReceptor", rc.DomicilioFiscalReceptor, true, re(reCP), "un código postal de 5 dígitos")
 	r.attr("Receptor", "ResidenciaFiscal", rc.ResidenciaFiscal, false, re(reMoneda), cat("c_Pais"))
@@ -280,7 +280,7 @@ func concepto(r *rules, w string, k cfdi.Concepto) {
 	}
 	if a := k.ACuentaTerceros; a != nil {
 		ww := w + ".ACuentaTerceros"
-		r.attr(ww, "RfcACuentaTerceros", a.RfcACuentaTerceros, true, re(rfcPattern), wRFC)
+		r.attr(ww, "RfcACuentaTerceros", a.RfcACuentaTerceros, true, cfdi.ValidRFC, wRFC)
 		f300, w300 := txt(300)
 		r.attr(ww, "NombreACuentaTerceros", a.NombreACuentaTerceros, true, f300, w300)
 		r.attr(ww, "RegimenFiscalACuentaTerceros", a.RegimenFiscalACuentaTerceros, true, in(catRegimenFiscal), cat("c_RegimenFiscal"))
