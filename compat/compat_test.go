@@ -4,57 +4,24 @@ package compat
 
 import (
 	"context"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/catalogs/source"
 	"github.com/timbra-mx/timbra/server"
 )
 
 // TestFiscalapiClient needs node and `npm ci --prefix compat/fiscalapi`; it skips without them,
 // unless TIMBRA_REQUIRE_COMPAT=1 (CI), where it fails.
 func TestFiscalapiClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("fiscalapi", "node_modules", "fiscalapi", "package.json"))
-	}
-	if err != nil {
-		msg := "needs node and the fiscalapi package: run 'npm ci --prefix compat/fiscalapi' (" + err.Error() + ")"
-		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Store.Close()
-	s, err := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := source.Open(context.Background(), filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	if _, err := s.Catalogs().Import(context.Background(), src, time.Now(), nil); err != nil {
-		t.Fatal(err)
-	}
+	node := nodeOrSkip(t)
+	s, _, hs := newServer(t, server.Config{})
 	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
 
 	cmd := exec.Command(node, "--test", "--test-reporter=spec", "people.test.mjs", "catalogs.test.mjs", "credentials.test.mjs", "employment.test.mjs", "taxfiles.test.mjs", "products.test.mjs", "invoices.test.mjs", "satvalidations.test.mjs", "downloadrules.test.mjs")
 	cmd.Dir = "fiscalapi"

@@ -3,11 +3,8 @@ package compat
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,7 +12,6 @@ import (
 
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/catalogs/source"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -26,38 +22,10 @@ import (
 // once, and one over 1,000 MXN, which waits for the recipient's acceptance. Afterwards the
 // stored statuses are checked here.
 func TestFiscalapiInvoiceLifecycle(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("fiscalapi", "node_modules", "fiscalapi", "package.json"))
-	}
-	if err != nil {
-		msg := "needs node and the fiscalapi package: run 'npm ci --prefix compat/fiscalapi' (" + err.Error() + ")"
-		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	node := nodeOrSkip(t)
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Store.Close()
-	s, err := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler), Now: now}, d.Store, d.Keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := source.Open(context.Background(), filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	if _, err := s.Catalogs().Import(context.Background(), src, time.Now(), nil); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
+	s, d, hs := newServer(t, server.Config{Now: now})
 	env := invoicesTenant(t, s, t.TempDir())
 	if strings.HasPrefix(env[0], "TIMBRA_INV_SKIP=") {
 		t.Skip(env[0])

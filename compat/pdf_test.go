@@ -2,18 +2,13 @@ package compat
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/timbra-mx/timbra/catalogs/source"
 	"github.com/timbra-mx/timbra/server"
 )
 
@@ -21,36 +16,8 @@ import (
 // PDF it saved: it begins with %PDF- and, when pdftotext is installed, its text names the
 // invoice's UUID, the amount in words and the stamp.
 func TestFiscalapiPDF(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("fiscalapi", "node_modules", "fiscalapi", "package.json"))
-	}
-	if err != nil {
-		msg := "needs node and the fiscalapi package: run 'npm ci --prefix compat/fiscalapi' (" + err.Error() + ")"
-		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Store.Close()
-	s, err := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := source.Open(context.Background(), filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	if _, err := s.Catalogs().Import(context.Background(), src, time.Now(), nil); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
+	node := nodeOrSkip(t)
+	s, _, hs := newServer(t, server.Config{})
 	env := invoicesTenant(t, s, t.TempDir())
 	if strings.HasPrefix(env[0], "TIMBRA_INV_SKIP=") {
 		t.Skip(env[0])

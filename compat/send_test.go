@@ -5,19 +5,14 @@ import (
 	"context"
 	"encoding/base64"
 	"io"
-	"log/slog"
 	"mime"
 	"mime/multipart"
-	"net/http/httptest"
 	netmail "net/mail"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/timbra-mx/timbra/catalogs/source"
 	"github.com/timbra-mx/timbra/mail"
 	"github.com/timbra-mx/timbra/mail/mailtest"
 	"github.com/timbra-mx/timbra/server"
@@ -28,38 +23,9 @@ import (
 // transport is a local sink, then checks what the sink received: the two messages, their
 // recipients and the XML attachments byte for byte against the stored invoices.
 func TestFiscalapiSend(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("fiscalapi", "node_modules", "fiscalapi", "package.json"))
-	}
-	if err != nil {
-		msg := "needs node and the fiscalapi package: run 'npm ci --prefix compat/fiscalapi' (" + err.Error() + ")"
-		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	node := nodeOrSkip(t)
 	sink := mailtest.Start(t)
-	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Store.Close()
-	s, err := server.New(server.Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler),
-		Mail: &mail.SMTP{Host: sink.Host(), Port: sink.Port()}, MailFrom: "facturas@timbra.example"}, d.Store, d.Keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := source.Open(context.Background(), filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	if _, err := s.Catalogs().Import(context.Background(), src, time.Now(), nil); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
+	s, d, hs := newServer(t, server.Config{Mail: &mail.SMTP{Host: sink.Host(), Port: sink.Port()}, MailFrom: "facturas@timbra.example"})
 	env := invoicesTenant(t, s, t.TempDir())
 	if strings.HasPrefix(env[0], "TIMBRA_INV_SKIP=") {
 		t.Skip(env[0])
