@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	s.invoicePDFRoutes()
 	s.invoiceReadRoutes()
 	s.invoiceSendRoutes()
+	s.autoInvoiceRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

@@ -115,6 +115,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketDownloadRules)
 		return err
 	},
+	// 10: Auto CFDI settings and portal names, and the portal-name index of all tenants.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketAutoInvoice, bucketPortalNames} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

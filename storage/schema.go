@@ -38,6 +38,8 @@
 //	invoices             <tenantID>/<invoiceID>           → Invoice (the stamped XML and the answer's fields)
 //	invoices_by_uuid     <tenantID>/<UUID upper case>     → <invoiceID>
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
+//	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
+//	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.

@@ -52,6 +52,8 @@ type Tx interface {
 	Invoices(tenantID string) Invoices
 	// DownloadRules is the bulk-download rules of a tenant.
 	DownloadRules(tenantID string) DownloadRules
+	// AutoInvoices is the Auto CFDI configuration of every tenant and the portal-name index.
+	AutoInvoices() AutoInvoices
 }
 
 // Meta holds database-wide values.
