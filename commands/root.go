@@ -168,6 +168,7 @@ func newApp(f *Factory) *cli.App {
 			newPeopleCmd(f),
 			newProductsCmd(f),
 			newDownloadRulesCmd(f),
+			newAutoInvoiceCmd(f),
 			newInvoicesCmd(f),
 			newValidateCmd(f),
 			newTaxFilesCmd(f),

@@ -1,0 +1,202 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/urfave/cli/v2"
+)
+
+// `timbra auto-invoice`: the Auto CFDI settings and portal name of the tenant (spec 3 §2.5, §4.6).
+
+func newAutoInvoiceCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "auto-invoice",
+		Usage: "Read and set the Auto CFDI settings and portal name of your tenant",
+		Description: "Changes are the owner's and need Auto CFDI in the tenant's subscription.\n\n" +
+			"Examples:\n" +
+			"  timbra auto-invoice settings get\n" +
+			"  timbra auto-invoice settings set --outside-month --privacy-notice-url https://example.com/aviso\n" +
+			"  timbra auto-invoice portal-name check mi-tienda\n" +
+			"  timbra auto-invoice portal-name set mi-tienda",
+		Subcommands: []*cli.Command{newAutoInvoiceSettingsCmd(f), newAutoInvoicePortalNameCmd(f)},
+	}
+}
+
+func settingsFields(s api.AutoInvoiceSettings) []field {
+	url := "none"
+	if s.PrivacyNoticeURL != nil {
+		url = *s.PrivacyNoticeURL
+	}
+	return []field{
+		{"Billing outside the month", fmt.Sprint(s.AllowBillingOutsideMonth)},
+		{"Billing outside the year", fmt.Sprint(s.AllowBillingOutsideYear)},
+		{"Privacy notice URL", url},
+	}
+}
+
+func newAutoInvoiceSettingsCmd(f *Factory) *cli.Command {
+	var month, year bool
+	var url string
+	return &cli.Command{
+		Name:  "settings",
+		Usage: "Read or replace the Auto CFDI settings",
+		Description: "Examples:\n" +
+			"  timbra auto-invoice settings get\n" +
+			"  timbra auto-invoice settings set --outside-month --outside-year",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "get",
+				Usage:     "Show the Auto CFDI settings (the defaults when never saved)",
+				UsageText: "timbra auto-invoice settings get [-o json]",
+				Description: "Billing outside the month or year lets customers invoice a ticket after its payment\n" +
+					"month or year; the privacy notice URL is shown on the portal.\n\n" +
+					"Example:\n" +
+					"  timbra auto-invoice settings get -o json",
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c); err != nil {
+						return err
+					}
+					client, err := f.Client()
+					if err != nil {
+						return err
+					}
+					s, err := client.GetAutoInvoiceSettings(c.Context)
+					if err != nil {
+						return err
+					}
+					return f.printer().fields(s, settingsFields(s))
+				},
+			},
+			{
+				Name:      "set",
+				Usage:     "Replace the Auto CFDI settings; flags not given take their defaults",
+				UsageText: "timbra auto-invoice settings set [--outside-month] [--outside-year] [--privacy-notice-url URL] [-o json]",
+				Description: "Every setting is replaced: a flag not given is false or none.\n" +
+					"--outside-year needs --outside-month.\n\n" +
+					"Example:\n" +
+					"  timbra auto-invoice settings set --outside-month --privacy-notice-url https://example.com/aviso",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "outside-month", Usage: "allow invoicing a ticket after its payment month", Destination: &month},
+					&cli.BoolFlag{Name: "outside-year", Usage: "allow invoicing a ticket after its payment year", Destination: &year},
+					&cli.StringFlag{Name: "privacy-notice-url", Usage: "https `URL` of the privacy notice (none by default)", Destination: &url},
+				},
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c); err != nil {
+						return err
+					}
+					client, err := f.Client()
+					if err != nil {
+						return err
+					}
+					in := api.AutoInvoiceSettingsInput{AllowBillingOutsideMonth: &month, AllowBillingOutsideYear: &year}
+					if url != "" {
+						in.PrivacyNoticeURL = &url
+					}
+					s, err := client.SetAutoInvoiceSettings(c.Context, in)
+					if err != nil {
+						return err
+					}
+					return f.printer().fields(s, settingsFields(s))
+				},
+			},
+		},
+	}
+}
+
+func portalNameFields(p api.PortalName) []field {
+	text := func(s *string) string {
+		if s == nil {
+			return "none"
+		}
+		return *s
+	}
+	return []field{{"Name", text(p.Name)}, {"Assigned", text(p.AssignedAt)}, {"Next change allowed", text(p.NextChangeAllowedAt)}}
+}
+
+func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "portal-name",
+		Usage: "Read, check and change the portal name",
+		Description: "Examples:\n" +
+			"  timbra auto-invoice portal-name get\n" +
+			"  timbra auto-invoice portal-name check mi-tienda\n" +
+			"  timbra auto-invoice portal-name set mi-tienda",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "get",
+				Usage:     "Show the portal name",
+				UsageText: "timbra auto-invoice portal-name get [-o json]",
+				Description: "Prints the name, when it was assigned and when it may change again (none while unset).\n\n" +
+					"Example:\n" +
+					"  timbra auto-invoice portal-name get",
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c); err != nil {
+						return err
+					}
+					client, err := f.Client()
+					if err != nil {
+						return err
+					}
+					p, err := client.GetPortalName(c.Context)
+					if err != nil {
+						return err
+					}
+					return f.printer().fields(p, portalNameFields(p))
+				},
+			},
+			{
+				Name:      "check",
+				Usage:     "Tell whether a portal name can be yours",
+				UsageText: "timbra auto-invoice portal-name check NAME [-o json]",
+				Description: "Reason is invalidFormat, reserved or taken when the name cannot be yours; your current\n" +
+					"or previous name is available.\n\n" +
+					"Example:\n" +
+					"  timbra auto-invoice portal-name check mi-tienda",
+				ArgsUsage: "NAME",
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c, "name"); err != nil {
+						return err
+					}
+					client, err := f.Client()
+					if err != nil {
+						return err
+					}
+					a, err := client.PortalNameAvailable(c.Context, c.Args().First())
+					if err != nil {
+						return err
+					}
+					reason := "none"
+					if a.Reason != nil {
+						reason = *a.Reason
+					}
+					return f.printer().fields(a, []field{{"Name", a.Name}, {"Available", fmt.Sprint(a.Available)}, {"Reason", reason}})
+				},
+			},
+			{
+				Name:      "set",
+				Usage:     "Change the portal name (once every 30 days)",
+				UsageText: "timbra auto-invoice portal-name set NAME [-o json]",
+				ArgsUsage: "NAME",
+				Description: "3 to 40 lower-case letters, digits and hyphens, starting with a letter. The previous\n" +
+					"name stays yours.\n\n" +
+					"Example:\n" +
+					"  timbra auto-invoice portal-name set mi-tienda",
+				Action: func(c *cli.Context) error {
+					if err := exactArgs(c, "name"); err != nil {
+						return err
+					}
+					client, err := f.Client()
+					if err != nil {
+						return err
+					}
+					p, err := client.SetPortalName(c.Context, c.Args().First())
+					if err != nil {
+						return err
+					}
+					return f.printer().fields(p, portalNameFields(p))
+				},
+			},
+		},
+	}
+}
