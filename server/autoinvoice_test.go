@@ -50,6 +50,18 @@ func TestAutoInvoiceSettings(t *testing.T) {
 		})
 	}
 
+	// bad input is a 400, never a 500
+	for _, b := range []string{`{"allowBillingOutsideMonth":"yes"}`, `{"privacyNoticeUrl":5}`, `not json`, `[]`} {
+		if r := f.do("PUT", "/api/v4/auto-invoice/settings", b); r.status != 400 {
+			t.Errorf("%s: %d %s", b, r.status, r.raw)
+		}
+	}
+	for _, b := range []string{`{"name":5}`, `{"name":null}`, `not json`} {
+		if r := f.do("PUT", "/api/v4/auto-invoice/portal-name", b); r.status != 400 {
+			t.Errorf("%s: %d %s", b, r.status, r.raw)
+		}
+	}
+
 	// exactly 2048 is accepted; PUT replaces all settings
 	url := "https://example.com/" + strings.Repeat("a", 2028)
 	s = dataOf[api.AutoInvoiceSettings](t, f.do("PUT", "/api/v4/auto-invoice/settings",
