@@ -31,7 +31,6 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
 	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/ids"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -290,6 +289,22 @@ func (s *Service) checkEmployer(ctx context.Context, personID string, in api.Emp
 	return e, k.fs, nil
 }
 
+var employerKind = kind[storage.Employer]{
+	get: func(tx storage.Tx, t, p string) (storage.Employer, error) { return tx.Employers(t).Get(p) },
+	put: func(tx storage.Tx, t string, v storage.Employer) error { return tx.Employers(t).Put(v) },
+	del: func(tx storage.Tx, t, p string) error { return tx.Employers(t).Delete(p) },
+	audit: func(v *storage.Employer) (*string, *string, *time.Time, *time.Time) {
+		return &v.ID, &v.TenantID, &v.CreatedAt, &v.UpdatedAt
+	},
+	exists: func(personID string) api.Failure {
+		return apierr.Field("PersonId", MsgEmployerExists, personID, "", nil)
+	},
+}
+
+func noEmployer(personID string) error {
+	return apierr.NotFoundText(fmt.Sprintf(MsgNoEmployer, personID))
+}
+
 // CreateEmployer is POST /api/v4/people/<personId>/employer.
 func (s *Service) CreateEmployer(ctx context.Context, c auth.Caller, personID string, in api.EmployerInput) (api.Employer, error) {
 	return s.writeEmployer(ctx, c, personID, in, true)
@@ -300,56 +315,9 @@ func (s *Service) ReplaceEmployer(ctx context.Context, c auth.Caller, personID s
 	return s.writeEmployer(ctx, c, personID, in, false)
 }
 
-func (s *Service) hasEmployer(c auth.Caller, personID string) func(storage.Tx) (bool, error) {
-	return func(tx storage.Tx) (bool, error) {
-		_, err := tx.Employers(c.TenantID).Get(personID)
-		if errors.Is(err, storage.ErrNotFound) {
-			return false, nil
-		}
-		return err == nil, err
-	}
-}
-
 func (s *Service) writeEmployer(ctx context.Context, c auth.Caller, personID string, in api.EmployerInput, create bool) (api.Employer, error) {
-	noData := apierr.NotFoundText(fmt.Sprintf(MsgNoEmployer, personID))
-	var has func(storage.Tx) (bool, error)
-	if !create {
-		has = s.hasEmployer(c, personID)
-	}
-	if err := s.modifiable(ctx, c, personID, has, noData); err != nil {
-		return api.Employer{}, err
-	}
-	e, fs, err := s.checkEmployer(ctx, personID, in)
-	if err != nil {
-		return api.Employer{}, err
-	}
-	now := s.now()
-	err = s.Store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := person(tx, c, personID); err != nil {
-			return err
-		}
-		old, err := tx.Employers(c.TenantID).Get(personID)
-		exists := err == nil
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		if !create && !exists {
-			return noData
-		}
-		all := fs
-		if create && exists {
-			all = append([]api.Failure{apierr.Field("PersonId", MsgEmployerExists, personID, "", nil)}, fs...)
-		}
-		if len(all) > 0 {
-			return apierr.Invalid(all...)
-		}
-		if create {
-			e.ID, e.CreatedAt = ids.New(now), now
-		} else {
-			e.ID, e.CreatedAt = old.ID, old.CreatedAt
-		}
-		e.TenantID, e.UpdatedAt = c.TenantID, now
-		return tx.Employers(c.TenantID).Put(e)
+	e, err := write(s, ctx, c, personID, employerKind, noEmployer(personID), create, func() (storage.Employer, []api.Failure, error) {
+		return s.checkEmployer(ctx, personID, in)
 	})
 	if err != nil {
 		return api.Employer{}, err
@@ -359,22 +327,7 @@ func (s *Service) writeEmployer(ctx context.Context, c auth.Caller, personID str
 
 // DeleteEmployer is DELETE /api/v4/people/<personId>/employer.
 func (s *Service) DeleteEmployer(ctx context.Context, c auth.Caller, personID string) error {
-	noData := apierr.NotFoundText(fmt.Sprintf(MsgNoEmployer, personID))
-	return s.Store.Update(ctx, func(tx storage.Tx) error {
-		p, err := person(tx, c, personID)
-		if err != nil {
-			return err
-		}
-		if err := auth.ModifyPerson(c, personID, p.IsOwner); err != nil {
-			return err
-		}
-		if ok, err := s.hasEmployer(c, personID)(tx); err != nil {
-			return err
-		} else if !ok {
-			return noData
-		}
-		return tx.Employers(c.TenantID).Delete(personID)
-	})
+	return remove(s, ctx, c, personID, employerKind, noEmployer(personID))
 }
 
 // ---- employee data
@@ -501,6 +454,33 @@ func (s *Service) checkEmployee(ctx context.Context, personID string, in api.Emp
 	return e, k.fs, nil
 }
 
+var employeeKind = kind[storage.Employee]{
+	get: func(tx storage.Tx, t, p string) (storage.Employee, error) { return tx.Employees(t).Get(p) },
+	put: func(tx storage.Tx, t string, v storage.Employee) error { return tx.Employees(t).Put(v) },
+	del: func(tx storage.Tx, t, p string) error { return tx.Employees(t).Delete(p) },
+	audit: func(v *storage.Employee) (*string, *string, *time.Time, *time.Time) {
+		return &v.ID, &v.TenantID, &v.CreatedAt, &v.UpdatedAt
+	},
+	exists: func(personID string) api.Failure {
+		return apierr.Field("EmployeePersonId", MsgEmployeeExists, personID, "", nil)
+	},
+	// the employer the data names must be a person of the tenant
+	refs: func(tx storage.Tx, c auth.Caller, e storage.Employee) ([]api.Failure, error) {
+		if e.EmployerPersonID == "" {
+			return nil, nil
+		}
+		_, err := tx.People(c.TenantID).Get(e.EmployerPersonID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return []api.Failure{apierr.Field("EmployerPersonId", MsgEmployerNotValid, e.EmployerPersonID, "", nil)}, nil
+		}
+		return nil, err
+	},
+}
+
+func noEmployee(personID string) error {
+	return apierr.NotFoundText(fmt.Sprintf(MsgNoEmployee, personID))
+}
+
 // CreateEmployee is POST /api/v4/people/<personId>/employee.
 func (s *Service) CreateEmployee(ctx context.Context, c auth.Caller, personID string, in api.EmployeeInput) (api.Employee, error) {
 	return s.writeEmployee(ctx, c, personID, in, true)
@@ -511,63 +491,9 @@ func (s *Service) ReplaceEmployee(ctx context.Context, c auth.Caller, personID s
 	return s.writeEmployee(ctx, c, personID, in, false)
 }
 
-func (s *Service) hasEmployee(c auth.Caller, personID string) func(storage.Tx) (bool, error) {
-	return func(tx storage.Tx) (bool, error) {
-		_, err := tx.Employees(c.TenantID).Get(personID)
-		if errors.Is(err, storage.ErrNotFound) {
-			return false, nil
-		}
-		return err == nil, err
-	}
-}
-
 func (s *Service) writeEmployee(ctx context.Context, c auth.Caller, personID string, in api.EmployeeInput, create bool) (api.Employee, error) {
-	noData := apierr.NotFoundText(fmt.Sprintf(MsgNoEmployee, personID))
-	var has func(storage.Tx) (bool, error)
-	if !create {
-		has = s.hasEmployee(c, personID)
-	}
-	if err := s.modifiable(ctx, c, personID, has, noData); err != nil {
-		return api.Employee{}, err
-	}
-	e, fs, err := s.checkEmployee(ctx, personID, in)
-	if err != nil {
-		return api.Employee{}, err
-	}
-	now := s.now()
-	err = s.Store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := person(tx, c, personID); err != nil {
-			return err
-		}
-		old, err := tx.Employees(c.TenantID).Get(personID)
-		exists := err == nil
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		if !create && !exists {
-			return noData
-		}
-		var pre []api.Failure
-		if create && exists {
-			pre = append(pre, apierr.Field("EmployeePersonId", MsgEmployeeExists, personID, "", nil))
-		}
-		if e.EmployerPersonID != "" {
-			if _, err := tx.People(c.TenantID).Get(e.EmployerPersonID); errors.Is(err, storage.ErrNotFound) {
-				pre = append(pre, apierr.Field("EmployerPersonId", MsgEmployerNotValid, e.EmployerPersonID, "", nil))
-			} else if err != nil {
-				return err
-			}
-		}
-		if all := append(pre, fs...); len(all) > 0 { // pre is fresh on every run
-			return apierr.Invalid(all...)
-		}
-		if create {
-			e.ID, e.CreatedAt = ids.New(now), now
-		} else {
-			e.ID, e.CreatedAt = old.ID, old.CreatedAt
-		}
-		e.TenantID, e.UpdatedAt = c.TenantID, now
-		return tx.Employees(c.TenantID).Put(e)
+	e, err := write(s, ctx, c, personID, employeeKind, noEmployee(personID), create, func() (storage.Employee, []api.Failure, error) {
+		return s.checkEmployee(ctx, personID, in)
 	})
 	if err != nil {
 		return api.Employee{}, err
@@ -577,20 +503,5 @@ func (s *Service) writeEmployee(ctx context.Context, c auth.Caller, personID str
 
 // DeleteEmployee is DELETE /api/v4/people/<personId>/employee.
 func (s *Service) DeleteEmployee(ctx context.Context, c auth.Caller, personID string) error {
-	noData := apierr.NotFoundText(fmt.Sprintf(MsgNoEmployee, personID))
-	return s.Store.Update(ctx, func(tx storage.Tx) error {
-		p, err := person(tx, c, personID)
-		if err != nil {
-			return err
-		}
-		if err := auth.ModifyPerson(c, personID, p.IsOwner); err != nil {
-			return err
-		}
-		if ok, err := s.hasEmployee(c, personID)(tx); err != nil {
-			return err
-		} else if !ok {
-			return noData
-		}
-		return tx.Employees(c.TenantID).Delete(personID)
-	})
+	return remove(s, ctx, c, personID, employeeKind, noEmployee(personID))
 }
