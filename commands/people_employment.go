@@ -214,42 +214,12 @@ func newPeopleEmployerSetCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			ctx := c.Context
-			var in api.EmployerInput
-			old, err := client.GetEmployer(ctx, o.ID)
-			exists := err == nil
-			if err != nil && !isNotFound(err) {
-				return err
-			}
-			if exists {
-				in = employerInputOf(old)
-			}
-			if o.File != "" {
-				if err := readBodyFile(c, o.File, o.f.IO.In, &in); err != nil {
-					return err
-				}
-			}
-			if err := applyFlags(c, employerFlags, &in); err != nil {
-				return err
-			}
-			in.PersonID = &o.ID
-			var out api.Employer
-			if exists {
-				out, err = client.ReplaceEmployer(ctx, o.ID, in)
-			} else {
-				out, err = client.CreateEmployer(ctx, o.ID, in)
-			}
-			if err != nil {
-				return err
-			}
-			p := o.f.printer()
-			if err := p.fields(out, employerFields(p, out)); err != nil {
-				return err
-			}
-			if !o.f.JSON() {
-				fmt.Fprintln(o.f.IO.Err, map[bool]string{true: "Employer data updated.", false: "Employer data created."}[exists])
-			}
-			return nil
+			return employmentSet(c, o, employmentSetFlow[api.EmployerInput, api.Employer]{
+				noun: "Employer", get: client.GetEmployer, inputOf: employerInputOf, flags: employerFlags,
+				self:   func(in *api.EmployerInput, id string) { in.PersonID = &id },
+				create: client.CreateEmployer, replace: client.ReplaceEmployer,
+				print: func(p *printer, out api.Employer) error { return p.fields(out, employerFields(p, out)) },
+			})
 		},
 	}
 }
@@ -345,43 +315,64 @@ func newPeopleEmployeeSetCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			ctx := c.Context
-			var in api.EmployeeInput
-			old, err := client.GetEmployee(ctx, o.ID)
-			exists := err == nil
-			if err != nil && !isNotFound(err) {
-				return err
-			}
-			if exists {
-				in = employeeInputOf(old)
-			}
-			if o.File != "" {
-				if err := readBodyFile(c, o.File, o.f.IO.In, &in); err != nil {
-					return err
-				}
-			}
-			if err := applyFlags(c, employeeFlags, &in); err != nil {
-				return err
-			}
-			in.EmployeePersonID = &o.ID
-			var out api.Employee
-			if exists {
-				out, err = client.ReplaceEmployee(ctx, o.ID, in)
-			} else {
-				out, err = client.CreateEmployee(ctx, o.ID, in)
-			}
-			if err != nil {
-				return err
-			}
-			if err := o.f.printer().fields(out, employeeFields(out)); err != nil {
-				return err
-			}
-			if !o.f.JSON() {
-				fmt.Fprintln(o.f.IO.Err, map[bool]string{true: "Employee data updated.", false: "Employee data created."}[exists])
-			}
-			return nil
+			return employmentSet(c, o, employmentSetFlow[api.EmployeeInput, api.Employee]{
+				noun: "Employee", get: client.GetEmployee, inputOf: employeeInputOf, flags: employeeFlags,
+				self:   func(in *api.EmployeeInput, id string) { in.EmployeePersonID = &id },
+				create: client.CreateEmployee, replace: client.ReplaceEmployee,
+				print: func(p *printer, out api.Employee) error { return p.fields(out, employeeFields(out)) },
+			})
 		},
 	}
+}
+
+// employmentSetFlow is what the `set` of employer and employee data differ in.
+type employmentSetFlow[In, Out any] struct {
+	noun            string // Employer or Employee
+	get             func(ctx context.Context, personID string) (Out, error)
+	inputOf         func(Out) In
+	flags           []employmentFlag[In]
+	self            func(in *In, personID string) // the body names the person of the path
+	create, replace func(ctx context.Context, personID string, in In) (Out, error)
+	print           func(p *printer, out Out) error
+}
+
+// employmentSet starts from the saved data (when there is some), applies --file and then the
+// flags, and sends POST when there was none, PUT otherwise.
+func employmentSet[In, Out any](c *cli.Context, o *employmentSetOptions, fl employmentSetFlow[In, Out]) error {
+	ctx := c.Context
+	var in In
+	old, err := fl.get(ctx, o.ID)
+	exists := err == nil
+	if err != nil && !isNotFound(err) {
+		return err
+	}
+	if exists {
+		in = fl.inputOf(old)
+	}
+	if o.File != "" {
+		if err := readBodyFile(c, o.File, o.f.IO.In, &in); err != nil {
+			return err
+		}
+	}
+	if err := applyFlags(c, fl.flags, &in); err != nil {
+		return err
+	}
+	fl.self(&in, o.ID)
+	save := fl.create
+	if exists {
+		save = fl.replace
+	}
+	out, err := save(ctx, o.ID, in)
+	if err != nil {
+		return err
+	}
+	if err := fl.print(o.f.printer(), out); err != nil {
+		return err
+	}
+	if !o.f.JSON() {
+		fmt.Fprintln(o.f.IO.Err, map[bool]string{true: fl.noun + " data updated.", false: fl.noun + " data created."}[exists])
+	}
+	return nil
 }
 
 // ---- get and delete, for both
