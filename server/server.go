@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -82,7 +83,7 @@ type Server struct {
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
-	mux      *http.ServeMux
+	mux      *routeMux
 	metrics  *metrics
 	ops      opsStore // the bbolt backend's backup and gauges; nil over another store
 
@@ -115,7 +116,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		accounts:  &accounts.Service{Store: store, Keys: keys, Environment: cfg.Environment, Now: cfg.Now},
 		people:    &people.Service{Store: store, Keys: keys},
 		limiter:   ratelimit.New(cfg.Now),
-		mux:       http.NewServeMux(),
+		mux:       newRouteMux(),
 		metrics:   newMetrics(),
 		standard:  ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
 		anonymous: ratelimit.Family{Name: "Anonymous", Limit: cfg.AnonymousLimit, Window: time.Minute},
@@ -228,3 +229,24 @@ func WriteAddrFile(path, addr string) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// routeMux is the ServeMux that also keeps the patterns registered on it, in order, so the route
+// table can be listed (the OpenAPI document is checked against it).
+type routeMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func newRouteMux() *routeMux { return &routeMux{ServeMux: http.NewServeMux()} }
+
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.ServeMux.Handle(pattern, h)
+	m.patterns = append(m.patterns, pattern)
+}
+
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(h))
+}
+
+// Patterns are the registered patterns in the order they were registered.
+func (m *routeMux) Patterns() []string { return slices.Clone(m.patterns) }
