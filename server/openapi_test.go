@@ -265,4 +265,3 @@ func pointer(doc any, ref string) (any, error) {
 
 // statusText is used by the recorded answers' test to name a status in failures.
 func statusText(code int) string { return fmt.Sprintf("%d %s", code, http.StatusText(code)) }
-
