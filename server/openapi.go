@@ -182,7 +182,7 @@ func buildOpenAPI(docs []routeDoc) map[string]any {
 
 	g.components["Envelope"] = map[string]any{
 		"type":        "object",
-		"description": "The body of every answer (spec 1 §7.1).",
+		"description": "The body of every JSON answer but the load queries and this document.",
 		"properties": map[string]any{
 			"data":            map[string]any{"description": "The payload; on errors null, the failures, or a value the route names."},
 			"succeeded":       map[string]any{"type": "boolean"},
@@ -196,7 +196,7 @@ func buildOpenAPI(docs []routeDoc) map[string]any {
 	}
 	failure := g.schema(reflect.TypeFor[api.Failure](), modeAnswer)
 	g.components["ErrorEnvelope"] = map[string]any{
-		"description": "An error answer: `message` names the class (`Sorry, it's not me, it's you.` on 4xx, `Too Many Requests` on 429), `details` the cause, `data` the failures of a 400 (spec 1 §7.4, §7.5).",
+		"description": "An error answer: `message` names the class (`Sorry, it's not me, it's you.` on 4xx, `Too Many Requests` on 429), `details` the cause, `data` the failures of a 400 (each with the property or JSON path that failed).",
 		"allOf":       []any{ref("schemas", "Envelope")},
 		"properties": map[string]any{
 			"succeeded": map[string]any{"const": false},
@@ -353,7 +353,7 @@ func buildOpenAPI(docs []routeDoc) map[string]any {
 			"title":   "timbra API",
 			"version": "4",
 			"description": "The API of `timbra server`: the invoicing API under /api/v4 and the operator API under /admin/v1. " +
-				"Every JSON answer but the load queries and this document is the envelope of spec 1 §7.1; " +
+				"Every JSON answer but the load queries and this document is an envelope (data, succeeded, message, details, httpStatusCode, traceIdentifier); " +
 				"every answer carries the RateLimit-* headers. Query parameter names are matched without regard to case; " +
 				"unknown query parameters are ignored.",
 		},

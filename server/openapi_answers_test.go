@@ -18,6 +18,8 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/mail"
+	"github.com/timbra-mx/timbra/mail/mailtest"
 )
 
 // answerCheck sends requests through a fixture's server and holds every answer to the document:
@@ -352,6 +354,18 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 	// Last, the deletes of what the scenario made.
 	a.do("DELETE", "/api/v4/webhooks/"+w.ID, "")
 	a.do("DELETE", "/api/v4/people/"+q.ID, "")
+
+	// Sending by e-mail needs a mail transport: a second server, with an SMTP sink.
+	sink := mailtest.Start(t)
+	sf, sm := sendFixture(t, &mail.SMTP{Host: sink.Host(), Port: sink.Port()})
+	b := newAnswerCheck(t, sf)
+	sent := answerData[api.Invoice](t)(b.do("POST", "/api/v4/invoices", empBody(byValue(t)), sm.headers()...))
+	b.do("POST", "/api/v4/invoices/send", `{"invoiceId":"`+sent.ID+`","toEmail":"cliente@example.com"}`, sm.headers()...)
+	for pattern, statuses := range b.seen {
+		for st := range statuses {
+			a.mark(pattern, st)
+		}
+	}
 
 	a.coverage()
 	if t.Failed() {

@@ -164,7 +164,7 @@ func of[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // pageParams are the page parameters of a paged list (spec 1 §8).
 var pageParams = []queryParam{
 	{name: "pageNumber", desc: "Page, from 1.", typ: "integer"},
-	{name: "pageSize", desc: "Items per page (default and maximum per resource, spec 1 §8).", typ: "integer"},
+	{name: "pageSize", desc: "Items per page (the default and maximum depend on the resource).", typ: "integer"},
 }
 
 // loadParams are the six parameters of a load query (spec 1 §7.6), each JSON text.

@@ -159,6 +159,31 @@ func TestOpenAPIDocument(t *testing.T) {
 			if len(rs) == 0 {
 				t.Errorf("%s: no responses", where)
 			}
+			for status, r := range rs {
+				rm := r.(map[string]any)
+				if ref, ok := rm["$ref"].(string); ok {
+					v, _ := pointer(doc, ref)
+					rm, _ = v.(map[string]any)
+				}
+				if d, _ := rm["description"].(string); d == "" {
+					t.Errorf("%s %s: a response without description", where, status)
+				}
+			}
+			for _, p := range params {
+				pm := p.(map[string]any)
+				if r, ok := pm["$ref"].(string); ok {
+					v, _ := pointer(doc, r)
+					pm, _ = v.(map[string]any)
+				}
+				if !slices.Contains([]any{"query", "header", "path", "cookie"}, pm["in"]) || pm["name"] == "" || pm["schema"] == nil {
+					t.Errorf("%s: parameter %v", where, pm)
+				}
+			}
+			for _, tag := range op["tags"].([]any) {
+				if !slices.ContainsFunc(doc["tags"].([]any), func(x any) bool { return x.(map[string]any)["name"] == tag }) {
+					t.Errorf("%s: tag %v not declared", where, tag)
+				}
+			}
 			if _, ok := op["security"]; !ok {
 				t.Errorf("%s: no security", where)
 			}
