@@ -148,13 +148,27 @@ const (
 	argonKeyLen  = 32
 )
 
+// MaxConcurrentHashes bounds the argon2id computations running at once (hashing and
+// checking): each one holds argonMemory KiB (64 MiB), so without a bound concurrent requests
+// that set passwords could take the process's memory. Others wait for a slot.
+const MaxConcurrentHashes = 4
+
+var hashSlots = make(chan struct{}, MaxConcurrentHashes)
+
+// argonKey is argon2.IDKey within a slot of hashSlots.
+func argonKey(password, salt []byte, t, mem uint32, p uint8, n uint32) []byte {
+	hashSlots <- struct{}{}
+	defer func() { <-hashSlots }()
+	return argon2.IDKey(password, salt, t, mem, p, n)
+}
+
 // HashPassword returns the PHC-encoded argon2id hash of password.
 func HashPassword(password string) string {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		panic(err)
 	}
-	sum := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	sum := argonKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(sum))
 }
@@ -180,6 +194,6 @@ func CheckPassword(encoded, password string) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	got := argon2.IDKey([]byte(password), salt, t, mem, p, uint32(len(want)))
+	got := argonKey([]byte(password), salt, t, mem, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
