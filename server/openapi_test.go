@@ -2,16 +2,21 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/timbra-mx/timbra/api"
 )
 
 var updateOpenAPI = flag.Bool("update", false, "rewrite docs/openapi.json from the route documentation")
@@ -290,3 +295,51 @@ func pointer(doc any, ref string) (any, error) {
 
 // statusText is used by the recorded answers' test to name a status in failures.
 func statusText(code int) string { return fmt.Sprintf("%d %s", code, http.StatusText(code)) }
+
+// TestOpenAPISchemaRules pins how a Go type becomes a schema.
+func TestOpenAPISchemaRules(t *testing.T) {
+	type inner struct {
+		N int `json:"n"`
+	}
+	type Embedded struct {
+		E string `json:"e"`
+	}
+	type sample struct {
+		Embedded
+		Plain    string            `json:"plain"`
+		Opt      string            `json:"opt,omitempty"`
+		Ptr      *string           `json:"ptr"`
+		List     []inner           `json:"list"`
+		Map      map[string]string `json:"map"`
+		When     time.Time         `json:"when"`
+		Amount   api.Amount        `json:"amount"`
+		Any      any               `json:"any"`
+		Skipped  string            `json:"-"`
+		unexport string
+		Inner    *inner `json:"inner"`
+	}
+	g := newSchemaSet()
+	st := reflect.TypeFor[sample]()
+	g.collect(st, modeAnswer)
+	g.collect(st, modeRequest)
+	answer := g.components[g.component(st, modeAnswer)].(map[string]any)
+	request := g.components[g.component(st, modeRequest)].(map[string]any)
+	if g.name(st, modeRequest) != g.name(st, modeAnswer)+"Request" {
+		t.Fatalf("names: %s, %s", g.name(st, modeAnswer), g.name(st, modeRequest))
+	}
+	got, _ := json.Marshal(answer)
+	want := `{"additionalProperties":false,"properties":{"amount":{"description":"An amount: a number, or a string holding one.","type":["number","string","null"]},` +
+		`"any":{},"e":{"type":"string"},"inner":{"anyOf":[{"$ref":"#/components/schemas/server.inner"},{"type":"null"}]},` +
+		`"list":{"items":{"$ref":"#/components/schemas/server.inner"},"type":["array","null"]},"map":{"additionalProperties":{"type":"string"},"type":["object","null"]},` +
+		`"opt":{"type":"string"},"plain":{"type":"string"},"ptr":{"type":["string","null"]},"when":{"format":"date-time","type":"string"}},` +
+		`"required":["e","plain","ptr","list","map","when","amount","any","inner"],"type":"object"}`
+	if string(got) != want {
+		t.Fatalf("answer schema:\n got %s\nwant %s", got, want)
+	}
+	if _, ok := request["required"]; ok || request["additionalProperties"] != nil {
+		t.Fatalf("a request body requires nothing and allows more: %v", request)
+	}
+	if typeName(reflect.TypeFor[api.PagedList[api.Person]]()) != "PagedListOfPerson" {
+		t.Fatalf("generic name: %s", typeName(reflect.TypeFor[api.PagedList[api.Person]]()))
+	}
+}
