@@ -89,6 +89,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 
 // errorTexts describe the error statuses the API answers.
 var errorTexts = map[int]string{
+	http.StatusPermanentRedirect:     "The resource has another name now: `Location` has its address (method and body kept).",
 	http.StatusBadRequest:            "Validation or parsing failures (in `data`), or a rule broken (in `details`).",
 	http.StatusUnauthorized:          "No valid credentials.",
 	http.StatusForbidden:             "Permission, owner rule, environment or subscription rule.",
