@@ -196,7 +196,7 @@ func TestStatusNamesWhatIsMissing(t *testing.T) {
 			t.Errorf("%s state = %q, want %q", name, states[name], want)
 		}
 	}
-	if records["SatProductCodes"] != 8 || records["SatTaxRegimes"] != 3 {
+	if records["SatProductCodes"] != 8 || records["SatTaxRegimes"] != 4 {
 		t.Errorf("records = %v", records)
 	}
 	if len(st.TablesWithoutData) != 1 || st.TablesWithoutData[0] != "cfdi_40_colonias" {

@@ -113,6 +113,16 @@ func (s *Service) PAC(ctx context.Context) (*PAC, error) {
 
 // Create checks, builds, seals, stamps and stores an invoice, debiting one stamp of the caller.
 func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput) (api.Invoice, error) {
+	return s.CreateWith(ctx, c, in, nil)
+}
+
+// Also is work done in the transaction that stores a new invoice (and debits its stamp), so
+// that it commits with the invoice or not at all. It may run more than once (storage Batch):
+// it reads and writes only through tx.
+type Also func(tx storage.Tx, invoice storage.Invoice) error
+
+// CreateWith is Create with also run inside the invoice's transaction (nil: nothing).
+func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceInput, also Also) (api.Invoice, error) {
 	now := s.now()
 	paymentDefaults(&in)
 	payrollDefaults(&in)
@@ -261,7 +271,13 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.InvoiceInput
 		if err := tx.People(c.TenantID).Put(p); err != nil {
 			return err
 		}
-		return tx.Invoices(c.TenantID).Put(rec)
+		if err := tx.Invoices(c.TenantID).Put(rec); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx, rec)
+		}
+		return nil
 	})
 	if err != nil {
 		return api.Invoice{}, err

@@ -193,7 +193,7 @@ func (k *checker) pago(p string, in api.InvoicePaymentInput) (cfdi.PagoInput, bo
 	n := len(k.fs)
 	var out cfdi.PagoInput
 	if k.required(p+".PaymentDate", in.PaymentDate) {
-		if d, ok := parseDate(in.PaymentDate); ok {
+		if d, ok := ParseDate(in.PaymentDate); ok {
 			out.FechaPago = d.Format(cfdi.DateLayout)
 		} else {
 			k.add(p+".PaymentDate", fmt.Sprintf(MsgDate, in.PaymentDate), in.PaymentDate, CodeFormat)

@@ -829,7 +829,7 @@ func (k *checker) payrollDate(prop, v string) string {
 			if len(s) == 10 {
 				return s
 			}
-			if _, ok := parseDate(s); ok {
+			if _, ok := ParseDate(s); ok {
 				return s[:10]
 			}
 		}

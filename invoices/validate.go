@@ -204,7 +204,7 @@ func (k *checker) header(in *api.InvoiceInput, now time.Time) (cfdi.Comprobante,
 	local := now.In(cfdi.Mexico)
 	date := local.Truncate(time.Second)
 	if in.Date != "" {
-		d, ok := parseDate(in.Date)
+		d, ok := ParseDate(in.Date)
 		switch {
 		case !ok:
 			k.add("Date", fmt.Sprintf(MsgDate, in.Date), in.Date, CodeFormat)
@@ -316,10 +316,10 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-// parseDate reads the invoice date: SAT's form without offset (fractions of a second are
-// dropped), Mexico City time. A date with an offset (a client serializing a date-time object) is
-// taken as that instant, written in Mexico City time.
-func parseDate(s string) (time.Time, bool) {
+// ParseDate reads a date-time as the API takes it (the invoice date, a ticket's payment): SAT's
+// form without offset (fractions of a second are dropped), Mexico City time. A date with an
+// offset (a client serializing a date-time object) is taken as that instant, in Mexico City time.
+func ParseDate(s string) (time.Time, bool) {
 	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, cfdi.Mexico); err == nil {
 		return t.Truncate(time.Second), true
 	}

@@ -369,6 +369,7 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 			a.mark(pattern, st)
 		}
 	}
+	ticketAnswers(t, a) // Auto CFDI tickets and the portal: a fixture with an issuer's CSD and a clock
 
 	a.coverage()
 	if t.Failed() {

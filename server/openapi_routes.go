@@ -156,6 +156,22 @@ var routeDocs = []routeDoc{
 	{pattern: "PUT /api/v4/auto-invoice/portal-name", summary: "Change the portal name (owner; once per 30 days)", tag: "Auto CFDI", body: of[api.PortalNameInput](), data: of[api.PortalName](), errors: []int{403, 409}},
 	{pattern: "GET /api/v4/auto-invoice/portal-names/availability", summary: "Whether a portal name is available", tag: "Auto CFDI", data: of[api.PortalNameAvailability](),
 		query: []queryParam{{name: "name", desc: "The portal name to check."}}},
+	{pattern: "GET /api/v4/auto-invoice/reports/consumption", summary: "Auto CFDI usage report of a period", tag: "Auto CFDI", data: of[api.ConsumptionReport](), errors: []int{404},
+		query: []queryParam{{name: "from", desc: "First day, YYYY-MM-DD (Mexico City), required."}, {name: "to", desc: "Last day, YYYY-MM-DD (Mexico City), required; at most 366 days in all."},
+			{name: "personId", desc: "Only this person's tickets as issuer and credits as payer."}}},
+
+	// Auto CFDI tickets and the customer portal (package tickets).
+	{pattern: "POST /api/v4/auto-invoice/tickets", summary: "Record a ticket (one ticket credit of the caller)", tag: "Tickets", body: of[api.TicketInput](), data: of[api.Ticket](), errors: []int{403, 409, 503}},
+	{pattern: "GET /api/v4/auto-invoice/tickets", summary: "List tickets, newest first", tag: "Tickets", data: of[api.PagedList[api.Ticket]](),
+		query: append([]queryParam{{name: "status", desc: "pending, invoicing, invoiced, globalizing, globalized or cancelled."}, {name: "issuerId", desc: "Only the tickets of this issuer."},
+			{name: "from", desc: "Paid on or after this day, YYYY-MM-DD (Mexico City)."}, {name: "to", desc: "Paid on or before this day, YYYY-MM-DD (Mexico City)."}}, pageParams...)},
+	{pattern: "GET /api/v4/auto-invoice/tickets/{id}", summary: "Get a ticket", tag: "Tickets", data: of[api.Ticket](), errors: []int{404}},
+	{pattern: "POST /api/v4/auto-invoice/tickets/{id}/cancel", summary: "Cancel a pending ticket", tag: "Tickets", data: of[api.Ticket](), errors: []int{404, 409}},
+	{pattern: "POST /api/v4/auto-invoice/tickets/{id}/invoice", summary: "Invoice a ticket for a customer (one stamp of the issuer)", tag: "Tickets", body: of[api.TicketInvoiceInput](), data: of[api.Invoice](), errors: []int{403, 404, 409, 503}},
+	{pattern: "POST /api/v4/auto-invoice/global-invoices", summary: "Global invoice of an issuer's pending tickets of a period", tag: "Tickets", body: of[api.GlobalInvoiceInput](), data: of[api.GlobalInvoice](), errors: []int{403, 409, 503}},
+	{pattern: "GET /portal/v1/{name}", summary: "What a customer portal shows", tag: "Tickets", sec: secPublic, data: of[api.Portal](), errors: []int{308, 404},
+		notes: "A previous portal name answers 308 with the current one in Location."},
+	{pattern: "POST /portal/v1/{name}/invoices", summary: "A customer invoices a ticket (number and total as printed)", tag: "Tickets", sec: secPublic, body: of[api.PortalInvoiceInput](), data: of[api.PortalInvoice](), errors: []int{308, 403, 404, 409, 503}},
 }
 
 // of is the type T (a routeDoc's body or data).

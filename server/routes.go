@@ -43,6 +43,7 @@ func (s *Server) routes() {
 	s.invoiceReadRoutes()
 	s.invoiceSendRoutes()
 	s.autoInvoiceRoutes()
+	s.ticketRoutes()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/timbra-mx/timbra/ratelimit"
 	"github.com/timbra-mx/timbra/secrets"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/tickets"
 	"github.com/timbra-mx/timbra/taxfiles"
 	"github.com/timbra-mx/timbra/validations"
 	"github.com/timbra-mx/timbra/webhook"
@@ -80,6 +81,7 @@ type Server struct {
 	products *products.Service
 	rules    *downloadrules.Service // bulk-download rules (spec 2 §4.6)
 	invoices *invoices.Service
+	tickets  *tickets.Service
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
@@ -148,6 +150,13 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		},
 	}
 	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks, Now: cfg.Now, Log: cfg.Logger}
+	s.tickets = &tickets.Service{Store: store, Invoices: s.invoices, Environment: cfg.Environment, Now: cfg.Now}
+	// Tickets left in progress by a stop while stamping go back to pending before any request.
+	if n, err := tickets.Recover(context.Background(), store, cfg.Now()); err != nil {
+		return nil, fmt.Errorf("recover tickets: %w", err)
+	} else if n > 0 {
+		cfg.Logger.Warn("tickets left in progress by the last stop are pending again", "tickets", n)
+	}
 	s.hub = listener.NewHub()
 	s.webhooks.Listeners = s.hub
 	s.engine = webhooks.NewEngine(s.webhooks, func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {

@@ -124,6 +124,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 11: Auto CFDI tickets and their number index.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketTickets, bucketTicketsByNumber} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

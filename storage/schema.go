@@ -40,6 +40,8 @@
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)
+//	tickets              <tenantID>/<ticketID>            → Ticket (Auto CFDI sale receipts)
+//	tickets_by_number    <tenantID>/<number upper case>   → <ticketID>
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.

@@ -54,6 +54,8 @@ type Tx interface {
 	DownloadRules(tenantID string) DownloadRules
 	// AutoInvoices is the Auto CFDI configuration of every tenant and the portal-name index.
 	AutoInvoices() AutoInvoices
+	// Tickets is the Auto CFDI tickets (sale receipts) of a tenant.
+	Tickets(tenantID string) Tickets
 }
 
 // Meta holds database-wide values.

@@ -1,0 +1,60 @@
+package storage
+
+import (
+	"encoding/json"
+	"time"
+)
+
+var (
+	bucketTickets         = []byte("tickets")
+	bucketTicketsByNumber = []byte("tickets_by_number")
+)
+
+// Ticket is a sale receipt of a tenant recorded for Auto CFDI (spec 3 §4.6) as stored: who
+// issues it, who recorded it (and paid its ticket credit), the sale and its state. The names
+// and RFCs are as they were when the ticket was recorded (the usage report shows a deleted
+// person's tickets with them).
+type Ticket struct {
+	ID       string `json:"id"`
+	TenantID string `json:"tenantId"`
+	// Number is the receipt's number as printed (upper case); unique in the tenant.
+	Number         string `json:"number"`
+	IssuerPersonID string `json:"issuerPersonId"`
+	IssuerTin      string `json:"issuerTin"`
+	IssuerName     string `json:"issuerName"`
+	// RecordedByPersonID is the person who recorded the ticket and paid its credit.
+	RecordedByPersonID string    `json:"recordedByPersonId"`
+	RecordedByTin      string    `json:"recordedByTin"`
+	RecordedByName     string    `json:"recordedByName"`
+	PaidAt             time.Time `json:"paidAt"`
+	PaymentFormCode    string    `json:"paymentFormCode"`
+	// Items is the sale's lines resolved to values, as the tickets package encodes them.
+	Items     json.RawMessage `json:"items"`
+	Subtotal  string          `json:"subtotal"`
+	Discount  string          `json:"discount"`
+	Transfers string          `json:"transfers"`
+	Withheld  string          `json:"withheld"`
+	Total     string          `json:"total"`
+	Status    string          `json:"status"`
+	// InvoiceID and InvoiceUUID are the CFDI a customer made of the ticket; GlobalInvoiceID and
+	// GlobalInvoiceUUID the global invoice that includes it.
+	InvoiceID         string     `json:"invoiceId,omitempty"`
+	InvoiceUUID       string     `json:"invoiceUuid,omitempty"`
+	GlobalInvoiceID   string     `json:"globalInvoiceId,omitempty"`
+	GlobalInvoiceUUID string     `json:"globalInvoiceUuid,omitempty"`
+	CancelledAt       *time.Time `json:"cancelledAt,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+}
+
+// Tickets is the tickets of one tenant.
+type Tickets interface {
+	// Get returns a ticket, ErrNotFound when the tenant has none with that id.
+	Get(id string) (Ticket, error)
+	// ByNumber finds a ticket by its number (upper case); ErrNotFound when absent.
+	ByNumber(number string) (Ticket, error)
+	// Put saves a ticket with its number index (a ticket's number never changes).
+	Put(t Ticket) error
+	// List returns tickets in creation order from offset, at most limit, and the total count.
+	List(offset, limit int) ([]Ticket, int, error)
+}
