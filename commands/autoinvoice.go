@@ -18,8 +18,9 @@ func newAutoInvoiceCmd(f *Factory) *cli.Command {
 			"  timbra auto-invoice settings get\n" +
 			"  timbra auto-invoice settings set --outside-month --privacy-notice-url https://example.com/aviso\n" +
 			"  timbra auto-invoice portal-name check mi-tienda\n" +
-			"  timbra auto-invoice portal-name set mi-tienda",
-		Subcommands: []*cli.Command{newAutoInvoiceSettingsCmd(f), newAutoInvoicePortalNameCmd(f)},
+			"  timbra auto-invoice portal-name set mi-tienda\n" +
+			"  timbra auto-invoice report --from 2026-11-01 --to 2026-11-30",
+		Subcommands: []*cli.Command{newAutoInvoiceSettingsCmd(f), newAutoInvoicePortalNameCmd(f), newAutoInvoiceReportCmd(f)},
 	}
 }
 
@@ -197,6 +198,62 @@ func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
 					return f.printer().fields(p, portalNameFields(p))
 				},
 			},
+		},
+	}
+}
+
+func newAutoInvoiceReportCmd(f *Factory) *cli.Command {
+	var from, to, person string
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "Show the Auto CFDI usage report of a period",
+		UsageText: "timbra auto-invoice report --from YYYY-MM-DD --to YYYY-MM-DD [--person ID] [-o json]",
+		Description: "Issuers: the tickets paid in the period by issuing person and where they are (pending, in\n" +
+			"progress, invoiced, globalized, cancelled). Payers: the ticket credits used recording\n" +
+			"tickets in the period, by the person who recorded them. Days are Mexico City calendar days,\n" +
+			"both included, at most 366. Each table ends with its totals.\n\n" +
+			"Examples:\n" +
+			"  timbra auto-invoice report --from 2026-11-01 --to 2026-11-30\n" +
+			"  timbra auto-invoice report --from 2026-01-01 --to 2026-12-31 --person 3f2a... -o json",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "first `DAY` of the period (YYYY-MM-DD)", Required: true, Destination: &from},
+			&cli.StringFlag{Name: "to", Usage: "last `DAY` of the period (YYYY-MM-DD)", Required: true, Destination: &to},
+			&cli.StringFlag{Name: "person", Usage: "only the tickets issued and the credits used by person `ID`", Destination: &person},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			rep, err := client.ConsumptionReport(c.Context, from, to, person)
+			if err != nil {
+				return err
+			}
+			p := f.printer()
+			if p.json {
+				return writeJSON(f.IO.Out, rep)
+			}
+			n := func(i int) string { return fmt.Sprint(i) }
+			issuers := make([][]string, 0, len(rep.Issuers)+1)
+			for _, r := range rep.Issuers {
+				issuers = append(issuers, []string{r.Tin, r.LegalName, n(r.Ingested), n(r.Pending), n(r.InProgress), n(r.Invoiced), n(r.Globalized), n(r.Cancelled)})
+			}
+			t := rep.Totals
+			issuers = append(issuers, []string{"TOTAL", "", n(t.Ingested), n(t.Pending), n(t.InProgress), n(t.Invoiced), n(t.Globalized), n(t.Cancelled)})
+			fmt.Fprintf(f.IO.Out, "Tickets paid from %s to %s, by issuer\n", rep.From, rep.To)
+			if err := p.table(rep, []string{"RFC", "NAME", "INGESTED", "PENDING", "IN PROGRESS", "INVOICED", "GLOBALIZED", "CANCELLED"}, issuers, ""); err != nil {
+				return err
+			}
+			payers := make([][]string, 0, len(rep.Payers)+1)
+			for _, r := range rep.Payers {
+				payers = append(payers, []string{r.Tin, r.LegalName, n(r.TicketCreditsConsumed)})
+			}
+			payers = append(payers, []string{"TOTAL", "", n(t.TicketCreditsConsumed)})
+			fmt.Fprintf(f.IO.Out, "\nTicket credits used from %s to %s, by who recorded the tickets\n", rep.From, rep.To)
+			return p.table(rep, []string{"RFC", "NAME", "TICKET CREDITS"}, payers, "")
 		},
 	}
 }

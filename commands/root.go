@@ -169,6 +169,7 @@ func newApp(f *Factory) *cli.App {
 			newProductsCmd(f),
 			newDownloadRulesCmd(f),
 			newAutoInvoiceCmd(f),
+			newTicketsCmd(f),
 			newInvoicesCmd(f),
 			newValidateCmd(f),
 			newTaxFilesCmd(f),

@@ -1,0 +1,366 @@
+package commands
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/urfave/cli/v2"
+)
+
+// `timbra tickets`: Auto CFDI's tickets (sale receipts) of the tenant, their invoices and the
+// global invoices of the ones nobody invoiced.
+
+func newTicketsCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "tickets",
+		Usage: "Record sale receipts for Auto CFDI, invoice them, make global invoices",
+		Description: "A ticket is a sale receipt that a customer can turn into a CFDI on the tenant's portal\n" +
+			"(or a cashier at the counter). Recording one uses a ticket credit of yours; invoicing uses a\n" +
+			"stamp of the issuer. The ones nobody invoiced go into a global invoice.\n\n" +
+			"Examples:\n" +
+			"  timbra tickets record --file ticket.json\n" +
+			"  timbra tickets list --status pending --from 2026-11-01 --to 2026-11-30\n" +
+			"  timbra tickets invoice 0193... --tin EKU9003173C9 --legal-name \"ESCUELA KEMPER URGATE\" \\\n" +
+			"      --zip-code 42501 --tax-regime 601 --cfdi-use G01 --xml-out factura.xml\n" +
+			"  timbra tickets globalize --issuer 3f2a... --periodicity 04 --month 11 --year 2026\n" +
+			"  timbra tickets cancel 0193... --yes",
+		Subcommands: []*cli.Command{newTicketsRecordCmd(f), newTicketsListCmd(f), newTicketsGetCmd(f), newTicketsInvoiceCmd(f),
+			newTicketsCancelCmd(f), newTicketsGlobalizeCmd(f)},
+	}
+}
+
+func ticketFields(t api.Ticket) []field {
+	opt := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	return []field{
+		{"ID", t.ID}, {"Number", t.Number}, {"Status", t.Status},
+		{"Issuer", strings.TrimSpace(t.Issuer.Tin + " " + t.Issuer.LegalName)},
+		{"Recorded by", strings.TrimSpace(t.RecordedBy.Tin + " " + t.RecordedBy.LegalName)},
+		{"Paid at", t.PaidAt}, {"Payment form", t.PaymentFormCode},
+		{"Subtotal", string(t.Subtotal) + " " + t.CurrencyCode}, {"Total", string(t.Total) + " " + t.CurrencyCode},
+		{"Invoiceable until", opt(t.InvoiceableUntil)}, {"Invoice UUID", opt(t.InvoiceUUID)},
+		{"Global invoice UUID", opt(t.GlobalInvoiceUUID)},
+	}
+}
+
+func newTicketsRecordCmd(f *Factory) *cli.Command {
+	var file string
+	return &cli.Command{
+		Name:      "record",
+		Usage:     "Record one ticket, or many from a JSON array",
+		UsageText: "timbra tickets record --file ticket.json [-o json]",
+		Description: "The file is the body of POST /api/v4/auto-invoice/tickets: issuerId, number (as printed on the\n" +
+			"receipt), paidAt (Mexico City time, 2026-11-20T13:45:00), paymentFormCode and items (invoice\n" +
+			"items by value, or {id, quantity} of a product). An array records each ticket in turn and\n" +
+			"prints a line per ticket; the exit status is 1 when any failed. Each ticket uses one ticket\n" +
+			"credit of yours.\n\n" +
+			"Examples:\n" +
+			"  timbra tickets record --file ticket.json\n" +
+			"  timbra tickets record --file - < tickets-of-today.json",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the ticket (or an array of them) as JSON from `PATH` (- for stdin)", TakesFile: true, Required: true, Destination: &file},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			raw, err := readInput(file, bufio.NewReader(f.IO.In))
+			if err != nil {
+				return err
+			}
+			var many []api.TicketInput
+			var one api.TicketInput
+			trimmed := bytes.TrimSpace(raw)
+			switch {
+			case len(trimmed) > 0 && trimmed[0] == '[':
+				if err := json.Unmarshal(trimmed, &many); err != nil {
+					return usageErrorf(c, "--file %s is not a JSON array of tickets: %v", file, err)
+				}
+			default:
+				if err := json.Unmarshal(trimmed, &one); err != nil {
+					return usageErrorf(c, "--file %s is not a JSON ticket: %v", file, err)
+				}
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			if many == nil {
+				t, err := client.RecordTicket(c.Context, one)
+				if err != nil {
+					return err
+				}
+				return f.printer().fields(t, ticketFields(t))
+			}
+			return ticketsRecordMany(c.Context, f, client, many)
+		},
+	}
+}
+
+// ticketsRecordMany records tickets one after the other; a failure does not stop the rest.
+func ticketsRecordMany(ctx context.Context, f *Factory, client *api.Client, many []api.TicketInput) error {
+	type outcome struct {
+		Number string      `json:"number"`
+		Ticket *api.Ticket `json:"ticket,omitempty"`
+		Error  string      `json:"error,omitempty"`
+	}
+	var out []outcome
+	var rows [][]string
+	failed := 0
+	for _, in := range many {
+		t, err := client.RecordTicket(ctx, in)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			failed++
+			out = append(out, outcome{Number: in.Number, Error: err.Error()})
+			rows = append(rows, []string{in.Number, "failed", "", err.Error()})
+			continue
+		}
+		out = append(out, outcome{Number: t.Number, Ticket: &t})
+		rows = append(rows, []string{t.Number, t.Status, t.ID, string(t.Total)})
+	}
+	if err := f.printer().table(out, []string{"NUMBER", "STATUS", "ID", "TOTAL / ERROR"}, rows, "no tickets in the file"); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return cli.Exit(fmt.Sprintf("%d of %d tickets were not recorded", failed, len(many)), 1)
+	}
+	return nil
+}
+
+func newTicketsListCmd(f *Factory) *cli.Command {
+	var page, size int
+	var status, issuer, from, to string
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "List tickets, newest first, one page at a time",
+		UsageText: "timbra tickets list [--status S] [--issuer ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--page N] [--page-size N] [-o json]",
+		Description: "The owner sees every ticket; anybody else those they issue or recorded. --from and --to are\n" +
+			"Mexico City days of the payment. Statuses: pending, invoicing, invoiced, globalizing,\n" +
+			"globalized, cancelled.\n\n" +
+			"Examples:\n" +
+			"  timbra tickets list --status pending\n" +
+			"  timbra tickets list --from 2026-11-01 --to 2026-11-30 -o json",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "status", Usage: "only tickets in status `S`", Destination: &status},
+			&cli.StringFlag{Name: "issuer", Usage: "only tickets of the issuer with person `ID`", Destination: &issuer},
+			&cli.StringFlag{Name: "from", Usage: "paid on or after `DAY` (YYYY-MM-DD, Mexico City)", Destination: &from},
+			&cli.StringFlag{Name: "to", Usage: "paid on or before `DAY` (YYYY-MM-DD, Mexico City)", Destination: &to},
+			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &page},
+			&cli.IntFlag{Name: "page-size", Usage: "`N` tickets per page (1 to 100)", DefaultText: "50", Destination: &size},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			if page < 1 {
+				return usageErrorf(c, "invalid value %d for --page: pages start at 1", page)
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			list, err := client.ListTickets(c.Context, api.TicketFilter{Status: status, IssuerID: issuer, From: from, To: to, Page: page, Size: size})
+			if err != nil {
+				return err
+			}
+			rows := make([][]string, 0, len(list.Items))
+			for _, t := range list.Items {
+				rows = append(rows, []string{t.ID, t.Number, t.Status, t.PaidAt, t.Issuer.Tin, string(t.Total)})
+			}
+			return f.printer().table(list, []string{"ID", "NUMBER", "STATUS", "PAID AT", "ISSUER", "TOTAL"}, rows, "no tickets")
+		},
+	}
+}
+
+func newTicketsGetCmd(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show one ticket",
+		UsageText: "timbra tickets get ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Prints the ticket, its state, until when a customer can invoice it and its invoices.\n\n" +
+			"Example:\n" +
+			"  timbra tickets get 0193a0c4-... -o json",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "id"); err != nil {
+				return err
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			t, err := client.GetTicket(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			return f.printer().fields(t, ticketFields(t))
+		},
+	}
+}
+
+func newTicketsInvoiceCmd(f *Factory) *cli.Command {
+	var rc api.InvoiceRecipientInput
+	var xmlOut string
+	return &cli.Command{
+		Name:      "invoice",
+		Usage:     "Turn a pending ticket into a CFDI for a customer (at the counter)",
+		UsageText: "timbra tickets invoice ID (--recipient-id ID | --tin RFC --legal-name NAME --zip-code CP --tax-regime CODE --cfdi-use CODE) [--email E] [--xml-out FILE] [-o json]",
+		ArgsUsage: "ID",
+		Description: "Stamps an income CFDI of the ticket's sale to the customer, issued by the ticket's issuer\n" +
+			"(its default tax files seal, one of its stamps is used). Customers can do the same on the\n" +
+			"tenant's portal. The ticket must be pending and within its billing window.\n\n" +
+			"Example:\n" +
+			"  timbra tickets invoice 0193... --tin EKU9003173C9 --legal-name \"ESCUELA KEMPER URGATE\" \\\n" +
+			"      --zip-code 42501 --tax-regime 601 --cfdi-use G01 --xml-out factura.xml",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "recipient-id", Usage: "the customer is the person `ID` of the tenant", Destination: &rc.ID},
+			&cli.StringFlag{Name: "tin", Usage: "the customer's `RFC`", Destination: &rc.Tin},
+			&cli.StringFlag{Name: "legal-name", Usage: "the customer's legal `NAME` as SAT has it", Destination: &rc.LegalName},
+			&cli.StringFlag{Name: "zip-code", Usage: "the customer's fiscal postal code `CP`", Destination: &rc.ZipCode},
+			&cli.StringFlag{Name: "tax-regime", Usage: "the customer's tax regime `CODE` (c_RegimenFiscal)", Destination: &rc.TaxRegimeCode},
+			&cli.StringFlag{Name: "cfdi-use", Usage: "the CFDI use `CODE` (c_UsoCFDI)", Destination: &rc.CfdiUseCode},
+			&cli.StringFlag{Name: "email", Usage: "the customer's e-mail `ADDRESS`", Destination: &rc.Email},
+			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &xmlOut},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "id"); err != nil {
+				return err
+			}
+			if rc.ID == "" && rc.Tin == "" {
+				return usageErrorf(c, "give the customer: --recipient-id, or --tin with --legal-name, --zip-code, --tax-regime and --cfdi-use")
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			inv, err := client.InvoiceTicket(c.Context, c.Args().First(), api.TicketInvoiceInput{Recipient: &rc})
+			if err != nil {
+				return err
+			}
+			return printStamped(f, inv, xmlOut)
+		},
+	}
+}
+
+// printStamped saves the XML of a stamped invoice when asked and prints its summary.
+func printStamped(f *Factory, inv api.Invoice, xmlOut string) error {
+	if xmlOut != "" {
+		if len(inv.Responses) == 0 {
+			return errors.New("the answer carries no stamped XML")
+		}
+		xml, err := base64.StdEncoding.DecodeString(inv.Responses[0].InvoiceBase64)
+		if err != nil {
+			return fmt.Errorf("the stamped XML is not base64: %w", err)
+		}
+		if err := os.WriteFile(xmlOut, xml, 0o644); err != nil {
+			return fmt.Errorf("write --xml-out: %w", err)
+		}
+	}
+	fs := []field{{"UUID", inv.UUID}, {"ID", inv.ID}, {"Issuer", inv.Issuer.Tin}, {"Recipient", inv.Recipient.Tin},
+		{"Total", string(inv.Total) + " " + inv.CurrencyCode}}
+	if xmlOut != "" {
+		fs = append(fs, field{"XML", xmlOut})
+	}
+	return f.printer().fields(inv, fs)
+}
+
+func newTicketsCancelCmd(f *Factory) *cli.Command {
+	var yes bool
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "Cancel a pending ticket",
+		UsageText: "timbra tickets cancel ID [--yes] [-o json]",
+		ArgsUsage: "ID",
+		Description: "A cancelled ticket can no longer be invoiced nor go into a global invoice; its ticket credit\n" +
+			"is not returned. On a terminal it asks first; elsewhere --yes is required.\n\n" +
+			"Example:\n" +
+			"  timbra tickets cancel 0193... --yes",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes}},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "id"); err != nil {
+				return err
+			}
+			if !yes && !f.IO.InTTY {
+				return usageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+			}
+			if !yes {
+				if err := confirmDelete(c.Context, f.IO, "Cancel ticket "+c.Args().First()+"?"); err != nil {
+					return errors.New("not cancelled")
+				}
+			}
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			t, err := client.CancelTicket(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			return f.printer().fields(t, ticketFields(t))
+		},
+	}
+}
+
+func newTicketsGlobalizeCmd(f *Factory) *cli.Command {
+	var in api.GlobalInvoiceInput
+	var year string
+	var xmlOut string
+	return &cli.Command{
+		Name:      "globalize",
+		Usage:     "Make the global invoice of an issuer's pending tickets of a period",
+		UsageText: "timbra tickets globalize --issuer ID --periodicity CODE --month CODE --year YYYY [--ticket ID]... [--xml-out FILE] [-o json]",
+		Description: "Stamps one CFDI to PUBLICO EN GENERAL (XAXX010101000) with every pending ticket of the\n" +
+			"issuer paid in the period (or only the --ticket ones): one concept per ticket. Periodicity\n" +
+			"01 daily, 02 weekly, 03 fortnightly, 04 monthly (months 01-12), 05 bimonthly (months 13-18).\n" +
+			"The owner or the issuer may do it; one stamp of the issuer is used.\n\n" +
+			"Examples:\n" +
+			"  timbra tickets globalize --issuer 3f2a... --periodicity 04 --month 11 --year 2026\n" +
+			"  timbra tickets globalize --issuer 3f2a... --periodicity 05 --month 18 --year 2026 --xml-out global.xml",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "issuer", Usage: "the issuer's person `ID`", Required: true, Destination: &in.IssuerID},
+			&cli.StringFlag{Name: "periodicity", Usage: "`CODE` of c_Periodicidad (01-05)", Required: true, Destination: &in.PeriodicityCode},
+			&cli.StringFlag{Name: "month", Usage: "`CODE` of c_Meses (01-12, or 13-18 for two months)", Required: true, Destination: &in.MonthCode},
+			&cli.StringFlag{Name: "year", Usage: "the `YYYY` of the period", Required: true, Destination: &year},
+			&cli.StringSliceFlag{Name: "ticket", Usage: "only the ticket `ID` (repeat for more)"},
+			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &xmlOut},
+		},
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c); err != nil {
+				return err
+			}
+			in.Year = api.Amount(year)
+			in.TicketIDs = c.StringSlice("ticket")
+			client, err := f.Client()
+			if err != nil {
+				return err
+			}
+			g, err := client.GlobalizeTickets(c.Context, in)
+			if err != nil {
+				return err
+			}
+			if f.JSON() {
+				return f.printer().fields(g, nil)
+			}
+			if err := printStamped(f, g.Invoice, xmlOut); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(f.IO.Out, "Tickets: %d\n", len(g.TicketIDs))
+			return err
+		},
+	}
+}
