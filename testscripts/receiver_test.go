@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/timbra-mx/timbra/cfdi"
 )
 
 // receiversKey finds a script's receivers in its testscript values.
@@ -209,4 +211,17 @@ func jsonGet(ts *testscript.TestScript, neg bool, args []string) {
 	out, err := json.Marshal(v)
 	ts.Check(err)
 	ts.Setenv(args[2], string(out))
+}
+
+// mxnow: sets MX_NOW (2026-11-20T13:45:00), MX_TODAY (2026-11-20), MX_MONTH (11) and MX_YEAR
+// (2026) to the current Mexico City time, as the API reads dates.
+func mxNow(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: mxnow")
+	}
+	now := time.Now().In(cfdi.Mexico)
+	ts.Setenv("MX_NOW", now.Format(cfdi.DateLayout))
+	ts.Setenv("MX_TODAY", now.Format(time.DateOnly))
+	ts.Setenv("MX_MONTH", now.Format("01"))
+	ts.Setenv("MX_YEAR", now.Format("2006"))
 }

@@ -41,6 +41,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			// no script reaches the internet: those about catalogs import a local source
 			env.Setenv("TIMBRA_CATALOGS", "none")
+			// scripts that stamp import the small SAT catalog fixture of the catalogs package
+			mini, err := filepath.Abs(filepath.Join("..", "catalogs", "testdata", "mini"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("MINI_CATALOGS", mini)
 			env.Setenv("GORACE", "atexit_sleep_ms=0") // under -race each timbra run would pause a second at exit
 			rs := &receivers{byName: map[string]*receiver{}}
 			env.Values[receiversKey{}] = rs
@@ -59,6 +65,7 @@ func TestScripts(t *testing.T) {
 			"receiver":   receiverCmd,
 			"jsonget":    jsonGet,
 			"genpair":    genPair,
+			"mxnow":      mxNow,
 		},
 	})
 }
