@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -454,5 +455,44 @@ func ticketAnswers(t *testing.T, into *answerCheck) {
 		for st := range statuses {
 			into.mark(pattern, st)
 		}
+	}
+}
+
+// TestTicketInvoicedOnce: customers racing to invoice one ticket get one CFDI; the rest are
+// told it is being invoiced or was invoiced, and one stamp is used.
+func TestTicketInvoicedOnce(t *testing.T) {
+	f, _, issuer, cashier := ticketFixture(t)
+	tk := ticketOf(t, f.do("POST", "/api/v4/auto-invoice/tickets", empBody(ticketBody(issuer.person, "R-1", "2026-11-20T11:00:00")), cashier.headers()...))
+	before := stampsOf(t, f, issuer.person)
+	const n = 8
+	statuses := make(chan result, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- f.do("POST", "/api/v4/auto-invoice/tickets/"+tk.ID+"/invoice", empBody(map[string]any{"recipient": recipientBody}))
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	ok := 0
+	for r := range statuses {
+		switch {
+		case r.status == 200:
+			ok++
+		case r.status == 409 && (r.env.Details == fmt.Sprintf(tickets.MsgInvoiced, "R-1") || r.env.Details == fmt.Sprintf(tickets.MsgInProgress, "R-1")):
+		default:
+			t.Errorf("unexpected answer %d %s", r.status, r.raw)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d of %d requests invoiced the ticket", ok, n)
+	}
+	if got := stampsOf(t, f, issuer.person); got != before-1 {
+		t.Fatalf("stamps %v → %v", before, got)
+	}
+	if got := ticketOf(t, f.do("GET", "/api/v4/auto-invoice/tickets/"+tk.ID, "")); got.Status != "invoiced" {
+		t.Fatalf("ticket %s", got.Status)
 	}
 }
