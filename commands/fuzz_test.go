@@ -1,0 +1,197 @@
+package commands
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzCSVManifest: the bulk-upload manifest `timbra tax-files upload --manifest` reads. Any text
+// gives either pairs or a *manifestError naming lines, never both; each pair has a person, both
+// paths (relative ones under the CSV's folder) and a password reference; and no message quotes
+// what was written in the password column, which may be a password written where a
+// reference belongs.
+func FuzzCSVManifest(f *testing.F) {
+	for _, s := range []string{
+		"person,cer,key,password\nEKU9003173C9,a.cer,a.key,file:pw.txt\n",
+		"\ufeffPassword, key ,cer,person\nenv:PW,/abs/k.key,c.cer,01a2\n# comment\n\n",
+		"person,cer,key,password\nX,a.cer,a.key,Secreto123\n",
+		"person,cer,key\n",
+		"person,cer,key,password\n\"unterminated,a,b,c\n",
+		"person,person,key,password\n",
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		pairs, err := parseCSVManifest(strings.NewReader(text), filepath.Join("in", "m.csv"))
+		if err != nil {
+			if pairs != nil {
+				t.Fatalf("pairs and an error: %v", err)
+			}
+			var me *manifestError
+			if errors.As(err, &me) {
+				if len(me.Lines) == 0 {
+					t.Fatalf("a manifest error without lines")
+				}
+				for _, secret := range passwordCells(text) {
+					if len(secret) >= 6 && strings.Contains(err.Error(), secret) {
+						t.Fatalf("the error quotes the password column %q: %v", secret, err)
+					}
+				}
+			}
+			return
+		}
+		for _, p := range pairs {
+			if p.Person == "" || p.Cer == "" || p.Key == "" || (p.Password.File == "") == (p.Password.Env == "") {
+				t.Fatalf("incomplete pair %+v", p)
+			}
+			for _, path := range []string{p.Cer, p.Key, p.Password.File} {
+				if path != "" && !filepath.IsAbs(path) && !strings.HasPrefix(path, "in"+string(filepath.Separator)) && path != "in" && !strings.HasPrefix(path, "..") {
+					t.Fatalf("relative path %q not under the manifest's folder", path)
+				}
+			}
+			if p.Password.Env != "" && !validEnvName(p.Password.Env) {
+				t.Fatalf("bad environment name %q", p.Password.Env)
+			}
+		}
+	})
+}
+
+// passwordCells are the values of a "password" column that are not references, as far as a
+// plain split of the text can tell (what the manifest must never echo).
+func passwordCells(text string) []string {
+	lines := strings.Split(text, "\n")
+	if len(lines) == 0 {
+		return nil
+	}
+	idx := -1
+	for i, h := range strings.Split(lines[0], ",") {
+		if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")), "password") {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil
+	}
+	var out []string
+	for _, l := range lines[1:] {
+		cells := strings.Split(l, ",")
+		if idx < len(cells) {
+			v := strings.TrimSpace(cells[idx])
+			if !strings.HasPrefix(v, "file:") && !strings.HasPrefix(v, "env:") && !strings.ContainsAny(v, "\"#") {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// FuzzFolderManifest: the folder form of the manifest, built from the input (one path per line,
+// "/" between a subfolder and a file; a trailing "/" makes a folder). Every subfolder not starting
+// with a dot is one pair (none is an error); a pair without a problem has its .cer, its .key and password.txt, and
+// a pair with a problem says what is missing.
+func FuzzFolderManifest(f *testing.F) {
+	f.Add("EKU9003173C9/a.cer\nEKU9003173C9/a.key\nEKU9003173C9/password.txt")
+	f.Add("AAA010101AAA/x.CER\nAAA010101AAA/y.key\nAAA010101AAA/z.key\nBBB/\n.hidden/a.cer\ntop.cer")
+	f.Add("R/password.txt/\nR/.a.cer\nR/b.cer/")
+	f.Fuzz(func(t *testing.T, layout string) {
+		dir := t.TempDir()
+		subs := map[string]bool{}
+		for _, line := range strings.Split(layout, "\n") {
+			if line == "" || strings.Contains(line, "\x00") || strings.Contains(line, "..") || strings.HasPrefix(line, "/") || strings.Count(line, "/") > 2 || len(line) > 100 {
+				continue
+			}
+			p := filepath.Join(dir, filepath.FromSlash(line))
+			var err error
+			if strings.HasSuffix(line, "/") {
+				err = os.MkdirAll(p, 0o700)
+			} else if err = os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
+				err = os.WriteFile(p, []byte("x"), 0o600)
+			}
+			if err != nil {
+				continue // a name the file system refuses, or a file where a folder is
+			}
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				subs[strings.ToUpper(e.Name())] = true
+			}
+		}
+		pairs, err := readFolderManifest(dir)
+		if len(subs) == 0 {
+			if err == nil {
+				t.Fatalf("no subfolder but no error: %+v", pairs)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pairs) != len(subs) {
+			t.Fatalf("%d pairs for %d subfolders", len(pairs), len(subs))
+		}
+		for _, p := range pairs {
+			if !subs[p.Person] {
+				t.Fatalf("pair of %q, which is no subfolder", p.Person)
+			}
+			if p.Problem == "" {
+				if !strings.EqualFold(filepath.Ext(p.Cer), ".cer") || !strings.EqualFold(filepath.Ext(p.Key), ".key") {
+					t.Fatalf("complete pair without its files: %+v", p)
+				}
+				if _, err := os.Stat(p.Password.File); err != nil {
+					t.Fatalf("complete pair without password.txt: %+v", p)
+				}
+			}
+		}
+	})
+}
+
+// FuzzConfigFile: config.json and credentials.json as found on disk (written by hand, by an
+// older version, or damaged). Reading never panics; what reads back is saved and read again
+// unchanged; a damaged credentials file is refused without quoting its content.
+func FuzzConfigFile(f *testing.F) {
+	f.Add([]byte(`{"profiles":{"default":{"baseUrl":"http://127.0.0.1:8080","tenantKey":"t"}}}`))
+	f.Add([]byte(`{"profiles":null}`))
+	f.Add([]byte(`{"profiles":{"x":{"apiKey":"sk_test_secretvalue123"}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, configFileName), raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := loadConfig(dir)
+		if err == nil {
+			if cfg.Profiles == nil {
+				t.Fatal("nil profiles")
+			}
+			if err := saveConfig(dir, cfg); err != nil {
+				t.Fatal(err)
+			}
+			again, err := loadConfig(dir)
+			if err != nil || !reflect.DeepEqual(again, cfg) {
+				t.Fatalf("round trip: %+v then %+v (%v)", cfg, again, err)
+			}
+		}
+
+		if err := os.WriteFile(filepath.Join(dir, credentialsFileName), raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := &secretStore{backend: backendFile, dir: dir}
+		cf, err := s.readFile()
+		if err != nil {
+			if len(raw) >= 8 && bytes.Contains([]byte(err.Error()), raw) {
+				t.Fatalf("the error quotes the credentials file: %v", err)
+			}
+			return
+		}
+		if cf.Profiles == nil {
+			t.Fatal("nil profiles in credentials")
+		}
+	})
+}
