@@ -321,6 +321,15 @@ func TestTicketsScenario(t *testing.T) {
 	if r := f.do("GET", "/portal/v1/kemper", ""); r.status != 200 || json.Unmarshal(r.env.Data, &portal) != nil || portal.Name != "kemper-escuela" {
 		t.Fatalf("followed redirect: %s", r.raw)
 	}
+	// A deleted cashier's credits stay in the report, under the RFC and name it had.
+	if r := f.do("DELETE", "/api/v4/people/"+cashier.person, ""); r.status != 200 {
+		t.Fatalf("delete the cashier: %s", r.raw)
+	}
+	rep = reportOf(t, f.do("GET", "/api/v4/auto-invoice/reports/consumption?from=2026-10-01&to=2026-11-30", ""))
+	if len(rep.Payers) != 2 || rep.Payers[1].PersonID != cashier.person || rep.Payers[1].Tin != "CAUN800101AB1" || rep.Payers[1].LegalName != "CAJERA UNO" ||
+		rep.Totals.TicketCreditsConsumed != 6 {
+		t.Fatalf("report after the cashier's deletion: %+v", rep.Payers)
+	}
 }
 
 // TestTicketRules is every failure of recording tickets and making global invoices.

@@ -124,9 +124,9 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
-	// 11: Auto CFDI tickets and their number index.
+	// 11: Auto CFDI tickets, their number index and the usage report's day indexes.
 	func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketTickets, bucketTicketsByNumber} {
+		for _, b := range [][]byte{bucketTickets, bucketTicketsByNumber, bucketTicketsByPaid, bucketTicketsByRecorded} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

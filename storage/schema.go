@@ -42,6 +42,8 @@
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)
 //	tickets              <tenantID>/<ticketID>            → Ticket (Auto CFDI sale receipts)
 //	tickets_by_number    <tenantID>/<number upper case>   → <ticketID>
+//	tickets_by_paid      <tenantID>/<paid day>/<ticketID> → <issuer personID>/<status>   (Mexico City day)
+//	tickets_by_recorded  <tenantID>/<day>/<ticketID>      → <recorder personID>          (Mexico City day)
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
 // transaction as the delivery: a pending delivery is always in it, a finished one never.

@@ -6,8 +6,10 @@ import (
 )
 
 var (
-	bucketTickets         = []byte("tickets")
-	bucketTicketsByNumber = []byte("tickets_by_number")
+	bucketTickets           = []byte("tickets")
+	bucketTicketsByNumber   = []byte("tickets_by_number")
+	bucketTicketsByPaid     = []byte("tickets_by_paid")
+	bucketTicketsByRecorded = []byte("tickets_by_recorded")
 )
 
 // Ticket is a sale receipt of a tenant recorded for Auto CFDI (spec 3 §4.6) as stored: who
@@ -27,7 +29,11 @@ type Ticket struct {
 	RecordedByTin      string    `json:"recordedByTin"`
 	RecordedByName     string    `json:"recordedByName"`
 	PaidAt             time.Time `json:"paidAt"`
-	PaymentFormCode    string    `json:"paymentFormCode"`
+	// PaidDay and RecordedDay are the Mexico City calendar days (YYYY-MM-DD) of the payment and
+	// of the recording, the keys of the usage report's indexes. They never change.
+	PaidDay         string `json:"paidDay"`
+	RecordedDay     string `json:"recordedDay"`
+	PaymentFormCode string `json:"paymentFormCode"`
 	// Items is the sale's lines resolved to values, as the tickets package encodes them.
 	Items     json.RawMessage `json:"items"`
 	Subtotal  string          `json:"subtotal"`
@@ -57,4 +63,9 @@ type Tickets interface {
 	Put(t Ticket) error
 	// List returns tickets in creation order from offset, at most limit, and the total count.
 	List(offset, limit int) ([]Ticket, int, error)
+	// EachPaid calls fn with the issuer and status of every ticket paid from day from to day to
+	// (YYYY-MM-DD, both included), without decoding the tickets.
+	EachPaid(from, to string, fn func(id, issuerID, status string) error) error
+	// EachRecorded calls fn with the recorder of every ticket recorded from day from to day to.
+	EachRecorded(from, to string, fn func(id, recordedByID string) error) error
 }

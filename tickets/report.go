@@ -3,7 +3,6 @@ package tickets
 import (
 	"context"
 	"errors"
-	"math"
 	"sort"
 	"time"
 
@@ -59,12 +58,11 @@ func ReportPeriod(from, to string) (time.Time, time.Time, error) {
 // CFDI. Names and RFCs are the people's current ones, or as recorded on the ticket when the
 // person no longer exists.
 func (s *Service) Report(ctx context.Context, c auth.Caller, from, to, personID string) (api.ConsumptionReport, error) {
-	f, t, err := ReportPeriod(from, to)
-	if err != nil {
+	if _, _, err := ReportPeriod(from, to); err != nil {
 		return api.ConsumptionReport{}, err
 	}
 	out := api.ConsumptionReport{From: from, To: to, Issuers: []api.ConsumptionIssuer{}, Payers: []api.ConsumptionPayer{}}
-	err = s.Store.View(ctx, func(tx storage.Tx) error {
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		ppl := tx.People(c.TenantID)
 		if personID != "" {
 			if _, err := ppl.Get(personID); errors.Is(err, storage.ErrNotFound) {
@@ -73,54 +71,77 @@ func (s *Service) Report(ctx context.Context, c auth.Caller, from, to, personID 
 				return err
 			}
 		}
-		all, _, err := tx.Tickets(c.TenantID).List(0, math.MaxInt)
+		ts := tx.Tickets(c.TenantID)
+		issuers := map[string]*api.ConsumptionIssuer{}
+		payers := map[string]*api.ConsumptionPayer{}
+		// a person's row names the ticket that brought it: its RFC and name, as recorded, are
+		// the row's when the person no longer exists
+		firstTicket := map[string]string{}
+		err := ts.EachPaid(from, to, func(id, issuerID, status string) error {
+			if personID != "" && issuerID != personID {
+				return nil
+			}
+			r := issuers[issuerID]
+			if r == nil {
+				r = &api.ConsumptionIssuer{PersonID: issuerID}
+				issuers[issuerID] = r
+				firstTicket["i"+issuerID] = id
+			}
+			r.Ingested++
+			switch status {
+			case api.TicketPending:
+				r.Pending++
+			case api.TicketInvoicing, api.TicketGlobalizing:
+				r.InProgress++
+			case api.TicketInvoiced:
+				r.Invoiced++
+			case api.TicketGlobalized:
+				r.Globalized++
+			case api.TicketCancelled:
+				r.Cancelled++
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		issuers := map[string]*api.ConsumptionIssuer{}
-		payers := map[string]*api.ConsumptionPayer{}
-		for _, k := range all {
-			if (personID == "" || k.IssuerPersonID == personID) && inDays(k.PaidAt, &f, &t) {
-				r := issuers[k.IssuerPersonID]
-				if r == nil {
-					r = &api.ConsumptionIssuer{PersonID: k.IssuerPersonID, Tin: k.IssuerTin, LegalName: k.IssuerName}
-					issuers[k.IssuerPersonID] = r
-				}
-				r.Ingested++
-				switch k.Status {
-				case api.TicketPending:
-					r.Pending++
-				case api.TicketInvoicing, api.TicketGlobalizing:
-					r.InProgress++
-				case api.TicketInvoiced:
-					r.Invoiced++
-				case api.TicketGlobalized:
-					r.Globalized++
-				case api.TicketCancelled:
-					r.Cancelled++
-				}
-			}
-			if (personID == "" || k.RecordedByPersonID == personID) && inDays(k.CreatedAt, &f, &t) {
-				r := payers[k.RecordedByPersonID]
-				if r == nil {
-					r = &api.ConsumptionPayer{PersonID: k.RecordedByPersonID, Tin: k.RecordedByTin, LegalName: k.RecordedByName}
-					payers[k.RecordedByPersonID] = r
-				}
-				r.TicketCreditsConsumed++
-			}
-		}
-		current := func(id string, rfc, name *string) error {
-			p, err := ppl.Get(id)
-			if errors.Is(err, storage.ErrNotFound) {
+		err = ts.EachRecorded(from, to, func(id, recorderID string) error {
+			if personID != "" && recorderID != personID {
 				return nil
-			} else if err != nil {
+			}
+			r := payers[recorderID]
+			if r == nil {
+				r = &api.ConsumptionPayer{PersonID: recorderID}
+				payers[recorderID] = r
+				firstTicket["p"+recorderID] = id
+			}
+			r.TicketCreditsConsumed++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		current := func(role, id string, rfc, name *string) error {
+			p, err := ppl.Get(id)
+			if err == nil {
+				*rfc, *name = tin(p), p.LegalName
+				return nil
+			} else if !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
-			*rfc, *name = tin(p), p.LegalName
+			k, err := ts.Get(firstTicket[role+id])
+			if err != nil {
+				return err
+			}
+			if role == "i" {
+				*rfc, *name = k.IssuerTin, k.IssuerName
+			} else {
+				*rfc, *name = k.RecordedByTin, k.RecordedByName
+			}
 			return nil
 		}
 		for _, r := range issuers {
-			if err := current(r.PersonID, &r.Tin, &r.LegalName); err != nil {
+			if err := current("i", r.PersonID, &r.Tin, &r.LegalName); err != nil {
 				return err
 			}
 			out.Issuers = append(out.Issuers, *r)
@@ -132,7 +153,7 @@ func (s *Service) Report(ctx context.Context, c auth.Caller, from, to, personID 
 			out.Totals.Cancelled += r.Cancelled
 		}
 		for _, r := range payers {
-			if err := current(r.PersonID, &r.Tin, &r.LegalName); err != nil {
+			if err := current("p", r.PersonID, &r.Tin, &r.LegalName); err != nil {
 				return err
 			}
 			out.Payers = append(out.Payers, *r)

@@ -236,7 +236,8 @@ func (s *Service) Record(ctx context.Context, c auth.Caller, in api.TicketInput)
 	now = now.UTC()
 	t := storage.Ticket{
 		ID: ids.New(now), Number: number, IssuerPersonID: issuer.ID, IssuerTin: tin(issuer), IssuerName: issuer.LegalName,
-		RecordedByPersonID: c.PersonID, PaidAt: paidAt.UTC(), PaymentFormCode: in.PaymentFormCode, Items: items,
+		RecordedByPersonID: c.PersonID, PaidAt: paidAt.UTC(), PaidDay: mexicoDay(paidAt), RecordedDay: mexicoDay(now),
+		PaymentFormCode: in.PaymentFormCode, Items: items,
 		Subtotal: sale.Subtotal, Discount: sale.Discount, Transfers: sale.Transfers, Withheld: sale.Withheld, Total: sale.Total,
 		Status: api.TicketPending, CreatedAt: now, UpdatedAt: now,
 	}
@@ -377,6 +378,9 @@ func inDays(t time.Time, from, to *time.Time) bool {
 	d := day(t)
 	return (from == nil || !d.Before(*from)) && (to == nil || !d.After(*to))
 }
+
+// mexicoDay is the Mexico City calendar day of t as YYYY-MM-DD.
+func mexicoDay(t time.Time) string { return t.In(cfdi.Mexico).Format(time.DateOnly) }
 
 // day is the Mexico City calendar day of t, as midnight UTC of that date.
 func day(t time.Time) time.Time {

@@ -1,0 +1,83 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// TestBoltTicketIndexes: the number index, and the day indexes the usage report walks (both
+// days included, the status rewritten on each Put, tenants apart).
+func TestBoltTicketIndexes(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	days := []string{"2026-10-31", "2026-11-01", "2026-11-15", "2026-11-30", "2026-12-01"}
+	err = db.Update(ctx, func(tx storage.Tx) error {
+		for _, tenant := range []string{"t1", "t2"} {
+			for i, d := range days {
+				k := storage.Ticket{ID: fmt.Sprintf("id-%d", i), Number: fmt.Sprintf("N-%d", i), IssuerPersonID: "issuer", RecordedByPersonID: "cashier",
+					PaidDay: d, RecordedDay: days[len(days)-1-i], Status: "pending"}
+				if err := tx.Tickets(tenant).Put(k); err != nil {
+					return err
+				}
+			}
+		}
+		k, err := tx.Tickets("t1").Get("id-2")
+		if err != nil {
+			return err
+		}
+		k.Status = "invoiced"
+		if err := tx.Tickets("t1").Put(k); err != nil {
+			return err
+		}
+		if err := tx.Tickets("t1").Put(storage.Ticket{ID: "x", Number: "X"}); err == nil {
+			return errors.New("a ticket without its days was saved")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(ctx, func(tx storage.Tx) error {
+		ts := tx.Tickets("t1")
+		if k, err := ts.ByNumber("N-3"); err != nil || k.ID != "id-3" {
+			return fmt.Errorf("by number: %+v %v", k, err)
+		}
+		if _, err := ts.ByNumber("N-9"); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("absent number: %v", err)
+		}
+		var paid []string
+		if err := ts.EachPaid("2026-11-01", "2026-11-30", func(id, issuer, status string) error {
+			paid = append(paid, id+":"+issuer+":"+status)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if want := []string{"id-1:issuer:pending", "id-2:issuer:invoiced", "id-3:issuer:pending"}; !reflect.DeepEqual(paid, want) {
+			return fmt.Errorf("paid in November: %v, want %v", paid, want)
+		}
+		var recorded []string
+		if err := ts.EachRecorded("2026-12-01", "2026-12-01", func(id, who string) error {
+			recorded = append(recorded, id+":"+who)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if want := []string{"id-0:cashier"}; !reflect.DeepEqual(recorded, want) {
+			return fmt.Errorf("recorded on December 1: %v", recorded)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
