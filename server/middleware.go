@@ -51,11 +51,33 @@ func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 
-// serveHTTP is the outer layer of every request: trace id, body limit, recovery, request log.
+// bodyReadTimeout bounds reading one request's body (MaxBodyBytes at 85 KB/s), so a client
+// that trickles a body cannot hold a connection and its handler forever; the headers have
+// their own bound (ReadHeaderTimeout). A variable so a test can shorten it.
+var bodyReadTimeout = 2 * time.Minute
+
+// securityHeaders are sent on every answer: answers carry secrets (API key values, webhook
+// secrets, tax file contents), so no cache may keep them, and no browser may sniff a JSON
+// answer into something else.
+func securityHeaders(h http.Header, r *http.Request) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	if r.TLS != nil {
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
+}
+
+// serveHTTP is the outer layer of every request: trace id, security headers, body limit and
+// read deadline, recovery, request log.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	trace := newTraceID(r)
 	r = r.WithContext(context.WithValue(r.Context(), traceKey{}, trace))
+	securityHeaders(w.Header(), r)
+	if r.Body != nil && r.Body != http.NoBody {
+		// not supported by every writer (a test's recorder): then only the size is bounded
+		_ = http.NewResponseController(w).SetReadDeadline(start.Add(bodyReadTimeout))
+	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	}

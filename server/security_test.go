@@ -1,0 +1,219 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// Tests of docs/security.md that no other test file holds.
+
+// lockedLog is a log destination the test may read while the server writes (a request's log
+// line is written after its answer is sent).
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// securityFixture is newFixture with the database's path known and a log safe to read.
+func securityFixture(t *testing.T) (*fixture, string, *lockedLog) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.db")
+	d, err := OpenData(DataOptions{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Store.Close() })
+	logs := &lockedLog{}
+	s, err := New(Config{Environment: d.Environment, AdminToken: "op-token", Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return &fixture{t: t, srv: s, http: hs, creds: creds, logs: &bytes.Buffer{}}, path, logs
+}
+
+// TestNoSecretInClearOnDiskOrInLogs: after every kind of secret has gone through the API (a
+// sign-in password, API keys, a webhook signing secret, a CSD key and its password, the
+// server's own stamping key made by a stamp), none of them is found in the database file, in
+// the master key's absence from it, or in the request log.
+func TestNoSecretInClearOnDiskOrInLogs(t *testing.T) {
+	f, path, serverLog := securityFixture(t)
+	withMiniCatalogs(t, f)
+	cer, key, password := realPair(t)
+	const signIn = "Clave#Segura2025"
+
+	var person api.Person
+	r := f.do("POST", "/api/v4/people", `{"legalName":"ESCUELA KEMPER URGATE","email":"kemper@example.com","password":"`+signIn+`","tin":"EKU9003173C9"}`)
+	if r.status != 200 || json.Unmarshal(r.env.Data, &person) != nil {
+		t.Fatalf("person: %d %s", r.status, r.raw)
+	}
+	var k api.APIKey
+	r = f.do("POST", "/api/v4/apikeys", `{"personId":"`+person.ID+`","description":"s"}`)
+	if r.status != 200 || json.Unmarshal(r.env.Data, &k) != nil || k.APIKeyValue == "" {
+		t.Fatalf("key: %d %s", r.status, r.raw)
+	}
+	var hook api.Webhook
+	r = f.do("POST", "/api/v4/webhooks", `{"url":"https://example.com/hook","enabledEvents":["*"]}`)
+	if r.status != 201 || json.Unmarshal(r.env.Data, &hook) != nil || hook.Secret == "" {
+		t.Fatalf("webhook: %d %s", r.status, r.raw)
+	}
+	for i, content := range [][]byte{cer, key} {
+		body, _ := json.Marshal(map[string]any{"personId": person.ID, "fileType": i, "base64File": base64.StdEncoding.EncodeToString(content), "password": password})
+		if r = f.do("POST", "/api/v4/tax-files", string(body)); r.status != 200 {
+			t.Fatalf("tax file %d: %d %s", i, r.status, r.raw)
+		}
+	}
+	// a stamp makes the server's stamping key; an invoice by value sends the CSD again
+	if err := f.srv.invoices.Store.Update(context.Background(), func(tx storage.Tx) error {
+		p, err := tx.People(f.creds.TenantKey).Get(f.creds.PersonID)
+		if err != nil {
+			return err
+		}
+		p.Balances = append(p.Balances, storage.Balance{CreditType: 1, Available: 5})
+		return tx.People(f.creds.TenantKey).Put(p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := json.Marshal(byValue(t))
+	if r = f.do("POST", "/api/v4/invoices", string(inv)); r.status != 200 {
+		t.Fatalf("invoice: %d %s", r.status, r.raw)
+	}
+	pac, err := f.srv.Invoices().PAC(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	master, err := os.ReadFile(path + ".key")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	secretsOf := map[string][]byte{
+		"sign-in password":            []byte(signIn),
+		"owner's API key":             []byte(f.creds.APIKey),
+		"created API key":             []byte(k.APIKeyValue),
+		"webhook secret":              []byte(hook.Secret),
+		"webhook secret's key":        []byte(strings.TrimPrefix(hook.Secret, "whsec_")),
+		"CSD key password":            []byte(password),
+		"CSD key file (a window)":     key[len(key)/2 : len(key)/2+48],
+		"stamping key's private part": pac.Key.RSA.D.Bytes()[:48],
+		"master key":                  bytes.TrimSpace(master),
+	}
+	db, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := serverLog.String()
+	for name, v := range secretsOf {
+		if len(v) < 8 {
+			t.Fatalf("%s: too short to search for", name)
+		}
+		if bytes.Contains(db, v) {
+			t.Errorf("the database file holds the %s in clear", name)
+		}
+		if strings.Contains(logs, string(v)) {
+			t.Errorf("the log holds the %s", name)
+		}
+	}
+	if !strings.Contains(logs, "request") {
+		t.Fatal("the log is empty: the check proves nothing")
+	}
+}
+
+// TestSecurityHeaders: every answer, whatever its status, tells caches not to keep it and
+// browsers not to sniff it; HSTS only over TLS.
+func TestSecurityHeaders(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/api/v4/people", ""},
+		{"POST", "/api/v4/apikeys", `{"description":"x"}`},
+		{"POST", "/api/v4/people", `{`},
+		{"GET", "/api/v4/nothing", ""},
+		{"PATCH", "/api/v4/people", ""},
+		{"GET", "/healthz", ""},
+	} {
+		r := f.do(c.method, c.path, c.body)
+		if r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s %s (%d): headers %v", c.method, c.path, r.status, r.header)
+		}
+		if r.header.Get("Strict-Transport-Security") != "" {
+			t.Errorf("%s %s: HSTS over plain HTTP", c.method, c.path)
+		}
+	}
+	r := f.do("GET", "/api/v4/people", "", "X-API-KEY", "wrong")
+	if r.status != 401 || r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("401: %d %v", r.status, r.header)
+	}
+
+	ts := httptest.NewTLSServer(f.srv.Handler())
+	defer ts.Close()
+	resp, err := ts.Client().Get(ts.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if hsts := resp.Header.Get("Strict-Transport-Security"); !strings.HasPrefix(hsts, "max-age=") || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("over TLS: %v", resp.Header)
+	}
+}
+
+// TestSlowBodyIsCut: a client that sends the headers and then trickles (here: stops sending)
+// its body gets a 400 envelope once the body's read deadline passes, instead of holding the
+// connection and its handler.
+func TestSlowBodyIsCut(t *testing.T) {
+	old := bodyReadTimeout
+	bodyReadTimeout = 300 * time.Millisecond
+	defer func() { bodyReadTimeout = old }()
+	f := newFixture(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.http.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /api/v4/people HTTP/1.1\r\nHost: x\r\nX-TENANT-KEY: %s\r\nX-API-KEY: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"legalName\":",
+		f.creds.TenantKey, f.creds.APIKey)
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound for a broken server, not a timing check
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled body: %v", err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	var env api.RawEnvelope
+	if resp.StatusCode != 400 || json.Unmarshal(raw, &env) != nil || env.HTTPStatusCode != 400 {
+		t.Fatalf("stalled body: %d %s", resp.StatusCode, raw)
+	}
+}
