@@ -197,7 +197,8 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
 
-// adminToken is the operator token: TIMBRA_ADMIN_TOKEN, or the token file (made when absent).
+// adminToken is the operator token: TIMBRA_ADMIN_TOKEN, or the token file (made when absent
+// with mode 0600; refused when others may read it, as the master key is).
 func adminToken(path string) (string, error) {
 	if t := strings.TrimSpace(os.Getenv("TIMBRA_ADMIN_TOKEN")); t != "" {
 		return t, nil
@@ -212,6 +213,9 @@ func adminToken(path string) (string, error) {
 	}
 	if err != nil {
 		return "", fmt.Errorf("read the operator token file: %w", err)
+	}
+	if err := secrets.CheckPrivate("the operator token file", path); err != nil {
+		return "", err
 	}
 	t := strings.TrimSpace(string(raw))
 	if t == "" {

@@ -69,8 +69,8 @@ func LoadOrCreate(path string) (k *Keys, created bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("read master key: %w", err)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 && os.PathSeparator == '/' {
-		return nil, false, fmt.Errorf("master key %s is readable by others (mode %v): chmod 600 it", path, fi.Mode().Perm())
+	if err := CheckPrivate("master key", path); err != nil {
+		return nil, false, err
 	}
 	master, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(raw)))
 	if err != nil {
@@ -78,6 +78,19 @@ func LoadOrCreate(path string) (k *Keys, created bool, err error) {
 	}
 	k, err = New(master)
 	return k, false, err
+}
+
+// CheckPrivate refuses a secret file (what names it in the message) that its owner's group or
+// others may read or write; on systems without Unix modes it accepts.
+func CheckPrivate(what, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 && os.PathSeparator == '/' {
+		return fmt.Errorf("%s %s is readable by others (mode %v): chmod 600 it", what, path, fi.Mode().Perm())
+	}
+	return nil
 }
 
 // WriteFileExclusive creates path with mode 0600 (failing if it exists), in a folder of mode 0700

@@ -1,0 +1,82 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Tests of docs/security.md that no other test file holds.
+
+// TestNoFlagTakesASecret: no flag of any command takes a password, key, secret or token as its
+// value (argv is visible to every user of the machine and kept in shell histories): such flags
+// name a file, an environment variable, stdin or a prompt instead.
+func TestNoFlagTakesASecret(t *testing.T) {
+	app := newApp(NewFactory(&IOStreams{}))
+	secretWords := []string{"password", "secret", "token", "api-key", "apikey", "master-key"}
+	safeEnds := []string{"-file", "-env", "-stdin", "-prompt", "-dir"}
+	checked := 0
+	var walk func(path string, flags []cli.Flag, cmds []*cli.Command)
+	walk = func(path string, flags []cli.Flag, cmds []*cli.Command) {
+		for _, fl := range flags {
+			for _, name := range fl.Names() {
+				lower := strings.ToLower(name)
+				secretish := false
+				for _, w := range secretWords {
+					secretish = secretish || strings.Contains(lower, w)
+				}
+				if !secretish {
+					continue
+				}
+				checked++
+				if _, isBool := fl.(*cli.BoolFlag); isBool {
+					continue
+				}
+				safe := false
+				for _, e := range safeEnds {
+					safe = safe || strings.HasSuffix(lower, e)
+				}
+				if !safe {
+					t.Errorf("%s --%s takes a secret on the command line", path, name)
+				}
+			}
+		}
+		for _, c := range cmds {
+			walk(path+" "+c.Name, c.Flags, c.Subcommands)
+		}
+	}
+	walk(app.Name, app.Flags, app.Commands)
+	if checked < 5 {
+		t.Fatalf("only %d secret flags found: the walk does not reach the command tree", checked)
+	}
+}
+
+// TestServerRefusesAnOpenTokenFile: the operator token file is made with mode 0600 and refused
+// when others may read it, as the master key is.
+func TestServerRefusesAnOpenTokenFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	t.Setenv("TIMBRA_ADMIN_TOKEN", "")
+	path := filepath.Join(t.TempDir(), "t.db.admin-token")
+	made, err := adminToken(path)
+	if err != nil || made == "" {
+		t.Fatalf("made: %q %v", made, err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode %v (%v)", st.Mode(), err)
+	}
+	if again, err := adminToken(path); err != nil || again != made {
+		t.Fatalf("read again: %q %v", again, err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := adminToken(path); err == nil || !strings.Contains(err.Error(), "chmod 600") || strings.Contains(err.Error(), made) {
+		t.Fatalf("a token file readable by others: %q %v", tok, err)
+	}
+}
