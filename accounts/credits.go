@@ -75,16 +75,6 @@ func checkTransfer(in api.StampTransfer) (int, []api.Failure) {
 	return creditType, fs
 }
 
-// available is a person's balance of one credit type (0 when the person never had it).
-func available(p storage.Person, creditType int) int64 {
-	for _, b := range p.Balances {
-		if b.CreditType == creditType {
-			return b.Available
-		}
-	}
-	return 0
-}
-
 // TransferCredits moves credits of one type from one person of the caller's tenant to another.
 // Checks run in this order: the owner rule (403), the body (400), the people (404, the source
 // first), the source's balance (400 on Amount).
@@ -113,7 +103,7 @@ func (s *Service) TransferCredits(ctx context.Context, c auth.Caller, in api.Sta
 		} else if err != nil {
 			return err
 		}
-		if have := available(from, creditType); in.Amount > float64(have) {
+		if have := people.Available(from, creditType); in.Amount > float64(have) {
 			return apierr.Invalid(apierr.Field("Amount",
 				fmt.Sprintf(MsgTransferInsufficientFmt, creditType, have, strconv.FormatFloat(in.Amount, 'f', -1, 64)), in.Amount, "InsufficientBalance", nil))
 		}

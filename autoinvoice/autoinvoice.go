@@ -87,18 +87,25 @@ func ValidName(n string) bool {
 	return true
 }
 
-func needsAutoCfdi(tx storage.Tx, tenantID, env string) error {
+// Subscribed answers 403 with msg unless the tenant's subscription includes Auto CFDI.
+func Subscribed(tx storage.Tx, tenantID, env, msg string) error {
 	sub, err := accounts.TenantSubscription(tx, tenantID, env)
 	if err != nil {
 		return err
 	}
 	if !sub.AutoCfdi {
-		return apierr.Forbidden(MsgNeedsAutoCfdi)
+		return apierr.Forbidden(msg)
 	}
 	return nil
 }
 
-func get(tx storage.Tx, tenantID string) (storage.AutoInvoice, error) {
+func needsAutoCfdi(tx storage.Tx, tenantID, env string) error {
+	return Subscribed(tx, tenantID, env, MsgNeedsAutoCfdi)
+}
+
+// Record is a tenant's Auto CFDI record (settings and portal name), the defaults when it never
+// saved one.
+func Record(tx storage.Tx, tenantID string) (storage.AutoInvoice, error) {
 	a, err := tx.AutoInvoices().Get(tenantID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return storage.AutoInvoice{TenantID: tenantID}, nil
@@ -116,7 +123,7 @@ func (s *Service) Settings(ctx context.Context, c auth.Caller) (api.AutoInvoiceS
 	var a storage.AutoInvoice
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		var err error
-		a, err = get(tx, c.TenantID)
+		a, err = Record(tx, c.TenantID)
 		return err
 	})
 	return settingsOf(a), err
@@ -153,7 +160,7 @@ func (s *Service) SetSettings(ctx context.Context, c auth.Caller, in api.AutoInv
 			return err
 		}
 		var err error
-		if a, err = get(tx, c.TenantID); err != nil {
+		if a, err = Record(tx, c.TenantID); err != nil {
 			return err
 		}
 		a.SettingsSaved = true
@@ -188,7 +195,7 @@ func (s *Service) PortalName(ctx context.Context, c auth.Caller) (api.PortalName
 	var a storage.AutoInvoice
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		var err error
-		a, err = get(tx, c.TenantID)
+		a, err = Record(tx, c.TenantID)
 		return err
 	})
 	return nameOf(a), err
@@ -264,7 +271,7 @@ func (s *Service) SetPortalName(ctx context.Context, c auth.Caller, in api.Porta
 			return err
 		}
 		var err error
-		if a, err = get(tx, c.TenantID); err != nil {
+		if a, err = Record(tx, c.TenantID); err != nil {
 			return err
 		}
 		if a.PortalName == name {

@@ -297,10 +297,8 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 
 // hasStamps is the 403 of a person without stamp credits.
 func hasStamps(p storage.Person) error {
-	for _, b := range p.Balances {
-		if b.CreditType == CreditStamps && b.Available > 0 {
-			return nil
-		}
+	if people.Available(p, CreditStamps) > 0 {
+		return nil
 	}
 	return apierr.Forbidden(MsgNoCredits)
 }

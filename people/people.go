@@ -149,6 +149,16 @@ func (s *Service) Get(ctx context.Context, c auth.Caller, id string) (api.Person
 	return out, nil
 }
 
+// Available is a person's balance of one credit type (0 when the person never had it).
+func Available(p storage.Person, creditType int) int64 {
+	for _, b := range p.Balances {
+		if b.CreditType == creditType {
+			return b.Available
+		}
+	}
+	return 0
+}
+
 // AddCredits adds amount (negative to withdraw) of one credit type to a person's balances,
 // keeping them sorted by credit type. It refuses to go below zero.
 func AddCredits(p *storage.Person, creditType int, amount int64, now time.Time) error {

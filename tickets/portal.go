@@ -45,7 +45,7 @@ func (s *Service) portal(tx storage.Tx, name string) (tenantID string, a storage
 	} else if err != nil {
 		return "", a, false, err
 	}
-	if a, err = settingsOf(tx, tenantID); err != nil {
+	if a, err = autoinvoice.Record(tx, tenantID); err != nil {
 		return "", a, false, err
 	}
 	if a.PortalName != name {

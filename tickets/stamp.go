@@ -13,6 +13,7 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
 	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/autoinvoice"
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/invoices"
 	"github.com/timbra-mx/timbra/storage"
@@ -145,7 +146,7 @@ func (s *Service) invoice(ctx context.Context, tenantID, id string, rc *api.Invo
 		if t.Status != api.TicketPending {
 			return notPending(t)
 		}
-		a, err := settingsOf(tx, tenantID)
+		a, err := autoinvoice.Record(tx, tenantID)
 		if err != nil {
 			return err
 		}

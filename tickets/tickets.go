@@ -32,10 +32,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/timbra-mx/timbra/accounts"
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
 	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/autoinvoice"
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/ids"
 	"github.com/timbra-mx/timbra/invoices"
@@ -119,22 +119,7 @@ func ValidNumber(n string) bool {
 }
 
 func needsAutoCfdi(tx storage.Tx, tenantID, env string) error {
-	sub, err := accounts.TenantSubscription(tx, tenantID, env)
-	if err != nil {
-		return err
-	}
-	if !sub.AutoCfdi {
-		return apierr.Forbidden(MsgNeedsAutoCfdi)
-	}
-	return nil
-}
-
-func settingsOf(tx storage.Tx, tenantID string) (storage.AutoInvoice, error) {
-	a, err := tx.AutoInvoices().Get(tenantID)
-	if errors.Is(err, storage.ErrNotFound) {
-		return storage.AutoInvoice{TenantID: tenantID}, nil
-	}
-	return a, err
+	return autoinvoice.Subscribed(tx, tenantID, env, MsgNeedsAutoCfdi)
 }
 
 // Deadline is the last Mexico City day a ticket paid at paidAt can be invoiced under a
@@ -149,6 +134,15 @@ func Deadline(paidAt time.Time, a storage.AutoInvoice) (day time.Time, ok bool) 
 	default:
 		return time.Date(p.Year(), p.Month()+1, 0, 0, 0, 0, 0, cfdi.Mexico), true
 	}
+}
+
+// answer is the view of a stored ticket under its tenant's current settings.
+func answer(tx storage.Tx, t storage.Ticket) (api.Ticket, error) {
+	a, err := autoinvoice.Record(tx, t.TenantID)
+	if err != nil {
+		return api.Ticket{}, err
+	}
+	return view(t, a)
 }
 
 // view is the answer of a stored ticket.
@@ -241,7 +235,6 @@ func (s *Service) Record(ctx context.Context, c auth.Caller, in api.TicketInput)
 		Subtotal: sale.Subtotal, Discount: sale.Discount, Transfers: sale.Transfers, Withheld: sale.Withheld, Total: sale.Total,
 		Status: api.TicketPending, CreatedAt: now, UpdatedAt: now,
 	}
-	var a storage.AutoInvoice
 	err = s.Store.Batch(ctx, func(tx storage.Tx) error {
 		if err := needsAutoCfdi(tx, c.TenantID, s.Environment); err != nil {
 			return err
@@ -251,7 +244,7 @@ func (s *Service) Record(ctx context.Context, c auth.Caller, in api.TicketInput)
 		if err != nil {
 			return err
 		}
-		if available(rec, api.CreditTickets) < 1 {
+		if people.Available(rec, api.CreditTickets) < 1 {
 			return apierr.Forbidden(MsgNoTicketCredits)
 		}
 		ts := tx.Tickets(c.TenantID)
@@ -268,9 +261,6 @@ func (s *Service) Record(ctx context.Context, c auth.Caller, in api.TicketInput)
 		}
 		row := t
 		row.RecordedByTin, row.RecordedByName = tin(rec), rec.LegalName
-		if a, err = settingsOf(tx, c.TenantID); err != nil {
-			return err
-		}
 		return ts.Put(row)
 	})
 	if err != nil {
@@ -282,19 +272,10 @@ func (s *Service) Record(ctx context.Context, c auth.Caller, in api.TicketInput)
 		if err != nil {
 			return err
 		}
-		out, err = view(row, a)
+		out, err = answer(tx, row)
 		return err
 	})
 	return out, err
-}
-
-func available(p storage.Person, creditType int) int64 {
-	for _, b := range p.Balances {
-		if b.CreditType == creditType {
-			return b.Available
-		}
-	}
-	return 0
 }
 
 // visible reads a ticket the caller sees: 404 otherwise.
@@ -314,11 +295,7 @@ func (s *Service) Get(ctx context.Context, c auth.Caller, id string) (api.Ticket
 		if err != nil {
 			return err
 		}
-		a, err := settingsOf(tx, c.TenantID)
-		if err != nil {
-			return err
-		}
-		out, err = view(t, a)
+		out, err = answer(tx, t)
 		return err
 	})
 	return out, err
@@ -346,7 +323,7 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedL
 		if err != nil {
 			return err
 		}
-		a, err := settingsOf(tx, c.TenantID)
+		a, err := autoinvoice.Record(tx, c.TenantID)
 		if err != nil {
 			return err
 		}
@@ -404,11 +381,7 @@ func (s *Service) Cancel(ctx context.Context, c auth.Caller, id string) (api.Tic
 		if err := tx.Tickets(c.TenantID).Put(t); err != nil {
 			return err
 		}
-		a, err := settingsOf(tx, c.TenantID)
-		if err != nil {
-			return err
-		}
-		out, err = view(t, a)
+		out, err = answer(tx, t)
 		return err
 	})
 	return out, err

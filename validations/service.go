@@ -259,12 +259,7 @@ func (s *Service) charge(ctx context.Context, c auth.Caller, amount int64) error
 		if err != nil {
 			return err
 		}
-		have := int64(0)
-		for _, b := range p.Balances {
-			if b.CreditType == api.CreditValidation {
-				have = b.Available
-			}
-		}
+		have := people.Available(p, api.CreditValidation)
 		if have+amount < 0 {
 			return apierr.Forbidden(fmt.Sprintf(MsgNoCreditsFmt, -amount, have))
 		}
