@@ -138,8 +138,16 @@ func (c *fuzzClock) step() {
 	c.mu.Unlock()
 }
 
-// fuzzPair is a CSD pair of EKU9003173C9 (made once per process).
+// fuzzPair is a CSD pair of EKU9003173C9: SAT's test CSD when it is beside the repository
+// (read, so a fuzzing process starts fast), else one made once per process.
 var fuzzPair = sync.OnceValues(func() (csdtest.Pair, error) {
+	dir := filepath.Join(sharedSat, "certs")
+	cer, err1 := os.ReadFile(filepath.Join(dir, "EKU9003173C9.cer"))
+	key, err2 := os.ReadFile(filepath.Join(dir, "EKU9003173C9.key"))
+	pw, err3 := os.ReadFile(filepath.Join(dir, "EKU9003173C9.password.txt"))
+	if err1 == nil && err2 == nil && err3 == nil {
+		return csdtest.Pair{Cer: cer, Key: key, Password: strings.TrimSpace(string(pw))}, nil
+	}
 	return csdtest.NewPair(csdtest.Options{RFC: "EKU9003173C9", Key: csdtest.Keys(1, 2048)[0]})
 })
 
