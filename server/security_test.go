@@ -14,12 +14,17 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -217,3 +222,149 @@ func TestSlowBodyIsCut(t *testing.T) {
 		t.Fatalf("stalled body: %d %s", resp.StatusCode, raw)
 	}
 }
+
+// TestListenFrameLimit: a listen session reads frames of at most 64 KiB; a larger one ends
+// the session with close code 1009 instead of being buffered.
+func TestListenFrameLimit(t *testing.T) {
+	f := newHookFixture(t, "")
+	conn, _ := f.dialListen(t, "")
+	small, _ := json.Marshal(listener.Ack{Type: listener.TypeAck, DeliveryID: strings.Repeat("x", 1000)})
+	if err := conn.WriteMessage(websocket.TextMessage, small); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.WriteMessage(websocket.TextMessage, bytes.Repeat([]byte("a"), 64<<10+1)); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound for a broken server, not a timing check
+	for {
+		_, _, err := conn.ReadMessage()
+		if err == nil {
+			continue // a ping or an event: keep reading
+		}
+		if !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+			t.Fatalf("after a frame over the limit: %v, want close 1009", err)
+		}
+		return
+	}
+}
+
+// TestDataFilesArePrivate: a new database and its master key are readable by their owner only.
+func TestDataFilesArePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	path := filepath.Join(t.TempDir(), "p.db")
+	d, err := OpenData(DataOptions{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Store.Close()
+	for _, p := range []string{path, path + ".key"} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", filepath.Base(p), st.Mode(), err)
+		}
+	}
+}
+
+// TestWrongMasterKeyRefused: a database opened with another master key is refused at start,
+// before anything is sealed or opened with the wrong key.
+func TestWrongMasterKeyRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	d, err := OpenData(DataOptions{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Store.Close()
+	other := filepath.Join(t.TempDir(), "other.key")
+	if err := os.WriteFile(other, []byte(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err = OpenData(DataOptions{Path: path, MasterKeyFile: other})
+	if err == nil {
+		d.Store.Close()
+		t.Fatal("a database opened with another master key")
+	}
+	if !strings.Contains(err.Error(), "does not belong") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestValidationXMLNeverEchoed: an invoice sent for validation is the caller's document; no
+// failure quotes it, in clear or in base64.
+func TestValidationXMLNeverEchoed(t *testing.T) {
+	f := newFixture(t)
+	withMiniCatalogs(t, f)
+	marker := "SECRETMARKER"
+	encoded := base64.StdEncoding.EncodeToString([]byte(marker))
+	for _, body := range []string{
+		`{"xml":"` + marker + `-not-base64","validationTypes":["sat.cfdi.structure"]}`,
+		`{"xml":"` + encoded + `","tin":"AAA010101AAA","validationTypes":["sat.blacklist.69b"]}`,
+		`{"xml":"` + encoded + `","validationTypes":[]}`,
+	} {
+		r := f.do("POST", "/api/v4/sat-validations", body)
+		if r.status != 400 {
+			t.Fatalf("%s: %d %s", body, r.status, r.raw)
+		}
+		if strings.Contains(r.raw, marker) || strings.Contains(r.raw, encoded) {
+			t.Errorf("the answer echoes the XML: %s", r.raw)
+		}
+	}
+}
+
+// TestSecurityDocNamesRealTests: every test and every .go path docs/security.md names exists,
+// so the review cannot name a test that was renamed or removed.
+func TestSecurityDocNamesRealTests(t *testing.T) {
+	root := ".."
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != root) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range testFuncRE.FindAllSubmatch(src, -1) {
+			tests[string(m[1])] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, m := range docTickRE.FindAllStringSubmatch(string(doc), -1) {
+		name := m[1]
+		switch {
+		case testNameRE.MatchString(name):
+			named++
+			if !tests[name] {
+				t.Errorf("docs/security.md names %s, which no test file declares", name)
+			}
+		case strings.HasSuffix(name, ".go") && strings.Contains(name, "/"):
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(name))); err != nil {
+				t.Errorf("docs/security.md names %s, which does not exist", name)
+			}
+		}
+	}
+	if named < 30 {
+		t.Fatalf("docs/security.md names only %d tests: the check reads it wrong", named)
+	}
+}
+
+var (
+	testFuncRE = regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)[A-Za-z0-9_]*)\(`)
+	docTickRE  = regexp.MustCompile("`([^`\\s]+)`")
+	testNameRE = regexp.MustCompile(`^(?:Test|Fuzz)[A-Z0-9_][A-Za-z0-9_]*$`)
+)
