@@ -1,14 +1,18 @@
 package commands
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/timbra-mx/timbra/webhook"
 	"github.com/urfave/cli/v2"
 )
 
@@ -385,3 +389,189 @@ func flagKnown(flags []cli.Flag, name string) bool {
 func builtinFlag(name string, top bool) bool {
 	return name == "help" || name == "h" || (top && (name == "version" || name == "v"))
 }
+
+// TestGuideReceivers runs the verification code the developer guide gives to paste (its go and
+// js blocks) on deliveries signed by timbra's own signer: a good one, one during a secret
+// rotation (two signatures), and a wrong secret, a changed body and an old timestamp, which
+// must be refused. It needs the go and node commands, as CI has.
+func TestGuideReceivers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the guide's code")
+	}
+	doc, err := os.ReadFile("../docs/guides/developer.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := receiverCases(t)
+	t.Run("go", func(t *testing.T) {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			t.Skip("no go command")
+		}
+		src := fencedBlock(t, string(doc), "go")
+		// The snippet is a whole program; its main (a server on a fixed port) is renamed, left
+		// unused, and the driver's main calls its verify on each case instead.
+		src = strings.Replace(src, "\nfunc main() {", "\nfunc guideMain() {", 1)
+		if !strings.Contains(src, "func guideMain() {") || !strings.Contains(src, "func verify(") {
+			t.Fatal("the go block of developer.md has no func main or func verify")
+		}
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"go.mod":    "module guide\n\ngo 1.22\n",
+			"guide.go":  src,
+			"driver.go": goDriver,
+		})
+		runDriver(t, cases, dir, goBin, "run", ".")
+	})
+	t.Run("node", func(t *testing.T) {
+		nodeBin, err := exec.LookPath("node")
+		if err != nil {
+			t.Skip("no node command")
+		}
+		src := fencedBlock(t, string(doc), "js")
+		i := strings.Index(src, "function verify(")
+		j := strings.Index(src[max(i, 0):], "\n}\n")
+		if i < 0 || j < 0 {
+			t.Fatal("the js block of developer.md has no function verify")
+		}
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"driver.js": jsPrelude + src[i:i+j+3] + jsDriver})
+		runDriver(t, cases, dir, nodeBin, "driver.js")
+	})
+}
+
+type receiverCase struct {
+	Name    string            `json:"name"`
+	Secret  string            `json:"secret"`
+	Headers map[string]string `json:"headers"`
+	Body    string            `json:"body"`
+	OK      bool              `json:"ok"`
+}
+
+func receiverCases(t *testing.T) []receiverCase {
+	t.Helper()
+	oldSecret, newSecret := webhook.NewSecret(), webhook.NewSecret()
+	body := `{"id":"01a203de-27dd-7041-9e15-d5f695534843","type":"invoice.stamped","createdAt":"2026-11-22T15:27:00.573Z","personId":null,"data":{"status":"Vigente","previousStatus":"","note":"año ñ"}}`
+	id := "01a203de-27dd-7041-9e15-d5f695534843"
+	signed := func(secrets []string, ts time.Time) map[string]string {
+		sig, err := webhook.Sign(secrets, id, ts, []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := map[string]string{}
+		for k, v := range webhook.Headers(id, ts, sig) {
+			h[strings.ToLower(k)] = v[0]
+		}
+		return h
+	}
+	now := time.Now()
+	return []receiverCase{
+		{Name: "signed", Secret: oldSecret, Headers: signed([]string{oldSecret}, now), Body: body, OK: true},
+		{Name: "rotation, new secret", Secret: newSecret, Headers: signed([]string{newSecret, oldSecret}, now), Body: body, OK: true},
+		{Name: "rotation, old secret", Secret: oldSecret, Headers: signed([]string{newSecret, oldSecret}, now), Body: body, OK: true},
+		{Name: "wrong secret", Secret: newSecret, Headers: signed([]string{oldSecret}, now), Body: body},
+		{Name: "changed body", Secret: oldSecret, Headers: signed([]string{oldSecret}, now), Body: strings.Replace(body, "Vigente", "Cancelado", 1)},
+		{Name: "old timestamp", Secret: oldSecret, Headers: signed([]string{oldSecret}, now.Add(-10*time.Minute)), Body: body},
+	}
+}
+
+// runDriver writes the cases to cases.json in dir, runs the driver there, and checks its one
+// line per case: "ok" or "refused: <error>".
+func runDriver(t *testing.T, cases []receiverCase, dir string, name string, args ...string) {
+	t.Helper()
+	data, err := json.Marshal(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"cases.json": string(data)})
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("driver printed %d lines for %d cases:\n%s", len(lines), len(cases), out)
+	}
+	for i, c := range cases {
+		if got := lines[i] == "ok"; got != c.OK {
+			t.Errorf("%s: the guide's verify answered %q, want ok=%v", c.Name, lines[i], c.OK)
+		}
+	}
+}
+
+// fencedBlock returns the content of the first fenced block of the language given.
+func fencedBlock(t *testing.T, doc, lang string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(doc, "\n```"+lang+"\n")
+	if !ok {
+		t.Fatalf("no %s block", lang)
+	}
+	block, _, ok := strings.Cut(rest, "\n```")
+	if !ok {
+		t.Fatalf("unclosed %s block", lang)
+	}
+	return block + "\n"
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const goDriver = `package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+)
+
+func main() {
+	var cases []struct {
+		Secret  string            ` + "`json:\"secret\"`" + `
+		Headers map[string]string ` + "`json:\"headers\"`" + `
+		Body    string            ` + "`json:\"body\"`" + `
+	}
+	data, err := os.ReadFile("cases.json")
+	if err == nil {
+		err = json.Unmarshal(data, &cases)
+	}
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	for _, c := range cases {
+		h := http.Header{}
+		for k, v := range c.Headers {
+			h.Set(k, v)
+		}
+		if err := verify(c.Secret, h, []byte(c.Body)); err != nil {
+			fmt.Println("refused:", err)
+		} else {
+			fmt.Println("ok")
+		}
+	}
+}
+`
+
+const jsPrelude = `const crypto = require("node:crypto");
+const fs = require("node:fs");
+`
+
+const jsDriver = `
+for (const c of JSON.parse(fs.readFileSync("cases.json", "utf8"))) {
+  try {
+    verify(c.secret, c.headers, Buffer.from(c.body, "utf8"));
+    console.log("ok");
+  } catch (e) {
+    console.log("refused: " + e.message);
+  }
+}
+`
