@@ -28,7 +28,7 @@ import (
 )
 
 // Fuzzing through the router: every route of the table with random path values, query strings,
-// bodies and time-zone headers, authenticated as the tenant's owner (the operator token on
+// bodies and time-zone (and traceparent) headers, authenticated as the tenant's owner (the operator token on
 // /admin/v1). Whatever comes in, the answer is never a 500, and every JSON answer is the
 // spec's envelope (httpStatusCode equal to the status, succeeded for 2xx only, a trace
 // identifier, failures in their shape). Routes are read from this package's sources, so a new
@@ -226,6 +226,7 @@ func (ft *fuzzTarget) serve(method, path, query string, body []byte, zone string
 	req.Header.Set("Authorization", "Bearer op-token")
 	if zone != "" {
 		req.Header.Set("X-TIME-ZONE", zone)
+		req.Header.Set("traceparent", zone) // the other header the server parses
 	}
 	rec := httptest.NewRecorder()
 	ft.h.ServeHTTP(rec, req)
@@ -362,6 +363,7 @@ func addRouteSeeds(f *testing.F, only func(fuzzRoute) bool) []fuzzRoute {
 		f.Add(uint16(i), "@person@", "", []byte(nil), "")
 		f.Add(uint16(i), "x/../%00", "pageNumber=-1&pageSize=99999", []byte(`{`), "Nowhere/Zone")
 		f.Add(uint16(i), "@hook@", "pageNumber=1&pageSize=1&from=2026-01-01&to=2025-01-01&details=true", []byte(`{"a":[1,2,{}]}`), "America/Mexico_City")
+		f.Add(uint16(i), "@key@", "", []byte(`{}`), "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
 		for _, b := range seeds[r] {
 			f.Add(uint16(i), "@person@", "", []byte(b), "")
 		}
