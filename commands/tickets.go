@@ -147,7 +147,7 @@ func newTicketsListCmd(f *Factory) *cli.Command {
 	var status, issuer, from, to string
 	return &cli.Command{
 		Name:      "list",
-		Usage:     "List tickets, newest first, one page at a time",
+		Usage:     "List tickets, the latest paid first, one page at a time",
 		UsageText: "timbra tickets list [--status S] [--issuer ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--page N] [--page-size N] [-o json]",
 		Description: "The owner sees every ticket; anybody else those they issue or recorded. --from and --to are\n" +
 			"Mexico City days of the payment. Statuses: pending, invoicing, invoiced, globalizing,\n" +

@@ -162,7 +162,7 @@ var routeDocs = []routeDoc{
 
 	// Auto CFDI tickets and the customer portal (package tickets).
 	{pattern: "POST /api/v4/auto-invoice/tickets", summary: "Record a ticket (one ticket credit of the caller)", tag: "Tickets", body: of[api.TicketInput](), data: of[api.Ticket](), errors: []int{403, 409, 503}},
-	{pattern: "GET /api/v4/auto-invoice/tickets", summary: "List tickets, newest first", tag: "Tickets", data: of[api.PagedList[api.Ticket]](),
+	{pattern: "GET /api/v4/auto-invoice/tickets", summary: "List tickets, the latest paid first", tag: "Tickets", data: of[api.PagedList[api.Ticket]](),
 		query: append([]queryParam{{name: "status", desc: "pending, invoicing, invoiced, globalizing, globalized or cancelled."}, {name: "issuerId", desc: "Only the tickets of this issuer."},
 			{name: "from", desc: "Paid on or after this day, YYYY-MM-DD (Mexico City)."}, {name: "to", desc: "Paid on or before this day, YYYY-MM-DD (Mexico City)."}}, pageParams...)},
 	{pattern: "GET /api/v4/auto-invoice/tickets/{id}", summary: "Get a ticket", tag: "Tickets", data: of[api.Ticket](), errors: []int{404}},

@@ -88,7 +88,7 @@ func (s *Server) listTickets(r *http.Request) (any, error) {
 	var fs []api.Failure
 	for _, b := range []struct {
 		name string
-		to   **time.Time
+		to   *string
 	}{{"from", &f.From}, {"to", &f.To}} {
 		v, ok := query(r, b.name)
 		if !ok || v == "" {
@@ -99,7 +99,7 @@ func (s *Server) listTickets(r *http.Request) (any, error) {
 			fs = append(fs, apierr.Field(b.name, strings.Replace(msgTicketDay, "%s", b.name, 1), v, "", nil))
 			continue
 		}
-		*b.to = &d
+		*b.to = d.Format(time.DateOnly)
 	}
 	if len(fs) > 0 {
 		return nil, apierr.Invalid(fs...)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -27,7 +28,7 @@ func (s boltTickets) ByNumber(number string) (Ticket, error) {
 	return s.get(string(id))
 }
 
-// Put saves the ticket and its indexes: number → id; paid day/id → issuer and status (the
+// Put saves the ticket and its indexes: number → id; paid day/id → issuer/recorder/status (the
 // status changes, so the value is rewritten on every Put); recorded day/id → recorder.
 func (s boltTickets) Put(v Ticket) error {
 	v.TenantID = s.tenant
@@ -40,7 +41,7 @@ func (s boltTickets) Put(v Ticket) error {
 	if err := s.byNumber.Put(key(s.tenant, v.Number), []byte(v.ID)); err != nil {
 		return err
 	}
-	if err := s.byPaid.Put(key(s.tenant, v.PaidDay, v.ID), []byte(v.IssuerPersonID+"/"+v.Status)); err != nil {
+	if err := s.byPaid.Put(key(s.tenant, v.PaidDay, v.ID), key(v.IssuerPersonID, v.RecordedByPersonID, v.Status)); err != nil {
 		return err
 	}
 	return s.byRecorded.Put(key(s.tenant, v.RecordedDay, v.ID), []byte(v.RecordedByPersonID))
@@ -48,34 +49,52 @@ func (s boltTickets) Put(v Ticket) error {
 
 func (s boltTickets) List(offset, limit int) ([]Ticket, int, error) { return s.page(offset, limit) }
 
-// days walks the index entries of the tenant from day from to day to, both included, calling fn
-// with the ticket id and the entry's value.
-func (s boltTickets) days(b *bolt.Bucket, from, to string, fn func(id string, v []byte) error) error {
+// days walks the index entries of the tenant from day from to day to, both included ("" leaves
+// a side open), calling fn with the ticket id and the entry's value; backwards when reverse.
+func (s boltTickets) days(b *bolt.Bucket, from, to string, reverse bool, fn func(id string, v []byte) error) error {
 	prefix := key(s.tenant, "")
+	first := key(s.tenant, from)
 	last := key(s.tenant, to+"/\xff")
+	if to == "" {
+		last = key(s.tenant + "0") // '0' follows '/': past every key of the tenant
+	}
 	c := b.Cursor()
-	for k, v := c.Seek(key(s.tenant, from, "")); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, last) < 0; k, v = c.Next() {
+	var k, v []byte
+	step := c.Next
+	if reverse {
+		if k, v = c.Seek(last); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+		step = c.Prev
+	} else {
+		k, v = c.Seek(first)
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, first) >= 0 && bytes.Compare(k, last) < 0; k, v = step() {
 		rest := k[len(prefix):] // day/id
 		if len(rest) < 12 {
 			return fmt.Errorf("storage: malformed ticket index key %q", k)
 		}
-		if err := fn(string(rest[11:]), v); err != nil {
+		if err := fn(string(rest[11:]), v); errors.Is(err, ErrStop) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s boltTickets) EachPaid(from, to string, fn func(id, issuerID, status string) error) error {
-	return s.days(s.byPaid, from, to, func(id string, v []byte) error {
-		issuer, status, err := splitRef(v)
-		if err != nil {
-			return err
+func (s boltTickets) EachPaid(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
+	return s.days(s.byPaid, from, to, reverse, func(id string, v []byte) error {
+		parts := bytes.SplitN(v, []byte("/"), 3)
+		if len(parts) != 3 {
+			return fmt.Errorf("storage: malformed ticket index value %q", v)
 		}
-		return fn(id, issuer, status)
+		return fn(id, string(parts[0]), string(parts[1]), string(parts[2]))
 	})
 }
 
 func (s boltTickets) EachRecorded(from, to string, fn func(id, recordedByID string) error) error {
-	return s.days(s.byRecorded, from, to, func(id string, v []byte) error { return fn(id, string(v)) })
+	return s.days(s.byRecorded, from, to, false, func(id string, v []byte) error { return fn(id, string(v)) })
 }

@@ -55,15 +55,37 @@ func TestBoltTicketIndexes(t *testing.T) {
 		if _, err := ts.ByNumber("N-9"); !errors.Is(err, storage.ErrNotFound) {
 			return fmt.Errorf("absent number: %v", err)
 		}
-		var paid []string
-		if err := ts.EachPaid("2026-11-01", "2026-11-30", func(id, issuer, status string) error {
-			paid = append(paid, id+":"+issuer+":"+status)
-			return nil
-		}); err != nil {
-			return err
+		walk := func(from, to string, reverse bool, stopAt string) ([]string, error) {
+			var got []string
+			err := ts.EachPaid(from, to, reverse, func(id, issuer, recorder, status string) error {
+				got = append(got, id+":"+issuer+":"+recorder+":"+status)
+				if id == stopAt {
+					return storage.ErrStop
+				}
+				return nil
+			})
+			return got, err
 		}
-		if want := []string{"id-1:issuer:pending", "id-2:issuer:invoiced", "id-3:issuer:pending"}; !reflect.DeepEqual(paid, want) {
-			return fmt.Errorf("paid in November: %v, want %v", paid, want)
+		for _, c := range []struct {
+			from, to string
+			reverse  bool
+			stopAt   string
+			want     []string
+		}{
+			{"2026-11-01", "2026-11-30", false, "", []string{"id-1:issuer:cashier:pending", "id-2:issuer:cashier:invoiced", "id-3:issuer:cashier:pending"}},
+			{"2026-11-01", "2026-11-30", true, "", []string{"id-3:issuer:cashier:pending", "id-2:issuer:cashier:invoiced", "id-1:issuer:cashier:pending"}},
+			{"", "", true, "id-3", []string{"id-4:issuer:cashier:pending", "id-3:issuer:cashier:pending"}},
+			{"", "2026-10-31", false, "", []string{"id-0:issuer:cashier:pending"}},
+			{"2026-12-01", "", true, "", []string{"id-4:issuer:cashier:pending"}},
+			{"2027-01-01", "", true, "", nil},
+		} {
+			got, err := walk(c.from, c.to, c.reverse, c.stopAt)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				return fmt.Errorf("paid %q..%q reverse %v: %v, want %v", c.from, c.to, c.reverse, got, c.want)
+			}
 		}
 		var recorded []string
 		if err := ts.EachRecorded("2026-12-01", "2026-12-01", func(id, who string) error {

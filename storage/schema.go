@@ -42,7 +42,7 @@
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)
 //	tickets              <tenantID>/<ticketID>            → Ticket (Auto CFDI sale receipts)
 //	tickets_by_number    <tenantID>/<number upper case>   → <ticketID>
-//	tickets_by_paid      <tenantID>/<paid day>/<ticketID> → <issuer personID>/<status>   (Mexico City day)
+//	tickets_by_paid      <tenantID>/<paid day>/<ticketID> → <issuer>/<recorder>/<status> (person ids; Mexico City day)
 //	tickets_by_recorded  <tenantID>/<day>/<ticketID>      → <recorder personID>          (Mexico City day)
 //
 // The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same

@@ -9,6 +9,8 @@ import (
 var (
 	ErrNotFound   = errors.New("storage: not found")
 	ErrEmailTaken = errors.New("storage: email belongs to another person")
+	// ErrStop, returned by the function of a walk (Tickets.EachPaid), ends it early, not an error.
+	ErrStop = errors.New("storage: stop")
 )
 
 // Store is a database: transactions over typed collections.

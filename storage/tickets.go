@@ -63,9 +63,11 @@ type Tickets interface {
 	Put(t Ticket) error
 	// List returns tickets in creation order from offset, at most limit, and the total count.
 	List(offset, limit int) ([]Ticket, int, error)
-	// EachPaid calls fn with the issuer and status of every ticket paid from day from to day to
-	// (YYYY-MM-DD, both included), without decoding the tickets.
-	EachPaid(from, to string, fn func(id, issuerID, status string) error) error
+	// EachPaid calls fn with the issuer, recorder and status of every ticket paid from day from
+	// to day to (YYYY-MM-DD, both included; "" leaves a side open), by payment day and then
+	// recording order, newest first when reverse; without decoding the tickets. fn returning
+	// ErrStop ends the walk without an error.
+	EachPaid(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error
 	// EachRecorded calls fn with the recorder of every ticket recorded from day from to day to.
 	EachRecorded(from, to string, fn func(id, recordedByID string) error) error
 }

@@ -77,7 +77,7 @@ func (s *Service) Report(ctx context.Context, c auth.Caller, from, to, personID 
 		// a person's row names the ticket that brought it: its RFC and name, as recorded, are
 		// the row's when the person no longer exists
 		firstTicket := map[string]string{}
-		err := ts.EachPaid(from, to, func(id, issuerID, status string) error {
+		err := ts.EachPaid(from, to, false, func(id, issuerID, _, status string) error {
 			if personID != "" && issuerID != personID {
 				return nil
 			}

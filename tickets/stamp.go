@@ -125,7 +125,7 @@ func (s *Service) stamp(ctx context.Context, tenantID string, issuer storage.Per
 // inWindow is the 400 of a ticket whose billing window has closed.
 func inWindow(t storage.Ticket, a storage.AutoInvoice, now time.Time) error {
 	d, ok := Deadline(t.PaidAt, a)
-	if ok && day(now).After(time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)) {
+	if ok && mexicoDay(now) > d.Format(time.DateOnly) { // YYYY-MM-DD compares as text
 		return apierr.BadRequest(fmt.Sprintf(MsgWindowClosed, t.Number, d.Format(time.DateOnly)))
 	}
 	return nil

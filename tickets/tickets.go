@@ -301,10 +301,11 @@ func (s *Service) Get(ctx context.Context, c auth.Caller, id string) (api.Ticket
 	return out, err
 }
 
-// Filter selects tickets in a list; From and To are Mexico calendar days of the payment.
+// Filter selects tickets in a list; From and To are Mexico calendar days of the payment
+// (YYYY-MM-DD, both included; "" leaves a side open).
 type Filter struct {
 	Status, IssuerID string
-	From, To         *time.Time
+	From, To         string
 	Page, Size       int
 }
 
@@ -314,33 +315,37 @@ const (
 	MaxPageSize     = 100
 )
 
-// List lists the tickets the caller sees, newest first.
+// List lists the tickets the caller sees, the latest paid first. It walks the payment-day index
+// and decodes only the tickets of the page.
 func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedList[api.Ticket], error) {
 	items := []api.Ticket{}
 	total := 0
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
-		all, _, err := tx.Tickets(c.TenantID).List(0, math.MaxInt)
-		if err != nil {
-			return err
-		}
-		a, err := autoinvoice.Record(tx, c.TenantID)
-		if err != nil {
-			return err
-		}
-		for i := len(all) - 1; i >= 0; i-- {
-			t := all[i]
-			if !auth.SeesTicket(c, t.IssuerPersonID, t.RecordedByPersonID) || f.Status != "" && t.Status != f.Status ||
-				f.IssuerID != "" && t.IssuerPersonID != f.IssuerID || !inDays(t.PaidAt, f.From, f.To) {
-				continue
+		ts := tx.Tickets(c.TenantID)
+		var page []string
+		err := ts.EachPaid(f.From, f.To, true, func(id, issuerID, recorderID, status string) error {
+			if !auth.SeesTicket(c, issuerID, recorderID) || f.Status != "" && status != f.Status || f.IssuerID != "" && issuerID != f.IssuerID {
+				return nil
 			}
-			if total >= (f.Page-1)*f.Size && len(items) < f.Size {
-				v, err := view(t, a)
-				if err != nil {
-					return err
-				}
-				items = append(items, v)
+			if total >= (f.Page-1)*f.Size && len(page) < f.Size {
+				page = append(page, id)
 			}
 			total++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range page {
+			t, err := ts.Get(id)
+			if err != nil {
+				return err
+			}
+			v, err := answer(tx, t)
+			if err != nil {
+				return err
+			}
+			items = append(items, v)
 		}
 		return nil
 	})
@@ -350,20 +355,8 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedL
 	return api.NewPage(items, f.Page, f.Size, total), nil
 }
 
-// inDays says whether the Mexico City day of t is within [from, to] (nil bounds are open).
-func inDays(t time.Time, from, to *time.Time) bool {
-	d := day(t)
-	return (from == nil || !d.Before(*from)) && (to == nil || !d.After(*to))
-}
-
 // mexicoDay is the Mexico City calendar day of t as YYYY-MM-DD.
 func mexicoDay(t time.Time) string { return t.In(cfdi.Mexico).Format(time.DateOnly) }
-
-// day is the Mexico City calendar day of t, as midnight UTC of that date.
-func day(t time.Time) time.Time {
-	y, m, d := t.In(cfdi.Mexico).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
 
 // Cancel cancels a pending ticket.
 func (s *Service) Cancel(ctx context.Context, c auth.Caller, id string) (api.Ticket, error) {
