@@ -118,9 +118,11 @@ func FuzzFolderManifest(f *testing.F) {
 			}
 		}
 		ents, _ := os.ReadDir(dir)
+		folders := 0 // two names may upper-case alike ("abc", "ABC"; invalid UTF-8): one pair each
 		for _, e := range ents {
 			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
 				subs[strings.ToUpper(e.Name())] = true
+				folders++
 			}
 		}
 		pairs, err := readFolderManifest(dir)
@@ -133,8 +135,8 @@ func FuzzFolderManifest(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(pairs) != len(subs) {
-			t.Fatalf("%d pairs for %d subfolders", len(pairs), len(subs))
+		if len(pairs) != folders {
+			t.Fatalf("%d pairs for %d subfolders", len(pairs), folders)
 		}
 		for _, p := range pairs {
 			if !subs[p.Person] {
