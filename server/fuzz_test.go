@@ -249,7 +249,7 @@ func (ft *fuzzTarget) fill(path, value string) string {
 	}
 }
 
-// check asserts what every answer must be: no 500, and the envelope when JSON.
+// checkAnswer asserts what every answer must be: no 500, and the envelope when JSON.
 func checkAnswer(t *testing.T, rec *httptest.ResponseRecorder, what string) {
 	t.Helper()
 	if rec.Code == http.StatusInternalServerError || rec.Code == 0 {
