@@ -255,7 +255,7 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 	rec := storage.Invoice{
 		ID: id, ResponseID: ids.New(now), PersonID: c.PersonID, IssuerPersonID: is.personID, RecipientPersonID: rc.personID,
 		UUID: tfd.UUID, TypeCode: doc.TipoDeComprobante, IssuerTin: is.tin, RecipientTin: rc.tin, Total: doc.Total,
-		Status: StatusValid, View: viewJSON, XML: xml, CreatedAt: created, UpdatedAt: created,
+		Status: StatusValid, Date: doc.Fecha, Series: doc.Serie, View: viewJSON, XML: xml, CreatedAt: created, UpdatedAt: created,
 	}
 	err = s.Store.Batch(ctx, func(tx storage.Tx) error {
 		p, err := tx.People(c.TenantID).Get(c.PersonID)

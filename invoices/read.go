@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -98,32 +97,42 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 	if len(fs) > 0 {
 		return api.PagedList[api.Invoice]{}, apierr.Invalid(fs...)
 	}
-	var all []storage.Invoice
-	if err := s.Store.View(ctx, func(tx storage.Tx) error {
-		var err error
-		all, _, err = tx.Invoices(c.TenantID).List(0, math.MaxInt)
-		return err
-	}); err != nil {
-		return api.PagedList[api.Invoice]{}, err
-	}
-	var items []api.Invoice
+	// The summaries choose; only the page's invoices are decoded.
+	items := []api.Invoice{}
 	total := 0
-	for _, rec := range all {
-		if !same(f.IssuerTin, rec.IssuerTin) || !same(f.RecipientTin, rec.RecipientTin) || !same(f.TypeCode, rec.TypeCode) ||
-			!same(f.Status, rec.Status) || !same(f.IssuerID, deref(rec.IssuerPersonID)) || !same(f.RecipientID, deref(rec.RecipientPersonID)) {
-			continue
-		}
-		v, err := view(rec)
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
+		inv := tx.Invoices(c.TenantID)
+		var page []string
+		err := inv.EachSummary(func(r storage.InvoiceSummary) error {
+			if !same(f.IssuerTin, r.IssuerTin) || !same(f.RecipientTin, r.RecipientTin) || !same(f.TypeCode, r.TypeCode) ||
+				!same(f.Status, r.Status) || !same(f.IssuerID, r.IssuerPersonID) || !same(f.RecipientID, r.RecipientPersonID) ||
+				!inRange(r.Date, f.From, f.To) || !same(f.Series, r.Series) {
+				return nil
+			}
+			if total >= (f.Page-1)*f.Size && len(page) < f.Size {
+				page = append(page, r.ID)
+			}
+			total++
+			return nil
+		})
 		if err != nil {
-			return api.PagedList[api.Invoice]{}, err
+			return err
 		}
-		if !inRange(v.Date, f.From, f.To) || !same(f.Series, deref(v.Series)) {
-			continue
-		}
-		if total >= (f.Page-1)*f.Size && len(items) < f.Size {
+		for _, id := range page {
+			rec, err := inv.Get(id)
+			if err != nil {
+				return err
+			}
+			v, err := view(rec)
+			if err != nil {
+				return err
+			}
 			items = append(items, v)
 		}
-		total++
+		return nil
+	})
+	if err != nil {
+		return api.PagedList[api.Invoice]{}, err
 	}
 	return api.NewPage(items, f.Page, f.Size, total), nil
 }

@@ -1,18 +1,24 @@
 package storage
 
 import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 func (t boltTx) Invoices(tenantID string) Invoices {
-	return boltInvoices{records[Invoice]{t.tx.Bucket(bucketInvoices), tenantID}, t.tx.Bucket(bucketInvoicesByUUID)}
+	return boltInvoices{records[Invoice]{t.tx.Bucket(bucketInvoices), tenantID}, t.tx.Bucket(bucketInvoicesByUUID),
+		t.tx.Bucket(bucketInvoicesSummary)}
 }
 
 type boltInvoices struct {
 	records[Invoice]
-	byUUID *bolt.Bucket
+	byUUID, summary *bolt.Bucket
 }
 
 func (s boltInvoices) Get(id string) (Invoice, error) { return s.get(id) }
@@ -25,13 +31,104 @@ func (s boltInvoices) ByUUID(uuid string) (Invoice, error) {
 	return s.get(string(id))
 }
 
+// Put saves an invoice with its UUID index and its summary (rewritten on every Put: the status
+// changes).
 func (s boltInvoices) Put(v Invoice) error {
 	v.TenantID = s.tenant
 	v.UUID = strings.ToUpper(v.UUID)
+	if err := invoiceDates(&v); err != nil {
+		return err
+	}
 	if err := s.put(v.ID, v); err != nil {
 		return err
 	}
-	return s.byUUID.Put(key(s.tenant, v.UUID), []byte(v.ID))
+	if err := s.byUUID.Put(key(s.tenant, v.UUID), []byte(v.ID)); err != nil {
+		return err
+	}
+	sum := InvoiceSummary{ID: v.ID, IssuerTin: v.IssuerTin, RecipientTin: v.RecipientTin, TypeCode: v.TypeCode, Status: v.Status,
+		Date: v.Date, Series: v.Series}
+	if v.IssuerPersonID != nil {
+		sum.IssuerPersonID = *v.IssuerPersonID
+	}
+	if v.RecipientPersonID != nil {
+		sum.RecipientPersonID = *v.RecipientPersonID
+	}
+	return s.summary.Put(key(s.tenant, v.ID), sum.encode())
+}
+
+// encode writes the summary's fields as length-prefixed strings (uvarint lengths): read by
+// decodeSummary without a JSON decoder, whatever bytes the series holds.
+func (r InvoiceSummary) encode() []byte {
+	fields := r.fields()
+	n := 0
+	for _, f := range fields {
+		n += binary.MaxVarintLen64 + len(*f)
+	}
+	b := make([]byte, 0, n)
+	for _, f := range fields {
+		b = binary.AppendUvarint(b, uint64(len(*f)))
+		b = append(b, *f...)
+	}
+	return b
+}
+
+func (r *InvoiceSummary) fields() []*string {
+	return []*string{&r.ID, &r.IssuerTin, &r.RecipientTin, &r.IssuerPersonID, &r.RecipientPersonID, &r.TypeCode, &r.Status, &r.Date, &r.Series}
+}
+
+func decodeSummary(b []byte) (InvoiceSummary, error) {
+	var r InvoiceSummary
+	for _, f := range r.fields() {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return InvoiceSummary{}, errors.New("malformed invoice summary")
+		}
+		*f = string(b[k : k+int(n)])
+		b = b[k+int(n):]
+	}
+	if len(b) != 0 {
+		return InvoiceSummary{}, errors.New("malformed invoice summary")
+	}
+	return r, nil
 }
 
 func (s boltInvoices) List(offset, limit int) ([]Invoice, int, error) { return s.page(offset, limit) }
+
+func (s boltInvoices) EachSummary(fn func(InvoiceSummary) error) error {
+	prefix := key(s.tenant, "")
+	c := s.summary.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		sum, err := decodeSummary(v)
+		if err != nil {
+			return fmt.Errorf("storage: decode %s: %w", k, err)
+		}
+		if err := fn(sum); errors.Is(err, ErrStop) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexInvoices writes the summary of every stored invoice (migration 12).
+func indexInvoices(tx *bolt.Tx) error {
+	b := tx.Bucket(bucketInvoices)
+	var all []Invoice
+	if err := b.ForEach(func(k, raw []byte) error {
+		var v Invoice
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("decode invoice %s: %w", k, err)
+		}
+		all = append(all, v)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, v := range all { // Put writes into the bucket ForEach walks: after the walk
+		if err := (boltTx{tx}).Invoices(v.TenantID).Put(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -2,12 +2,14 @@ package storage
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
 var (
-	bucketInvoices       = []byte("invoices")
-	bucketInvoicesByUUID = []byte("invoices_by_uuid")
+	bucketInvoices        = []byte("invoices")
+	bucketInvoicesByUUID  = []byte("invoices_by_uuid")
+	bucketInvoicesSummary = []byte("invoices_summary")
 )
 
 // Meta keys of the server's stamping identity (the certification provider of its environment):
@@ -37,6 +39,9 @@ type Invoice struct {
 	RecipientTin      string  `json:"recipientTin"`
 	Total             string  `json:"total"`
 	Status            string  `json:"status"` // "Vigente" when stamped
+	// Date is the CFDI's Fecha (Mexico City time, as written) and Series its Serie.
+	Date   string `json:"date,omitempty"`
+	Series string `json:"series,omitempty"`
 	// Cancellation is the last cancellation request, nil when none was made.
 	Cancellation *InvoiceCancellation `json:"cancellation,omitempty"`
 	View         json.RawMessage      `json:"view"`
@@ -55,6 +60,36 @@ type Invoices interface {
 	Put(v Invoice) error
 	// List returns invoices in creation order from offset, at most limit, and the total count.
 	List(offset, limit int) ([]Invoice, int, error)
+	// EachSummary calls fn with the summary of every invoice, in creation order, without
+	// decoding the invoices; fn returning ErrStop ends the walk without an error.
+	EachSummary(fn func(s InvoiceSummary) error) error
+}
+
+// InvoiceSummary is what lists filter an invoice by, kept beside it by Invoices.Put.
+type InvoiceSummary struct {
+	ID, IssuerTin, RecipientTin, IssuerPersonID, RecipientPersonID, TypeCode, Status string
+	// Date is the CFDI's Fecha, Series its Serie.
+	Date, Series string
+}
+
+// invoiceDates fills an invoice's Date and Series from its answer when they are empty (invoices
+// stored before they were fields).
+func invoiceDates(v *Invoice) error {
+	if v.Date != "" || len(v.View) == 0 {
+		return nil
+	}
+	var shown struct {
+		Date   string  `json:"date"`
+		Series *string `json:"series"`
+	}
+	if err := json.Unmarshal(v.View, &shown); err != nil {
+		return fmt.Errorf("storage: invoice %s: %w", v.ID, err)
+	}
+	v.Date = shown.Date
+	if shown.Series != nil {
+		v.Series = *shown.Series
+	}
+	return nil
 }
 
 // InvoiceCancellation is a cancellation request of an invoice and how it ended.

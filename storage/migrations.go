@@ -133,6 +133,14 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 12: the invoices' summaries (what lists filter by), written for every stored invoice, and
+	// their date and series as fields.
+	func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketInvoicesSummary); err != nil {
+			return err
+		}
+		return indexInvoices(tx)
+	},
 }
 
 // SchemaVersion is the version a database has after Open.

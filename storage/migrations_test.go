@@ -267,3 +267,74 @@ func TestMigration8(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigration12 starts from a schema-11 database with two invoices stored as before (no date
+// or series fields, no summary) and checks that each gets its summary, with the date and series
+// of its answer, and keeps its XML.
+func TestMigration12(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 11) }); err != nil {
+		t.Fatal(err)
+	}
+	old := []Invoice{
+		{ID: "i1", TenantID: "t1", UUID: "U1", TypeCode: "I", IssuerTin: "EKU9003173C9", RecipientTin: "XAXX010101000", Status: "Vigente",
+			View: []byte(`{"date":"2026-11-20T10:00:00","series":"F"}`), XML: []byte("<x/>")},
+		{ID: "i2", TenantID: "t2", UUID: "U2", TypeCode: "E", Status: "Cancelado", IssuerPersonID: new("p1"),
+			View: []byte(`{"date":"2026-11-21T11:00:00","series":null}`), XML: []byte("<y/>")},
+	}
+	err := db.Update(func(tx *bolt.Tx) error {
+		for _, v := range old {
+			raw, _ := json.Marshal(v)
+			if err := tx.Bucket(bucketInvoices).Put(key(v.TenantID, v.ID), raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 12) }); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]InvoiceSummary{
+		"t1": {ID: "i1", IssuerTin: "EKU9003173C9", RecipientTin: "XAXX010101000", TypeCode: "I", Status: "Vigente", Date: "2026-11-20T10:00:00", Series: "F"},
+		"t2": {ID: "i2", IssuerPersonID: "p1", TypeCode: "E", Status: "Cancelado", Date: "2026-11-21T11:00:00"},
+	}
+	db.View(func(tx *bolt.Tx) error {
+		for tenant, w := range want {
+			var got []InvoiceSummary
+			if err := (boltTx{tx}).Invoices(tenant).EachSummary(func(s InvoiceSummary) error { got = append(got, s); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0] != w {
+				t.Errorf("tenant %s summaries = %+v, want %+v", tenant, got, w)
+			}
+			v, err := (boltTx{tx}).Invoices(tenant).Get(w.ID)
+			if err != nil || v.Date != w.Date || v.Series != w.Series || len(v.XML) != 4 {
+				t.Errorf("invoice %s after migration 12: %+v %v", w.ID, v, err)
+			}
+		}
+		if v, _ := schemaVersion(tx); v != 12 {
+			t.Errorf("schema version = %d, want 12", v)
+		}
+		return nil
+	})
+}
+
+// TestInvoiceSummaryEncoding: a summary reads back as written whatever its fields hold, and a
+// damaged one is an error.
+func TestInvoiceSummaryEncoding(t *testing.T) {
+	for _, r := range []InvoiceSummary{{}, {ID: "a", Series: "F\x00\x1f/é", Date: "2026-11-20T10:00:00", Status: "Vigente"}} {
+		got, err := decodeSummary(r.encode())
+		if err != nil || got != r {
+			t.Errorf("round trip of %+v: %+v %v", r, got, err)
+		}
+	}
+	enc := InvoiceSummary{ID: "abc", Series: "F"}.encode()
+	for _, bad := range [][]byte{enc[:len(enc)-1], append(append([]byte{}, enc...), 0), {0xff}} {
+		if _, err := decodeSummary(bad); err == nil {
+			t.Errorf("decodeSummary(%q) accepted", bad)
+		}
+	}
+}

@@ -37,6 +37,7 @@
 //	products             <tenantID>/<productID>           → Product
 //	invoices             <tenantID>/<invoiceID>           → Invoice (the stamped XML and the answer's fields)
 //	invoices_by_uuid     <tenantID>/<UUID upper case>     → <invoiceID>
+//	invoices_summary     <tenantID>/<invoiceID>           → InvoiceSummary (what lists filter by; rewritten by every Put)
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)

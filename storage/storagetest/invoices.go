@@ -14,6 +14,45 @@ import (
 func RunInvoices(t *testing.T, open func(t *testing.T) storage.Store) {
 	t.Run("ScopedAndByUUID", func(t *testing.T) { testInvoicesScoped(t, open(t)) })
 	t.Run("ListInCreationOrder", func(t *testing.T) { testInvoicesList(t, open(t)) })
+	t.Run("SummariesFollowPut", func(t *testing.T) { testInvoiceSummaries(t, open(t)) })
+}
+
+// testInvoiceSummaries: every Put rewrites the summary (a status change shows), date and series
+// come from the answer when not set, summaries walk in creation order, per tenant, and ErrStop
+// ends the walk.
+func testInvoiceSummaries(t *testing.T, s storage.Store) {
+	a, b := id(), id()
+	v1 := invoice("00000000-0000-4000-8000-000000000001")
+	v1.View = []byte(`{"date":"2026-11-20T10:00:00","series":"F"}`)
+	v2 := invoice("00000000-0000-4000-8000-000000000002")
+	v2.Date, v2.Series = "2026-11-21T09:00:00", "G"
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for _, v := range []storage.Invoice{v1, v2} {
+			if err := tx.Invoices(a).Put(v); err != nil {
+				return err
+			}
+		}
+		v1.Status = "Cancelado"
+		if err := tx.Invoices(a).Put(v1); err != nil {
+			return err
+		}
+		return tx.Invoices(b).Put(invoice("00000000-0000-4000-8000-000000000003"))
+	}))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		var got []storage.InvoiceSummary
+		if err := tx.Invoices(a).EachSummary(func(r storage.InvoiceSummary) error { got = append(got, r); return nil }); err != nil {
+			return err
+		}
+		if len(got) != 2 || got[0].ID != v1.ID || got[0].Status != "Cancelado" || got[0].Date != "2026-11-20T10:00:00" || got[0].Series != "F" ||
+			got[1].ID != v2.ID || got[1].Date != "2026-11-21T09:00:00" || got[1].Series != "G" || got[1].IssuerTin != "EKU9003173C9" {
+			return fmt.Errorf("summaries = %+v", got)
+		}
+		n := 0
+		if err := tx.Invoices(a).EachSummary(func(storage.InvoiceSummary) error { n++; return storage.ErrStop }); err != nil || n != 1 {
+			return fmt.Errorf("ErrStop: %d calls, %v", n, err)
+		}
+		return nil
+	}))
 }
 
 func invoice(uuid string) storage.Invoice {
