@@ -298,12 +298,15 @@ func (s *Service) Cancel(ctx context.Context, c auth.Caller, in api.InvoiceCance
 			rec.Cancellation.AnsweredAt = &at
 		}
 		out = acknowledged(rec, rec.Cancellation.Acknowledgement)
-		return tx.Invoices(c.TenantID).Put(rec)
+		if err := tx.Invoices(c.TenantID).Put(rec); err != nil {
+			return err
+		}
+		return s.emitIn(tx, c, event, found.ID)
 	})
 	if err != nil {
 		return api.InvoiceCancelled{}, err
 	}
-	s.emit(ctx, c, event, found.ID)
+	s.wake()
 	return out, nil
 }
 
@@ -316,12 +319,19 @@ func acknowledged(rec storage.Invoice, ack []byte) api.InvoiceCancelled {
 		InvoiceUUIDs: map[string]string{rec.UUID: code}, Status: rec.Status}
 }
 
-func (s *Service) emit(ctx context.Context, c auth.Caller, event, id string) {
+// emitIn records an event about invoice id in the transaction of the change ("" records none).
+func (s *Service) emitIn(tx storage.Tx, c auth.Caller, event, id string) error {
 	if event == "" || s.Events == nil {
-		return
+		return nil
 	}
-	if _, err := s.Events.Emit(ctx, c.TenantID, event, id, &c.PersonID); err != nil && s.Log != nil {
-		s.Log.Error(event+" not emitted", "invoice", id, "err", err)
+	_, err := s.Events.EmitIn(tx, c.TenantID, event, id, &c.PersonID)
+	return err
+}
+
+// wake tells the delivery engine after a transaction that recorded an event.
+func (s *Service) wake() {
+	if s.Events != nil {
+		s.Events.WakeEngine()
 	}
 }
 
@@ -355,13 +365,15 @@ func (s *Service) AnswerCancellation(ctx context.Context, c auth.Caller, id stri
 		if err := tx.Invoices(c.TenantID).Put(rec); err != nil {
 			return err
 		}
-		out, err = statusOf(tx, c.TenantID, rec, now)
-		return err
+		if out, err = statusOf(tx, c.TenantID, rec, now); err != nil {
+			return err
+		}
+		return s.emitIn(tx, c, event, id)
 	})
 	if err != nil {
 		return api.InvoiceStatus{}, err
 	}
-	s.emit(ctx, c, event, id)
+	s.wake()
 	return out, nil
 }
 

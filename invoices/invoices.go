@@ -28,8 +28,8 @@
 //   - Order: every validation failure first (one 400), then the caller's stamp balance (403 when
 //     empty), then build, seal and stamp, then one transaction saves the invoice and debits one
 //     stamp credit (type 1) of the caller, checking the balance again. A failure uses no credit.
-//   - The `invoice.stamped` event is emitted right after that transaction commits (webhooks.Emit
-//     runs its own transaction); a failure to emit is logged and does not undo the stamp.
+//   - The `invoice.stamped` event (and its deliveries) is written in that same transaction: an
+//     invoice is never stamped without its event, nor an event without its invoice.
 //   - The answer is the invoice with its amounts as the CFDI writes them and responses[0]: UUID,
 //     the issuer's certificate number and Sello, the QR code of SAT's verification URL
 //     (PNG, base64), the stamped XML
@@ -72,9 +72,11 @@ type DefaultPairs interface {
 	DefaultPair(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, error)
 }
 
-// Emitter records events; *webhooks.Service is one.
+// Emitter records events in the transaction of the change they tell of; *webhooks.Service is
+// one.
 type Emitter interface {
-	Emit(ctx context.Context, tenant, typ, relatedID string, personID *string) (string, error)
+	EmitIn(tx storage.Tx, tenant, typ, relatedID string, personID *string) (string, error)
+	WakeEngine()
 }
 
 // EventStamped is the event of a stamped invoice (docs/events.md).
@@ -275,18 +277,16 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 			return err
 		}
 		if also != nil {
-			return also(tx, rec)
+			if err := also(tx, rec); err != nil {
+				return err
+			}
 		}
-		return nil
+		return s.emitIn(tx, c, EventStamped, id)
 	})
 	if err != nil {
 		return api.Invoice{}, err
 	}
-	if s.Events != nil {
-		if _, err := s.Events.Emit(ctx, c.TenantID, EventStamped, id, &c.PersonID); err != nil && s.Log != nil {
-			s.Log.Error("invoice.stamped not emitted", "invoice", id, "err", err)
-		}
-	}
+	s.wake()
 	resp, err := Response(rec)
 	if err != nil {
 		return api.Invoice{}, err

@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/auth"
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/csd/csdtest"
 	"github.com/timbra-mx/timbra/invoices"
@@ -370,4 +373,73 @@ func TestInvoiceDeprecatedEndpoints(t *testing.T) {
 			t.Errorf("%s: %d %s", path, r.status, r.raw)
 		}
 	}
+}
+
+// TestInvoiceAndEventCommitTogether: the invoice, its stamp debit and its invoice.stamped event
+// are one transaction. Work done in it that fails (CreateWith's also) leaves no invoice, no
+// event and the stamp; when it succeeds, the event is there when Create returns.
+func TestInvoiceAndEventCommitTogether(t *testing.T) {
+	f, m := invoiceFixture(t, 3)
+	raw, _ := json.Marshal(byValue(t))
+	var in api.InvoiceInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		t.Fatal(err)
+	}
+	c := auth.Caller{TenantID: m.tenant, PersonID: m.person}
+	stamped := func() []string { // related invoice of each invoice.stamped event
+		t.Helper()
+		var page api.PagedList[api.Event]
+		if r := f.do("GET", "/api/v4/events?pageSize=50", ""); r.status != 200 || json.Unmarshal(r.env.Data, &page) != nil {
+			t.Fatalf("events: %s", r.raw)
+		}
+		var ids []string
+		for _, e := range page.Items {
+			if e.Type == invoices.EventStamped {
+				ids = append(ids, e.Data.RelatedObject.ID)
+			}
+		}
+		return ids
+	}
+	refused := errors.New("refused")
+	if _, err := f.srv.Invoices().CreateWith(context.Background(), c, in, func(storage.Tx, storage.Invoice) error { return refused }); !errors.Is(err, refused) {
+		t.Fatalf("CreateWith: %v", err)
+	}
+	if ids := stamped(); len(ids) != 0 {
+		t.Fatalf("invoice.stamped events after a rolled-back invoice: %v", ids)
+	}
+	if got := stampsOf(t, f, m.person); got != 3 {
+		t.Fatalf("stamps after a rolled-back invoice: %v", got)
+	}
+	inv, err := f.srv.Invoices().Create(context.Background(), c, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := stamped(); len(ids) != 1 || ids[0] != inv.ID {
+		t.Fatalf("invoice.stamped events after invoice %s: %v", inv.ID, ids)
+	}
+	// one write transaction per invoice (the PAC identity exists by now)
+	cs := &countingStore{Store: f.srv.accounts.Store}
+	svc := &invoices.Service{Store: cs, Keys: f.srv.invoices.Keys, Catalogs: f.srv.catalogs, TaxFiles: f.srv.taxFiles, Events: f.srv.webhooks}
+	if _, err := svc.Create(context.Background(), c, in); err != nil {
+		t.Fatal(err)
+	}
+	if n := cs.writes.Load(); n != 1 {
+		t.Fatalf("%d write transactions for one invoice, want 1", n)
+	}
+}
+
+// countingStore counts the write transactions run through it.
+type countingStore struct {
+	storage.Store
+	writes atomic.Int32
+}
+
+func (s *countingStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	s.writes.Add(1)
+	return s.Store.Update(ctx, fn)
+}
+
+func (s *countingStore) Batch(ctx context.Context, fn func(storage.Tx) error) error {
+	s.writes.Add(1)
+	return s.Store.Batch(ctx, fn)
 }

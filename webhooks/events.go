@@ -300,6 +300,29 @@ func (s *Service) Emit(ctx context.Context, tenant, typ, relatedID string, perso
 	return e.ID, nil
 }
 
+// EmitIn records an event of another area in that area's own transaction tx, with its
+// deliveries, so that the event commits with the change it tells of or not at all. Call
+// WakeEngine after tx commits. It reads and writes only through tx (it may run again in a
+// storage Batch: the event gets a new id each time, and only the committed run's stays).
+func (s *Service) EmitIn(tx storage.Tx, tenant, typ, relatedID string, personID *string) (string, error) {
+	now := s.Now().UTC()
+	e, err := newEvent(tenant, typ, relatedID, personID, false, now)
+	if err != nil {
+		return "", err
+	}
+	if err := s.emitIn(tx, e, now); err != nil {
+		return "", err
+	}
+	return e.ID, nil
+}
+
+// WakeEngine tells the delivery engine that deliveries are due (after EmitIn's transaction).
+func (s *Service) WakeEngine() {
+	if s.Wake != nil {
+		s.Wake()
+	}
+}
+
 func (s *Service) emitIn(tx storage.Tx, e storage.Event, now time.Time) error {
 	if err := tx.Events(e.TenantID).Put(e); err != nil {
 		return err

@@ -51,9 +51,7 @@ func (s *Service) enqueue(ctx context.Context, fn func(tx storage.Tx) error) err
 	if err := s.Store.Batch(ctx, fn); err != nil {
 		return err
 	}
-	if s.Wake != nil {
-		s.Wake()
-	}
+	s.WakeEngine()
 	return nil
 }
 
