@@ -23,7 +23,9 @@ package invoices
 //     {"accept": true|false} (SAT's buzón tributario, played by this server for the tenant):
 //     accepted → Cancelado ("Cancelado con aceptación", `invoice.canceled`); rejected → Vigente
 //     again ("Solicitud rechazada", `invoice.cancellation_rejected`); a new request may follow.
-//     SAT's tacit acceptance after 72 hours without an answer is not simulated.
+//     Without an answer within 72 hours (AnswerWindow) the cancellation is tacitly accepted, as
+//     SAT does: Cancelado ("Plazo vencido", `invoice.canceled`), by ExpireCancellations, which
+//     the server runs every minute.
 //   - The acknowledgement is SAT's acuse (XML, base64) with the UUID's code: 201 (request
 //     received) or 202 (previously cancelled: a second request changes nothing and emits no
 //     event). A request while one is pending answers 201 again, unchanged.
@@ -59,7 +61,7 @@ const (
 // Statuses of an invoice (catalog InvoiceStatuses) besides StatusValid.
 const (
 	StatusCanceled  = "Cancelado"
-	StatusCanceling = "EnProcesoDeCancelacion"
+	StatusCanceling = storage.StatusCanceling
 )
 
 // SAT's words of a status query and of an acuse.
@@ -72,6 +74,9 @@ const (
 	CanceledWithout       = "Cancelado sin aceptación"
 	CanceledWith          = "Cancelado con aceptación"
 	CancellationRejected  = "Solicitud rechazada"
+	// CanceledTimedOut is SAT's EstatusCancelacion of a cancellation the recipient did not
+	// answer within AnswerWindow: tacitly accepted.
+	CanceledTimedOut = "Plazo vencido"
 
 	StatusCodeFound    = "S - Comprobante obtenido satisfactoriamente."
 	StatusCodeNotFound = "N - 602: Comprobante no encontrado."
@@ -308,6 +313,61 @@ func (s *Service) Cancel(ctx context.Context, c auth.Caller, in api.InvoiceCance
 	}
 	s.wake()
 	return out, nil
+}
+
+// AnswerWindow is how long a recipient has to answer a cancellation before it is accepted.
+const AnswerWindow = 72 * time.Hour
+
+// ExpireCancellations accepts every cancellation of every tenant whose recipient did not answer
+// within AnswerWindow: the invoice is Cancelado ("Plazo vencido") and invoice.canceled is
+// recorded in the same transaction, attributed to the person who stamped it. It answers how
+// many it accepted.
+func (s *Service) ExpireCancellations(ctx context.Context) (int, error) {
+	now := s.now().UTC()
+	var due []storage.PendingCancellation
+	if err := s.Store.View(ctx, func(tx storage.Tx) error {
+		all, err := tx.PendingCancellations()
+		for _, p := range all {
+			if !now.Before(p.RequestedAt.Add(AnswerWindow)) {
+				due = append(due, p)
+			}
+		}
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range due {
+		expired := false
+		err := s.Store.Batch(ctx, func(tx storage.Tx) error {
+			expired = false
+			rec, err := tx.Invoices(p.TenantID).Get(p.InvoiceID)
+			if err != nil {
+				return err
+			}
+			if rec.Status != StatusCanceling || rec.Cancellation == nil || now.Before(rec.Cancellation.RequestedAt.Add(AnswerWindow)) {
+				return nil // answered (or asked again) since
+			}
+			cancellation := *rec.Cancellation
+			cancellation.Status, cancellation.AnsweredAt = CanceledTimedOut, &now
+			rec.Status, rec.Cancellation, rec.UpdatedAt = StatusCanceled, &cancellation, now
+			if err := tx.Invoices(p.TenantID).Put(rec); err != nil {
+				return err
+			}
+			expired = true
+			return s.emitIn(tx, auth.Caller{TenantID: p.TenantID, PersonID: rec.PersonID}, EventCanceled, rec.ID)
+		})
+		if err != nil {
+			return n, fmt.Errorf("expire the cancellation of %s/%s: %w", p.TenantID, p.InvoiceID, err)
+		}
+		if expired {
+			n++
+		}
+	}
+	if n > 0 {
+		s.wake()
+	}
+	return n, nil
 }
 
 func acknowledged(rec storage.Invoice, ack []byte) api.InvoiceCancelled {

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -303,5 +305,77 @@ func TestInvoiceCanceledReachesWebhookAndListener(t *testing.T) {
 	json.Unmarshal([]byte(lev.Body), &lv)
 	if lv.ID != ev.ID || lv.Data.RelatedObject.ID != inv.ID || lv.Data.RelatedObject.URL != "/api/v4/invoices/"+inv.ID {
 		t.Fatalf("listener event: %s", lev.Body)
+	}
+}
+
+// TestCancellationTacitlyAccepted: a cancellation the recipient does not answer within 72 hours
+// is accepted ("Plazo vencido", invoice.canceled); an answered one, or one asked again after a
+// rejection, waits its own 72 hours.
+func TestCancellationTacitlyAccepted(t *testing.T) {
+	f, m := readFixture(t)
+	a := stamp(t, f, m, true, nil)
+	b := stamp(t, f, m, true, nil)
+	f.clock.Add(25 * time.Hour) // past the 24 hours in which no acceptance is needed
+	for _, id := range []string{a.ID, b.ID} {
+		if ack := ok[api.InvoiceCancelled](t, f.do("DELETE", "/api/v4/invoices", cancelBody(id, "03", ""))); ack.Status != "EnProcesoDeCancelacion" {
+			t.Fatalf("cancel %s: %+v", id, ack)
+		}
+	}
+	expire := func(want int) {
+		t.Helper()
+		if n, err := f.srv.Invoices().ExpireCancellations(context.Background()); err != nil || n != want {
+			t.Fatalf("ExpireCancellations = %d, %v; want %d", n, err, want)
+		}
+	}
+	f.clock.Add(71 * time.Hour)
+	expire(0)
+	// b is rejected, then asked again: its 72 hours start again
+	ok[api.InvoiceStatus](t, f.do("POST", "/api/v4/invoices/"+b.ID+"/cancellation-answer", `{"accept":false}`))
+	ok[api.InvoiceCancelled](t, f.do("DELETE", "/api/v4/invoices", cancelBody(b.ID, "03", "")))
+	f.clock.Add(time.Hour)
+	expire(1)
+	if s := statusOf(t, f, a.ID); s.Status != "Cancelado" || s.CancellationStatus != invoices.CanceledTimedOut {
+		t.Fatalf("a after 72 hours: %+v", s)
+	}
+	if s := statusOf(t, f, b.ID); s.Status != "Vigente" || s.CancellationStatus != "En proceso" {
+		t.Fatalf("b asked again 1 hour ago: %+v", s)
+	}
+	if got := ok[api.Invoice](t, f.do("GET", "/api/v4/invoices/"+a.ID, "")); got.Status != "Cancelado" {
+		t.Fatalf("a's status: %s", got.Status)
+	}
+	expire(0)
+	f.clock.Add(71 * time.Hour)
+	expire(1)
+	expire(0)
+	// each tacit acceptance recorded invoice.canceled
+	var events api.PagedList[api.Event]
+	json.Unmarshal(f.do("GET", "/api/v4/events?pageSize=50", "").env.Data, &events)
+	canceled := map[string]int{}
+	for _, e := range events.Items {
+		if e.Type == invoices.EventCanceled {
+			canceled[e.Data.RelatedObject.ID]++
+		}
+	}
+	if canceled[a.ID] != 1 || canceled[b.ID] != 1 {
+		t.Fatalf("invoice.canceled events: %v", canceled)
+	}
+
+	// A serving server does it by itself (at start, then every minute).
+	c := stamp(t, f, m, true, nil)
+	f.clock.Add(25 * time.Hour)
+	ok[api.InvoiceCancelled](t, f.do("DELETE", "/api/v4/invoices", cancelBody(c.ID, "03", "")))
+	f.clock.Add(73 * time.Hour)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- f.srv.Serve(ctx, ln) }()
+	defer func() { stop(); <-served }()
+	for deadline := time.Now().Add(10 * time.Second); statusOf(t, f, c.ID).Status != "Cancelado"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the serving server did not accept the unanswered cancellation: %+v", statusOf(t, f, c.ID))
+		}
 	}
 }

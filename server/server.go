@@ -200,6 +200,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.engine.Run(engineCtx)
 	}()
 	defer func() { stopEngine(); <-engineDone }() // after HTTP: in-flight attempts finish too
+	sweepDone := make(chan struct{})
+	go func() {
+		defer close(sweepDone)
+		s.sweepCancellations(engineCtx)
+	}()
+	defer func() { stopEngine(); <-sweepDone }()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -219,6 +225,29 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// CancellationSweep is how often the server accepts the cancellations whose recipient did not
+// answer within invoices.AnswerWindow.
+const CancellationSweep = time.Minute
+
+// sweepCancellations runs invoices.ExpireCancellations at start and every CancellationSweep
+// until ctx ends.
+func (s *Server) sweepCancellations(ctx context.Context) {
+	t := time.NewTicker(CancellationSweep)
+	defer t.Stop()
+	for {
+		if n, err := s.invoices.ExpireCancellations(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("expiring unanswered cancellations", "err", err)
+		} else if n > 0 {
+			s.log.Info("cancellations accepted without an answer in 72 hours", "invoices", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // WriteAddrFile writes the bound address to path atomically (a reader never sees half of it).

@@ -7,18 +7,36 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 func (t boltTx) Invoices(tenantID string) Invoices {
 	return boltInvoices{records[Invoice]{t.tx.Bucket(bucketInvoices), tenantID}, t.tx.Bucket(bucketInvoicesByUUID),
-		t.tx.Bucket(bucketInvoicesSummary)}
+		t.tx.Bucket(bucketInvoicesSummary), t.tx.Bucket(bucketInvoicesCanceling)}
 }
 
 type boltInvoices struct {
 	records[Invoice]
-	byUUID, summary *bolt.Bucket
+	byUUID, summary, canceling *bolt.Bucket
+}
+
+func (t boltTx) PendingCancellations() ([]PendingCancellation, error) {
+	var out []PendingCancellation
+	err := t.tx.Bucket(bucketInvoicesCanceling).ForEach(func(k, v []byte) error {
+		tenant, id, err := splitRef(k)
+		if err != nil {
+			return err
+		}
+		at, err := time.Parse(time.RFC3339Nano, string(v))
+		if err != nil {
+			return fmt.Errorf("storage: pending cancellation %s: %w", k, err)
+		}
+		out = append(out, PendingCancellation{TenantID: tenant, InvoiceID: id, RequestedAt: at})
+		return nil
+	})
+	return out, err
 }
 
 func (s boltInvoices) Get(id string) (Invoice, error) { return s.get(id) }
@@ -53,7 +71,13 @@ func (s boltInvoices) Put(v Invoice) error {
 	if v.RecipientPersonID != nil {
 		sum.RecipientPersonID = *v.RecipientPersonID
 	}
-	return s.summary.Put(key(s.tenant, v.ID), sum.encode())
+	if err := s.summary.Put(key(s.tenant, v.ID), sum.encode()); err != nil {
+		return err
+	}
+	if v.Status == StatusCanceling && v.Cancellation != nil {
+		return s.canceling.Put(key(s.tenant, v.ID), []byte(v.Cancellation.RequestedAt.UTC().Format(time.RFC3339Nano)))
+	}
+	return s.canceling.Delete(key(s.tenant, v.ID))
 }
 
 // encode writes the summary's fields as length-prefixed strings (uvarint lengths): read by

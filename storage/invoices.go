@@ -10,7 +10,14 @@ var (
 	bucketInvoices        = []byte("invoices")
 	bucketInvoicesByUUID  = []byte("invoices_by_uuid")
 	bucketInvoicesSummary = []byte("invoices_summary")
+	// bucketInvoicesCanceling holds the invoices of every tenant waiting for the recipient's
+	// answer to a cancellation, by tenant and id, with the request's time.
+	bucketInvoicesCanceling = []byte("invoices_canceling")
 )
+
+// StatusCanceling is the status of an invoice whose cancellation waits for the recipient
+// (catalog InvoiceStatuses); Invoices.Put keeps such invoices in PendingCancellations.
+const StatusCanceling = "EnProcesoDeCancelacion"
 
 // Meta keys of the server's stamping identity (the certification provider of its environment):
 // the certificate (DER) and its private key (PKCS#8 DER sealed under the master key). Both are
@@ -63,6 +70,12 @@ type Invoices interface {
 	// EachSummary calls fn with the summary of every invoice, in creation order, without
 	// decoding the invoices; fn returning ErrStop ends the walk without an error.
 	EachSummary(fn func(s InvoiceSummary) error) error
+}
+
+// PendingCancellation is an invoice waiting for the recipient's answer to its cancellation.
+type PendingCancellation struct {
+	TenantID, InvoiceID string
+	RequestedAt         time.Time
 }
 
 // InvoiceSummary is what lists filter an invoice by, kept beside it by Invoices.Put.

@@ -133,11 +133,13 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
-	// 12: the invoices' summaries (what lists filter by), written for every stored invoice, and
-	// their date and series as fields.
+	// 12: the invoices' summaries (what lists filter by) and the pending cancellations of every
+	// tenant, written for every stored invoice, and their date and series as fields.
 	func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketInvoicesSummary); err != nil {
-			return err
+		for _, b := range [][]byte{bucketInvoicesSummary, bucketInvoicesCanceling} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
 		}
 		return indexInvoices(tx)
 	},

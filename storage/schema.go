@@ -38,6 +38,7 @@
 //	invoices             <tenantID>/<invoiceID>           → Invoice (the stamped XML and the answer's fields)
 //	invoices_by_uuid     <tenantID>/<UUID upper case>     → <invoiceID>
 //	invoices_summary     <tenantID>/<invoiceID>           → InvoiceSummary (what lists filter by; rewritten by every Put)
+//	invoices_canceling   <tenantID>/<invoiceID>           → cancellation request time (RFC 3339; while EnProcesoDeCancelacion)
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)

@@ -58,6 +58,9 @@ type Tx interface {
 	AutoInvoices() AutoInvoices
 	// Tickets is the Auto CFDI tickets (sale receipts) of a tenant.
 	Tickets(tenantID string) Tickets
+	// PendingCancellations is the invoices of every tenant in StatusCanceling, kept by
+	// Invoices.Put.
+	PendingCancellations() ([]PendingCancellation, error)
 }
 
 // Meta holds database-wide values.

@@ -15,6 +15,41 @@ func RunInvoices(t *testing.T, open func(t *testing.T) storage.Store) {
 	t.Run("ScopedAndByUUID", func(t *testing.T) { testInvoicesScoped(t, open(t)) })
 	t.Run("ListInCreationOrder", func(t *testing.T) { testInvoicesList(t, open(t)) })
 	t.Run("SummariesFollowPut", func(t *testing.T) { testInvoiceSummaries(t, open(t)) })
+	t.Run("PendingCancellationsFollowPut", func(t *testing.T) { testPendingCancellations(t, open(t)) })
+}
+
+// testPendingCancellations: an invoice is a pending cancellation, across tenants, exactly while
+// Put stores it in StatusCanceling, with its request's time.
+func testPendingCancellations(t *testing.T, s storage.Store) {
+	a, b := id(), id()
+	at := time.Date(2026, 11, 20, 10, 0, 0, 123, time.UTC)
+	v := invoice("00000000-0000-4000-8000-000000000010")
+	v.Status, v.Cancellation = storage.StatusCanceling, &storage.InvoiceCancellation{ReasonCode: "03", Status: "En proceso", RequestedAt: at}
+	w := invoice("00000000-0000-4000-8000-000000000011")
+	pending := func() []storage.PendingCancellation {
+		t.Helper()
+		var out []storage.PendingCancellation
+		must(t, s.View(ctx, func(tx storage.Tx) error {
+			var err error
+			out, err = tx.PendingCancellations()
+			return err
+		}))
+		return out
+	}
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.Invoices(a).Put(v); err != nil {
+			return err
+		}
+		return tx.Invoices(b).Put(w)
+	}))
+	if got := pending(); len(got) != 1 || got[0].TenantID != a || got[0].InvoiceID != v.ID || !got[0].RequestedAt.Equal(at) {
+		t.Fatalf("pending = %+v", got)
+	}
+	v.Status = "Cancelado"
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Invoices(a).Put(v) }))
+	if got := pending(); len(got) != 0 {
+		t.Fatalf("pending after the answer = %+v", got)
+	}
 }
 
 // testInvoiceSummaries: every Put rewrites the summary (a status change shows), date and series
