@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -279,7 +280,8 @@ func TestMigration12(t *testing.T) {
 	old := []Invoice{
 		{ID: "i1", TenantID: "t1", UUID: "U1", TypeCode: "I", IssuerTin: "EKU9003173C9", RecipientTin: "XAXX010101000", Status: "Vigente",
 			View: []byte(`{"date":"2026-11-20T10:00:00","series":"F"}`), XML: []byte("<x/>")},
-		{ID: "i2", TenantID: "t2", UUID: "U2", TypeCode: "E", Status: "Cancelado", IssuerPersonID: new("p1"),
+		{ID: "i2", TenantID: "t2", UUID: "U2", TypeCode: "E", Status: StatusCanceling, IssuerPersonID: new("p1"),
+			Cancellation: &InvoiceCancellation{Status: "En proceso", RequestedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)},
 			View: []byte(`{"date":"2026-11-21T11:00:00","series":null}`), XML: []byte("<y/>")},
 	}
 	err := db.Update(func(tx *bolt.Tx) error {
@@ -299,7 +301,7 @@ func TestMigration12(t *testing.T) {
 	}
 	want := map[string]InvoiceSummary{
 		"t1": {ID: "i1", IssuerTin: "EKU9003173C9", RecipientTin: "XAXX010101000", TypeCode: "I", Status: "Vigente", Date: "2026-11-20T10:00:00", Series: "F"},
-		"t2": {ID: "i2", IssuerPersonID: "p1", TypeCode: "E", Status: "Cancelado", Date: "2026-11-21T11:00:00"},
+		"t2": {ID: "i2", IssuerPersonID: "p1", TypeCode: "E", Status: StatusCanceling, Date: "2026-11-21T11:00:00"},
 	}
 	db.View(func(tx *bolt.Tx) error {
 		for tenant, w := range want {
@@ -314,6 +316,9 @@ func TestMigration12(t *testing.T) {
 			if err != nil || v.Date != w.Date || v.Series != w.Series || len(v.XML) != 4 {
 				t.Errorf("invoice %s after migration 12: %+v %v", w.ID, v, err)
 			}
+		}
+		if p, err := (boltTx{tx}).PendingCancellations(); err != nil || len(p) != 1 || p[0].TenantID != "t2" || p[0].InvoiceID != "i2" {
+			t.Errorf("pending cancellations after migration 12: %+v %v", p, err)
 		}
 		if v, _ := schemaVersion(tx); v != 12 {
 			t.Errorf("schema version = %d, want 12", v)
