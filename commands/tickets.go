@@ -66,6 +66,11 @@ func newTicketsRecordCmd(f *Factory) *cli.Command {
 			"items by value, or {id, quantity} of a product). An array records each ticket in turn and\n" +
 			"prints a line per ticket; the exit status is 1 when any failed. Each ticket uses one ticket\n" +
 			"credit of yours.\n\n" +
+			"A ticket.json:\n" +
+			"  {\"issuerId\": \"3f2a...\", \"number\": \"A-0001\", \"paidAt\": \"2026-11-20T13:45:00\", \"paymentFormCode\": \"01\",\n" +
+			"   \"items\": [{\"itemCode\": \"44121706\", \"quantity\": 2, \"unitOfMeasurementCode\": \"H87\",\n" +
+			"              \"description\": \"Lápiz de madera HB\", \"unitPrice\": \"12.50\", \"taxObjectCode\": \"02\",\n" +
+			"              \"itemTaxes\": [{\"taxCode\": \"002\", \"taxTypeCode\": \"Tasa\", \"taxRate\": \"0.160000\", \"taxFlagCode\": \"T\"}]}]}\n\n" +
 			"Examples:\n" +
 			"  timbra tickets record --file ticket.json\n" +
 			"  timbra tickets record --file - < tickets-of-today.json",
