@@ -38,9 +38,9 @@ func BenchmarkInvoiceList(b *testing.B) {
 					recipient := fmt.Sprintf("AAA0101%02dAA1", i%10)
 					v := api.Invoice{ID: ids.New(at), VersionCode: "4.0", Date: at.Format(cfdi.DateLayout), Subtotal: "100.00", Total: "116.00",
 						UUID: fmt.Sprintf("%08X-0000-4000-8000-000000000000", i), Status: invoices.StatusValid, TypeCode: "I", CurrencyCode: "MXN",
-						Issuer: api.InvoiceIssuer{Tin: "EKU9003173C9", LegalName: "ESCUELA KEMPER URGATE", TaxRegimeCode: "601"},
+						Issuer:    api.InvoiceIssuer{Tin: "EKU9003173C9", LegalName: "ESCUELA KEMPER URGATE", TaxRegimeCode: "601"},
 						Recipient: api.InvoiceRecipient{Tin: recipient, LegalName: "CLIENTE", ZipCode: "42501", TaxRegimeCode: "601", CfdiUseCode: "G01"},
-						Items: []api.InvoiceItem{{ItemCode: "44121706", Quantity: "2", UnitOfMeasurementCode: "H87", Description: "Lápiz", UnitPrice: "50.00", Amount: "100.00", TaxObjectCode: "02"}}}
+						Items:     []api.InvoiceItem{{ItemCode: "44121706", Quantity: "2", UnitOfMeasurementCode: "H87", Description: "Lápiz", UnitPrice: "50.00", Amount: "100.00", TaxObjectCode: "02"}}}
 					view, _ := json.Marshal(v)
 					rec := storage.Invoice{ID: v.ID, ResponseID: ids.New(at), PersonID: "owner", UUID: v.UUID, TypeCode: "I", IssuerTin: "EKU9003173C9",
 						RecipientTin: recipient, Total: "116.00", Status: invoices.StatusValid, View: view, XML: xml, CreatedAt: at, UpdatedAt: at}

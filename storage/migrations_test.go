@@ -282,7 +282,7 @@ func TestMigration12(t *testing.T) {
 			View: []byte(`{"date":"2026-11-20T10:00:00","series":"F"}`), XML: []byte("<x/>")},
 		{ID: "i2", TenantID: "t2", UUID: "U2", TypeCode: "E", Status: StatusCanceling, IssuerPersonID: new("p1"),
 			Cancellation: &InvoiceCancellation{Status: "En proceso", RequestedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)},
-			View: []byte(`{"date":"2026-11-21T11:00:00","series":null}`), XML: []byte("<y/>")},
+			View:         []byte(`{"date":"2026-11-21T11:00:00","series":null}`), XML: []byte("<y/>")},
 	}
 	err := db.Update(func(tx *bolt.Tx) error {
 		for _, v := range old {
