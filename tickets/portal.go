@@ -150,7 +150,7 @@ func (s *Service) PortalInvoice(ctx context.Context, name string, in api.PortalI
 	if done != nil {
 		invoiceID, uuid = done.ID, done.UUID
 	} else {
-		inv, _, err := s.invoice(ctx, tenantID, t.ID, &rc, nil)
+		inv, err := s.invoice(ctx, tenantID, t.ID, &rc)
 		if err != nil {
 			return api.PortalInvoice{}, err
 		}

@@ -132,19 +132,14 @@ func inWindow(t storage.Ticket, a storage.AutoInvoice, now time.Time) error {
 }
 
 // invoice turns one ticket into an income CFDI for the recipient given.
-func (s *Service) invoice(ctx context.Context, tenantID, id string, rc *api.InvoiceRecipientInput, check func(storage.Tx, storage.Ticket) error) (api.Invoice, storage.Ticket, error) {
+func (s *Service) invoice(ctx context.Context, tenantID, id string, rc *api.InvoiceRecipientInput) (api.Invoice, error) {
 	if rc == nil {
-		return api.Invoice{}, storage.Ticket{}, apierr.Invalid(apierr.Field("Recipient", MsgRecipientNeeded, nil, "NotEmptyValidator", nil))
+		return api.Invoice{}, apierr.Invalid(apierr.Field("Recipient", MsgRecipientNeeded, nil, "NotEmptyValidator", nil))
 	}
 	now := s.now()
 	held, issuer, err := s.hold(ctx, tenantID, []string{id}, api.TicketInvoicing, func(tx storage.Tx, t storage.Ticket) error {
-		if check != nil {
-			if err := check(tx, t); err != nil {
-				return err
-			}
-		}
 		if t.Status != api.TicketPending {
-			return notPending(t)
+			return nil // hold answers the 409 of its state
 		}
 		a, err := autoinvoice.Record(tx, tenantID)
 		if err != nil {
@@ -153,20 +148,19 @@ func (s *Service) invoice(ctx context.Context, tenantID, id string, rc *api.Invo
 		return inWindow(t, a, now)
 	})
 	if err != nil {
-		return api.Invoice{}, storage.Ticket{}, err
+		return api.Invoice{}, err
 	}
 	t := held[0]
 	var items []api.InvoiceItemInput
 	if err := json.Unmarshal(t.Items, &items); err != nil {
-		return api.Invoice{}, t, errors.Join(err, s.release(ctx, tenantID, held, api.TicketInvoicing))
+		return api.Invoice{}, errors.Join(err, s.release(ctx, tenantID, held, api.TicketInvoicing))
 	}
 	in := api.InvoiceInput{
 		TypeCode: cfdi.TipoIngreso, CurrencyCode: invoices.SaleCurrency, PaymentFormCode: t.PaymentFormCode,
 		PaymentMethodCode: "PUE", ExpeditionZipCode: deref(issuer.ZipCode),
 		Issuer: &api.InvoiceIssuerInput{ID: issuer.ID}, Recipient: rc, Items: items,
 	}
-	inv, err := s.stamp(ctx, tenantID, issuer, held, api.TicketInvoicing, api.TicketInvoiced, in)
-	return inv, t, err
+	return s.stamp(ctx, tenantID, issuer, held, api.TicketInvoicing, api.TicketInvoiced, in)
 }
 
 func deref(s *string) string {
@@ -182,8 +176,7 @@ func (s *Service) Invoice(ctx context.Context, c auth.Caller, id string, in api.
 	if err := s.Store.View(ctx, func(tx storage.Tx) error { _, err := visible(tx, c, id); return err }); err != nil {
 		return api.Invoice{}, err
 	}
-	inv, _, err := s.invoice(ctx, c.TenantID, id, in.Recipient, nil)
-	return inv, err
+	return s.invoice(ctx, c.TenantID, id, in.Recipient)
 }
 
 // Globalize makes one global CFDI of an issuer's pending tickets of a period.

@@ -336,12 +336,16 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedL
 		if err != nil {
 			return err
 		}
+		a, err := autoinvoice.Record(tx, c.TenantID)
+		if err != nil {
+			return err
+		}
 		for _, id := range page {
 			t, err := ts.Get(id)
 			if err != nil {
 				return err
 			}
-			v, err := answer(tx, t)
+			v, err := view(t, a)
 			if err != nil {
 				return err
 			}
