@@ -133,9 +133,6 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.taxFiles = &taxfiles.Service{Store: store, Keys: keys, Now: cfg.Now}
 	s.products = &products.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
 	s.rules = &downloadrules.Service{Store: store, People: s.people, Environment: cfg.Environment, Now: cfg.Now}
-	if s.validations, err = newValidations(cfg, store); err != nil {
-		return nil, err
-	}
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("webhook client: %w", err)
@@ -150,6 +147,9 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		},
 	}
 	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks, Now: cfg.Now, Log: cfg.Logger}
+	if s.validations, err = newValidations(cfg, store, s.invoices); err != nil {
+		return nil, err
+	}
 	s.tickets = &tickets.Service{Store: store, Invoices: s.invoices, Environment: cfg.Environment, Now: cfg.Now}
 	// Tickets left in progress by a stop while stamping go back to pending before any request.
 	if n, err := tickets.Recover(context.Background(), store, cfg.Now()); err != nil {

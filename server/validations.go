@@ -22,12 +22,15 @@ func (s *Server) validationRoutes() {
 // newValidations builds the validations service of the environment: fictitious results in the
 // test environment, the real checks in production (the sources of cfg.Validations; the trust
 // store of stamping certificates also holds the server's own, once it has made one).
-func newValidations(cfg Config, store storage.Store) (*validations.Service, error) {
+//
+// own answers sat.cfdi.status for the CFDIs the server stamped (the invoices service).
+func newValidations(cfg Config, store storage.Store, own validations.OwnStatus) (*validations.Service, error) {
 	svc := &validations.Service{Store: store, Checker: validations.Random{}, Now: cfg.Now}
 	prod, err := validations.NewProduction(cfg.Validations, ownStampCertificate(store))
 	if err != nil {
 		return nil, err
 	}
+	prod.Own = own
 	if cfg.Environment == accounts.EnvProduction {
 		svc.Checker = prod
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -284,7 +286,10 @@ func TestValidateCredits(t *testing.T) {
 
 // An invoice the server stamped (POST /api/v4/invoices) passes the production checks: its
 // SelloSAT verifies with the server's own stamping certificate, which the trust store reads from
-// the database once the invoices area has made it (after the server started).
+// the database once the invoices area has made it (after the server started). Its status is the
+// server's own (it stamped it): Vigente, then Cancelado once cancelled; a CFDI of the server's
+// stamp that it does not hold is NoEncontrado; without the server's own answer, the status
+// service is not configured (NoDisponible).
 func TestValidateOwnStampInProduction(t *testing.T) {
 	f, m := invoiceFixture(t, 5)
 	prod, err := validations.NewProduction(validations.Config{}, ownStampCertificate(f.srv.accounts.Store))
@@ -305,6 +310,43 @@ func TestValidateOwnStampInProduction(t *testing.T) {
 		if x.Status.ID != want[i] || x.Passed != (i < 4) {
 			t.Errorf("%s: %s (%v), want %s", x.Type.ID, x.Status.ID, deref(x.Status.Details), want[i])
 		}
+	}
+
+	status := func(xmlB64 string) api.SatValidationResult {
+		t.Helper()
+		r := f.do("POST", "/api/v4/sat-validations", mustJSON(t, map[string]any{"xml": xmlB64, "validationTypes": []string{"sat.cfdi.status"}}))
+		var res []api.SatValidationResult
+		if r.status != 200 || json.Unmarshal(r.env.Data, &res) != nil || len(res) != 1 {
+			t.Fatalf("validate: %s", r.raw)
+		}
+		return res[0]
+	}
+	prod.Own = f.srv.invoices
+	if got := status(inv.Responses[0].InvoiceBase64); got.Status.ID != "Vigente" || !got.Passed {
+		t.Fatalf("own invoice: %+v", got)
+	}
+	if r := f.do("DELETE", "/api/v4/invoices", cancelBody(inv.ID, "02", "")); r.status != 200 {
+		t.Fatalf("cancel: %s", r.raw)
+	}
+	if got := status(inv.Responses[0].InvoiceBase64); got.Status.ID != "Cancelado" || got.Passed {
+		t.Fatalf("own cancelled invoice: %+v", got)
+	}
+	// the server's stamp on a document it does not hold (the total changed) is not found
+	raw, _ := base64.StdEncoding.DecodeString(inv.Responses[0].InvoiceBase64)
+	forged := strings.Replace(string(raw), `Total="`+string(inv.Total)+`"`, `Total="1.00"`, 1)
+	if forged == string(raw) {
+		t.Fatal("the total was not replaced")
+	}
+	if got := status(base64.StdEncoding.EncodeToString([]byte(forged))); got.Status.ID != "NoEncontrado" || got.Passed {
+		t.Fatalf("forged invoice: %+v", got)
+	}
+	// a CFDI of another provider is not the server's to answer (no status service: NoDisponible)
+	sample, err := os.ReadFile(filepath.Join(sharedSat, "samples", "cfdi40-real.xml"))
+	if err != nil {
+		t.Skipf("needs SAT's sample CFDI: %v", err)
+	}
+	if got := status(base64.StdEncoding.EncodeToString(sample)); got.Status.ID != "NoDisponible" {
+		t.Fatalf("another provider's CFDI: %+v", got)
 	}
 }
 

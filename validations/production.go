@@ -32,6 +32,15 @@ type Production struct {
 	Trust  *TrustStore
 	Lists  map[string]*List // by type (Type69B, Type69BBis); a missing list answers NoDisponible
 	Status StatusSource     // nil answers NoDisponible
+	// Own answers sat.cfdi.status for the CFDIs this server stamped (it is their certification
+	// provider and SAT), before Status is asked; nil asks Status for every CFDI.
+	Own OwnStatus
+}
+
+// OwnStatus knows the status of the CFDIs this server stamped: estado as SAT writes it, ok false
+// for a CFDI stamped by anybody else.
+type OwnStatus interface {
+	OwnEstado(ctx context.Context, doc *cfdi.Comprobante) (estado string, ok bool, err error)
 }
 
 // NewProduction reads the sources of cfg; own gives the server's own stamping certificates.
@@ -221,6 +230,19 @@ func (p *Production) tfdSeal(ctx context.Context, doc *cfdi.Comprobante, t *cfdi
 }
 
 func (p *Production) status(ctx context.Context, doc *cfdi.Comprobante) Outcome {
+	if p.Own != nil {
+		estado, ours, err := p.Own.OwnEstado(ctx, doc)
+		if err != nil {
+			return Outcome{Status: NoDisponible, Details: text("No se pudo consultar el estado en este servidor: %v.", err)}
+		}
+		if ours {
+			st, ok := statusOf(estado)
+			if !ok {
+				return Outcome{Status: NoDisponible, Details: text("Estado desconocido en este servidor: %q.", estado)}
+			}
+			return Outcome{Status: st, Details: text("Estado en este servidor, que timbró el CFDI: %s.", estado)}
+		}
+	}
 	if p.Status == nil {
 		return Outcome{Status: NoDisponible, Details: text("El servidor no tiene configurado un servicio de consulta del estado de CFDI.")}
 	}
