@@ -23,7 +23,7 @@ func (v *validationFlags) flags() []cli.Flag {
 		&cli.StringFlag{Name: "list-69bbis", EnvVars: []string{"TIMBRA_LIST_69BBIS"}, Destination: &v.list69BBis,
 			Usage: "CSV `FILE` of SAT's article 69-B Bis list, as --list-69b"},
 		&cli.StringFlag{Name: "cfdi-status-url", EnvVars: []string{"TIMBRA_CFDI_STATUS_URL"}, Destination: &v.statusURL,
-			Usage: "`URL` of a ConsultaCFDIService (SAT's SOAP service, or one that answers alike) for sat.cfdi.status; without it NoDisponible"},
+			Usage: "`URL` of a ConsultaCFDIService (SAT's SOAP service, or one that answers alike) for sat.cfdi.status of CFDIs other providers stamped (the server answers for its own); without it NoDisponible"},
 	}
 }
 
