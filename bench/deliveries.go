@@ -360,8 +360,7 @@ func (dt *DeliveryTarget) Preload(n, workers int) ([]string, error) {
 func (dt *DeliveryTarget) OutboxEmpty() bool {
 	empty := false
 	dt.T.Data.Store.View(context.Background(), func(tx storage.Tx) error {
-		_, ok := tx.Outbox().Next()
-		empty = !ok
+		empty = tx.Outbox().Empty()
 		return nil
 	})
 	return empty
@@ -760,7 +759,7 @@ func FloorOp(c *http.Client, url string, f FloorRequest) func() error {
 }
 
 // HookFloorOp posts the floor request once with webhook.Send through c (the engine's own
-// client, webhook.Policy.Client: webhook.MaxConnsPerHost connections per host).
+// client, webhook.Policy.Client: webhook.MaxIdleConnsPerHost connections per host kept).
 func HookFloorOp(c *http.Client, url string, f FloorRequest) func() error {
 	return func() error {
 		a := webhook.Send(context.Background(), c, url, f.header(), f.Body)

@@ -24,6 +24,7 @@ import (
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/webhooks"
 )
 
 // DefaultOwnerEmail is the owner of the tenant a new database starts with.
@@ -35,6 +36,7 @@ type serverOptions struct {
 	rateLimit                                                        int
 	webhookAllow                                                     cli.StringSlice
 	webhookCAFile                                                    string
+	webhookConcurrency                                               int
 	tlsCert, tlsKey                                                  string
 	catalogs                                                         string
 	validations                                                      validationFlags
@@ -103,6 +105,8 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "PEM private key `FILE` of --tls-cert"},
 			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.webhookCAFile,
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
+			&cli.IntFlag{Name: "webhook-concurrency", EnvVars: []string{"TIMBRA_WEBHOOK_CONCURRENCY"}, Value: webhooks.DefaultPerDestination, Destination: &o.webhookConcurrency,
+				Usage: "attempts in flight to one destination, a webhook or a listen session (`N`, 1 to 64); a slow one holds only its own"},
 		}, append(append(o.validations.flags(), o.mail.flags()...), dataFlags(o)...)...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
@@ -236,6 +240,9 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return usageErrorf(c, "--tls-cert and --tls-key go together: give both to serve HTTPS, or neither")
 	}
+	if o.webhookConcurrency < 1 || o.webhookConcurrency > 64 {
+		return usageErrorf(c, "--webhook-concurrency: %d is not between 1 and 64", o.webhookConcurrency)
+	}
 	tlsConfig, err := loadTLS(o.tlsCert, o.tlsKey)
 	if err != nil {
 		return err
@@ -285,7 +292,7 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 	}
 	srv, err := server.New(server.Config{
 		Environment: d.Environment, Version: version, AdminToken: token, Logger: log, StandardLimit: o.rateLimit,
-		WebhookPolicy: policy, WebhookCAFile: o.webhookCAFile, Validations: o.validations.config(),
+		WebhookPolicy: policy, WebhookCAFile: o.webhookCAFile, WebhookConcurrency: o.webhookConcurrency, Validations: o.validations.config(),
 		Mail: mailer, MailFrom: mailFrom,
 	}, d.Store, d.Keys)
 	if err != nil {

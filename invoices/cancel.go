@@ -311,7 +311,7 @@ func (s *Service) Cancel(ctx context.Context, c auth.Caller, in api.InvoiceCance
 	if err != nil {
 		return api.InvoiceCancelled{}, err
 	}
-	s.wake()
+	s.wake(c.TenantID)
 	return out, nil
 }
 
@@ -362,10 +362,8 @@ func (s *Service) ExpireCancellations(ctx context.Context) (int, error) {
 		}
 		if expired {
 			n++
+			s.wake(p.TenantID)
 		}
-	}
-	if n > 0 {
-		s.wake()
 	}
 	return n, nil
 }
@@ -389,9 +387,9 @@ func (s *Service) emitIn(tx storage.Tx, c auth.Caller, event, id string) error {
 }
 
 // wake tells the delivery engine after a transaction that recorded an event.
-func (s *Service) wake() {
+func (s *Service) wake(tenant string) {
 	if s.Events != nil {
-		s.Events.WakeEngine()
+		s.Events.WakeEngine(tenant)
 	}
 }
 
@@ -433,7 +431,7 @@ func (s *Service) AnswerCancellation(ctx context.Context, c auth.Caller, id stri
 	if err != nil {
 		return api.InvoiceStatus{}, err
 	}
-	s.wake()
+	s.wake(c.TenantID)
 	return out, nil
 }
 

@@ -76,7 +76,7 @@ type DefaultPairs interface {
 // one.
 type Emitter interface {
 	EmitIn(tx storage.Tx, tenant, typ, relatedID string, personID *string) (string, error)
-	WakeEngine()
+	WakeEngine(tenant string)
 }
 
 // EventStamped is the event of a stamped invoice (docs/events.md).
@@ -286,7 +286,7 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 	if err != nil {
 		return api.Invoice{}, err
 	}
-	s.wake()
+	s.wake(c.TenantID)
 	resp, err := Response(rec)
 	if err != nil {
 		return api.Invoice{}, err

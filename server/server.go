@@ -54,6 +54,9 @@ type Config struct {
 	// local receivers); WebhookCAFile adds a CA to trust when delivering.
 	WebhookPolicy webhook.Policy
 	WebhookCAFile string
+	// WebhookConcurrency is how many attempts may be in flight to one destination (a webhook
+	// or a listen session); 0 means webhooks.DefaultPerDestination.
+	WebhookConcurrency int
 	// Validations are the sources of the production SAT validations (trust store, lists, status).
 	Validations validations.Config
 	// Mail sends invoices by e-mail (POST /api/v4/invoices/send) from MailFrom; nil: no transport.
@@ -166,6 +169,9 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		}
 		return a
 	}, cfg.Logger)
+	if cfg.WebhookConcurrency > 0 {
+		s.engine.PerDestination = cfg.WebhookConcurrency
+	}
 	s.routes()
 	return s, nil
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,11 +26,12 @@ func (t boltTx) Deliveries(tenantID string) Deliveries {
 		records:   records[Delivery]{t.tx.Bucket(bucketDeliveries), tenantID},
 		byWebhook: t.tx.Bucket(bucketDeliveriesByWebhook),
 		pending:   t.tx.Bucket(bucketDeliveriesPending),
-		outbox:    t.tx.Bucket(bucketOutbox),
+		count:     t.tx.Bucket(bucketDeliveriesPendingCount),
+		due:       t.tx.Bucket(bucketDeliveriesDue),
 	}
 }
 
-func (t boltTx) Outbox() Outbox { return boltOutbox{t.tx.Bucket(bucketOutbox)} }
+func (t boltTx) Outbox() Outbox { return boltOutbox{t.tx.Bucket(bucketDeliveriesDue)} }
 
 type boltWebhooks struct{ records[Webhook] }
 
@@ -132,6 +135,20 @@ func (e boltEvents) NewestRelated(related string, from, to time.Time, fn func(Ev
 	return nil
 }
 
+func (e boltEvents) Body(id string) ([]byte, error) {
+	raw := e.b.Get(key(e.tenant, id))
+	if raw == nil {
+		return nil, ErrNotFound
+	}
+	var v struct {
+		Body json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("storage: decode %s/%s: %w", e.tenant, id, err)
+	}
+	return v.Body, nil
+}
+
 func (e boltEvents) Older(t time.Time, fn func(Event) bool) error {
 	return older(e.b, e.tenant, t, fn)
 }
@@ -158,25 +175,52 @@ func older[T any](b *bolt.Bucket, tenant string, t time.Time, fn func(T) bool) e
 
 type boltDeliveries struct {
 	records[Delivery]
-	byWebhook, pending, outbox *bolt.Bucket
+	byWebhook, pending, count, due *bolt.Bucket
 }
 
-// outboxKey orders pending deliveries by due time: 8 bytes of Unix nanoseconds, big-endian,
-// then "<tenant>/<delivery>".
-func outboxKey(due time.Time, tenant, id string) []byte {
-	k := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(tenant)+1+len(id)), uint64(due.UnixNano()))
-	return append(k, key(tenant, id)...)
+// dueKey orders a webhook's pending deliveries by due time: "<tenant>/<webhook>/", 8 bytes of
+// Unix nanoseconds, big-endian, then the delivery id.
+func dueKey(tenant, webhook string, due time.Time, id string) []byte {
+	k := make([]byte, 0, len(tenant)+len(webhook)+2+8+len(id))
+	k = append(append(append(append(k, tenant...), '/'), webhook...), '/')
+	k = binary.BigEndian.AppendUint64(k, uint64(due.UnixNano()))
+	return append(k, id...)
+}
+
+// dueValue is what an attempt needs of a pending delivery: "<kind>/<event type>/<event id>/<0|1 synthetic>".
+func dueValue(d Delivery) []byte {
+	synthetic := "0"
+	if d.Synthetic {
+		synthetic = "1"
+	}
+	return key(d.Kind, d.EventType, d.EventID, synthetic)
 }
 
 func (d boltDeliveries) Get(id string) (Delivery, error) { return d.get(id) }
 
+// addPending moves a webhook's pending counter by n.
+func (d boltDeliveries) addPending(webhook string, n int64) error {
+	k := key(d.tenant, webhook)
+	var c int64
+	if v := d.count.Get(k); len(v) == 8 {
+		c = int64(binary.BigEndian.Uint64(v))
+	}
+	c += n
+	if c <= 0 {
+		return d.count.Delete(k)
+	}
+	return d.count.Put(k, binary.BigEndian.AppendUint64(nil, uint64(c)))
+}
+
 func (d boltDeliveries) Put(v Delivery) error {
 	v.TenantID = d.tenant
 	old, err := d.get(v.ID)
+	wasPending := false
 	switch {
 	case err == nil:
+		wasPending = old.Status == "pending"
 		if old.NextAttemptAt != nil {
-			if err := d.outbox.Delete(outboxKey(*old.NextAttemptAt, d.tenant, old.ID)); err != nil {
+			if err := d.due.Delete(dueKey(d.tenant, old.WebhookID, *old.NextAttemptAt, old.ID)); err != nil {
 				return err
 			}
 		}
@@ -187,16 +231,26 @@ func (d boltDeliveries) Put(v Delivery) error {
 		if v.NextAttemptAt == nil {
 			return fmt.Errorf("storage: pending delivery %s without a next attempt time", v.ID)
 		}
-		if err := d.outbox.Put(outboxKey(*v.NextAttemptAt, d.tenant, v.ID), nil); err != nil {
+		if err := d.due.Put(dueKey(d.tenant, v.WebhookID, *v.NextAttemptAt, v.ID), dueValue(v)); err != nil {
 			return err
 		}
 		if err := d.pending.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
 			return err
 		}
+		if !wasPending {
+			if err := d.addPending(v.WebhookID, 1); err != nil {
+				return err
+			}
+		}
 	} else {
 		v.NextAttemptAt = nil
 		if err := d.pending.Delete(key(d.tenant, v.WebhookID, v.ID)); err != nil {
 			return err
+		}
+		if wasPending {
+			if err := d.addPending(old.WebhookID, -1); err != nil {
+				return err
+			}
 		}
 	}
 	if err := d.byWebhook.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
@@ -214,7 +268,12 @@ func (d boltDeliveries) Delete(id string) error {
 		return err
 	}
 	if old.NextAttemptAt != nil {
-		if err := d.outbox.Delete(outboxKey(*old.NextAttemptAt, d.tenant, old.ID)); err != nil {
+		if err := d.due.Delete(dueKey(d.tenant, old.WebhookID, *old.NextAttemptAt, old.ID)); err != nil {
+			return err
+		}
+	}
+	if old.Status == "pending" {
+		if err := d.addPending(old.WebhookID, -1); err != nil {
 			return err
 		}
 	}
@@ -270,33 +329,102 @@ func (d boltDeliveries) Pending(webhookID string) ([]Delivery, error) {
 	return out, nil
 }
 
+func (d boltDeliveries) PendingStats(webhookID string) (PendingStats, error) {
+	var st PendingStats
+	if v := d.count.Get(key(d.tenant, webhookID)); len(v) == 8 {
+		st.Count = int(binary.BigEndian.Uint64(v))
+	}
+	prefix := key(d.tenant, webhookID, "")
+	if k, _ := d.pending.Cursor().Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
+		// delivery ids are UUID version 7: the first key is the oldest, and tells its millisecond
+		st.Oldest = uuidTime(string(k[len(prefix):]))
+	}
+	return st, nil
+}
+
+// uuidTime is the millisecond a UUID version 7 was made; zero for any other string.
+func uuidTime(id string) time.Time {
+	hex := strings.ReplaceAll(id, "-", "")
+	if len(hex) != 32 {
+		return time.Time{}
+	}
+	ms, err := strconv.ParseUint(hex[:12], 16, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(int64(ms)).UTC()
+}
+
 func (d boltDeliveries) Older(t time.Time, fn func(Delivery) bool) error {
 	return older(d.b, d.tenant, t, fn)
 }
 
 type boltOutbox struct{ b *bolt.Bucket }
 
-func (o boltOutbox) Due(now time.Time, limit int) ([]DeliveryRef, error) {
-	var out []DeliveryRef
-	c := o.b.Cursor()
-	for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
-		due := time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))
-		if due.After(now) {
-			break
-		}
-		tenant, id, err := splitRef(k[8:])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, DeliveryRef{Due: due, TenantID: tenant, DeliveryID: id})
+// splitDue reads a due key: its tenant, webhook, due time and delivery id.
+func splitDue(k []byte) (tenant, webhook string, due time.Time, id string, err error) {
+	i := bytes.IndexByte(k, '/')
+	if i < 0 {
+		return "", "", time.Time{}, "", fmt.Errorf("storage: malformed outbox key %q", k)
 	}
-	return out, nil
+	j := bytes.IndexByte(k[i+1:], '/')
+	if j < 0 || len(k) < i+1+j+1+8 {
+		return "", "", time.Time{}, "", fmt.Errorf("storage: malformed outbox key %q", k)
+	}
+	rest := k[i+1+j+1:]
+	return string(k[:i]), string(k[i+1 : i+1+j]), time.Unix(0, int64(binary.BigEndian.Uint64(rest[:8]))), string(rest[8:]), nil
 }
 
-func (o boltOutbox) Next() (time.Time, bool) {
-	k, _ := o.b.Cursor().First()
-	if k == nil {
-		return time.Time{}, false
+func (o boltOutbox) Destinations(tenant string, fn func(Destination) bool) error {
+	var prefix []byte
+	if tenant != "" {
+		prefix = key(tenant, "")
 	}
-	return time.Unix(0, int64(binary.BigEndian.Uint64(k[:8]))), true
+	c := o.b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); {
+		t, w, due, _, err := splitDue(k)
+		if err != nil {
+			return err
+		}
+		if !fn(Destination{TenantID: t, WebhookID: w, Next: due}) {
+			return nil
+		}
+		// past every key of this webhook: "<tenant>/<webhook>0" sorts right after "<tenant>/<webhook>/…"
+		k, _ = c.Seek(append(key(t, w), '/'+1))
+	}
+	return nil
+}
+
+func (o boltOutbox) Due(tenant, webhook string, now time.Time, limit int, skip func(string) bool) ([]Queued, time.Time, error) {
+	prefix := key(tenant, webhook, "")
+	var out []Queued
+	c := o.b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if len(k) < len(prefix)+8 {
+			return nil, time.Time{}, fmt.Errorf("storage: malformed outbox key %q", k)
+		}
+		due := time.Unix(0, int64(binary.BigEndian.Uint64(k[len(prefix):])))
+		if due.After(now) {
+			return out, due, nil
+		}
+		if len(out) == limit {
+			return out, time.Time{}, nil
+		}
+		id := string(k[len(prefix)+8:])
+		if skip != nil && skip(id) {
+			continue
+		}
+		parts := strings.SplitN(string(v), "/", 4)
+		if len(parts) != 4 {
+			return nil, time.Time{}, fmt.Errorf("storage: malformed outbox value %q", v)
+		}
+		out = append(out, Queued{Due: due, TenantID: tenant, WebhookID: webhook, DeliveryID: id,
+			Kind: parts[0], EventType: parts[1], EventID: parts[2], Synthetic: parts[3] == "1"})
+	}
+	return out, time.Time{}, nil
+}
+
+func (o boltOutbox) Empty() bool {
+	k, _ := o.b.Cursor().First()
+	return k == nil
 }

@@ -54,7 +54,7 @@ type Delivery struct {
 	LastError           *string    `json:"lastError,omitempty"`
 	LastResponseExcerpt string     `json:"lastResponseExcerpt"`
 	NextAttemptAt       *time.Time `json:"nextAttemptAt,omitempty"` // set while pending: its place in the outbox
-	Claimed             bool       `json:"claimed,omitempty"`       // an engine holds it until NextAttemptAt (its lease)
+	Synthetic           bool       `json:"synthetic,omitempty"`     // its event's Synthetic, kept for the outbox
 	History             []Attempt  `json:"history,omitempty"`
 	CreatedAt           time.Time  `json:"createdAt"`
 	UpdatedAt           time.Time  `json:"updatedAt"`
@@ -68,11 +68,31 @@ type Attempt struct {
 	DurationMS int64     `json:"durationMs"`
 }
 
-// DeliveryRef names a pending delivery in the outbox.
-type DeliveryRef struct {
+// Queued is a pending delivery as the outbox holds it: what an attempt needs besides the event's
+// body and the webhook, read without decoding the delivery.
+type Queued struct {
 	Due        time.Time
 	TenantID   string
+	WebhookID  string
 	DeliveryID string
+	EventID    string
+	EventType  string
+	Kind       string
+	Synthetic  bool
+}
+
+// Destination is a webhook with pending deliveries, and the due time of its earliest one.
+type Destination struct {
+	TenantID  string
+	WebhookID string
+	Next      time.Time
+}
+
+// PendingStats is the queue of one webhook: how many deliveries are pending, and when the
+// oldest of them was made.
+type PendingStats struct {
+	Count  int
+	Oldest time.Time // zero when none is pending
 }
 
 // Webhooks is the webhooks of one tenant.
@@ -96,6 +116,8 @@ type Events interface {
 	NewestRelated(relatedObjectID string, from, to time.Time, fn func(Event) bool) error
 	// Older calls fn for events created before t, oldest first, until fn returns false.
 	Older(t time.Time, fn func(Event) bool) error
+	// Body returns the exact bytes of an event's envelope.
+	Body(id string) ([]byte, error)
 }
 
 // Deliveries is the delivery log of one tenant.
@@ -111,14 +133,23 @@ type Deliveries interface {
 	AllByWebhook(webhookID string, fn func(Delivery) bool) error
 	// Pending returns the pending deliveries of a webhook.
 	Pending(webhookID string) ([]Delivery, error)
+	// PendingStats counts a webhook's pending deliveries (a kept counter, not a walk) and tells
+	// when the oldest was made.
+	PendingStats(webhookID string) (PendingStats, error)
 	// Older calls fn for deliveries created before t, oldest first, until fn returns false.
 	Older(t time.Time, fn func(Delivery) bool) error
 }
 
-// Outbox is the queue of pending deliveries of every tenant, by due time.
+// Outbox is the queue of pending deliveries of every tenant: one queue per webhook, by due time.
 type Outbox interface {
-	// Due returns at most limit pending deliveries due at or before now, earliest first.
-	Due(now time.Time, limit int) ([]DeliveryRef, error)
-	// Next returns the earliest due time; ok is false when nothing is pending.
-	Next() (due time.Time, ok bool)
+	// Destinations calls fn for every webhook with pending deliveries, of one tenant (or of
+	// every tenant when tenant is ""), with the due time of its earliest delivery, until fn
+	// returns false. Its cost grows with the webhooks, not with the deliveries.
+	Destinations(tenant string, fn func(Destination) bool) error
+	// Due returns at most limit pending deliveries of one webhook due at or before now,
+	// earliest first, leaving out those skip names (nil skips none); next is the due time of
+	// the first one after now, zero when there is none.
+	Due(tenant, webhook string, now time.Time, limit int, skip func(deliveryID string) bool) (due []Queued, next time.Time, err error)
+	// Empty tells whether no delivery is pending.
+	Empty() bool
 }

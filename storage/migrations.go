@@ -1,9 +1,12 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -143,6 +146,72 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return indexInvoices(tx)
 	},
+	// 13: the outbox becomes one queue per webhook whose entries carry what an attempt needs,
+	// with a pending counter per webhook; deliveries keep their event's synthetic flag. A
+	// delivery an older engine had claimed (a lease in the future) is due at once.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketDeliveriesDue, bucketDeliveriesPendingCount} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return indexOutbox(tx, time.Now().UTC())
+	},
+}
+
+// indexOutbox writes deliveries_due and deliveries_pending_count for every pending delivery, and
+// drops the outbox of schema 3.
+func indexOutbox(tx *bolt.Tx, now time.Time) error {
+	var pending [][]byte // read first: the walk must not see the buckets it writes
+	if err := tx.Bucket(bucketDeliveriesPending).ForEach(func(k, _ []byte) error {
+		pending = append(pending, bytes.Clone(k))
+		return nil
+	}); err != nil {
+		return err
+	}
+	events := tx.Bucket(bucketEvents)
+	for _, k := range pending {
+		parts := strings.SplitN(string(k), "/", 3)
+		if len(parts) != 3 {
+			return fmt.Errorf("malformed pending index key %q", k)
+		}
+		d := boltTx{tx}.Deliveries(parts[0])
+		raw := tx.Bucket(bucketDeliveries).Get(key(parts[0], parts[2]))
+		if raw == nil {
+			continue
+		}
+		var old struct {
+			Delivery
+			Claimed bool `json:"claimed"`
+		}
+		if err := json.Unmarshal(raw, &old); err != nil {
+			return fmt.Errorf("decode delivery %s: %w", k, err)
+		}
+		v := old.Delivery
+		if old.Claimed || v.NextAttemptAt == nil {
+			v.NextAttemptAt = &now
+		}
+		if ev := events.Get(key(parts[0], v.EventID)); ev != nil {
+			var e struct {
+				Synthetic bool `json:"synthetic"`
+			}
+			if err := json.Unmarshal(ev, &e); err != nil {
+				return fmt.Errorf("decode event of delivery %s: %w", k, err)
+			}
+			v.Synthetic = e.Synthetic
+		}
+		// Put as if new: it writes the queue entry and counts the delivery once
+		if err := tx.Bucket(bucketDeliveries).Delete(key(parts[0], v.ID)); err != nil {
+			return err
+		}
+		if err := d.Put(v); err != nil {
+			return err
+		}
+	}
+	if tx.Bucket(bucketOutbox) != nil {
+		return tx.DeleteBucket(bucketOutbox)
+	}
+	return nil
 }
 
 // SchemaVersion is the version a database has after Open.

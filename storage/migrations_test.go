@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"path/filepath"
 	"strconv"
@@ -342,4 +344,71 @@ func TestInvoiceSummaryEncoding(t *testing.T) {
 			t.Errorf("decodeSummary(%q) accepted", bad)
 		}
 	}
+}
+
+// TestMigration13 starts from a schema-12 database with pending deliveries in the outbox of
+// schema 3 (one claimed by an older engine, its lease in the future) and a finished one, and
+// checks that each pending one is in its webhook's queue with its event's fields, counted once,
+// due at once when it was claimed, and that the old outbox is gone.
+func TestMigration13(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 12) }); err != nil {
+		t.Fatal(err)
+	}
+	past, lease := time.Now().UTC().Add(-time.Hour), time.Now().UTC().Add(2*time.Minute)
+	old := []map[string]any{
+		{"id": "0199c3f4-7a10-7c3e-9d41-2f6b8e0a1c01", "tenantId": "t1", "webhookId": "w1", "eventId": "e1", "eventType": "webhook.test", "kind": "test", "status": "pending", "nextAttemptAt": past},
+		{"id": "0199c3f4-7a10-7c3e-9d41-2f6b8e0a1c02", "tenantId": "t1", "webhookId": "w1", "eventId": "e2", "eventType": "invoice.stamped", "kind": "automatic", "status": "pending", "nextAttemptAt": lease, "claimed": true},
+		{"id": "0199c3f4-7a10-7c3e-9d41-2f6b8e0a1c03", "tenantId": "t1", "webhookId": "w1", "eventId": "e2", "eventType": "invoice.stamped", "kind": "automatic", "status": "succeeded"},
+	}
+	err := db.Update(func(tx *bolt.Tx) error {
+		tx.Bucket(bucketEvents).Put(key("t1", "e1"), []byte(`{"id":"e1","synthetic":true,"body":{"a":1}}`))
+		tx.Bucket(bucketEvents).Put(key("t1", "e2"), []byte(`{"id":"e2","synthetic":false,"body":{"b":2}}`))
+		for _, d := range old {
+			raw, _ := json.Marshal(d)
+			id := d["id"].(string)
+			tx.Bucket(bucketDeliveries).Put(key("t1", id), raw)
+			tx.Bucket(bucketDeliveriesByWebhook).Put(key("t1", "w1", id), nil)
+			if d["status"] == "pending" {
+				tx.Bucket(bucketDeliveriesPending).Put(key("t1", "w1", id), nil)
+				tx.Bucket(bucketOutbox).Put(append(binary.BigEndian.AppendUint64(nil, uint64(d["nextAttemptAt"].(time.Time).UnixNano())), key("t1", id)...), nil)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 13) }); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketOutbox) != nil {
+			t.Error("the outbox of schema 3 is still there")
+		}
+		q, next, err := (boltTx{tx}).Outbox().Due("t1", "w1", time.Now(), 10, nil)
+		if err != nil || len(q) != 2 || !next.IsZero() {
+			t.Fatalf("queue after migration 13: %+v next %v %v", q, next, err)
+		}
+		if q[0].DeliveryID != old[0]["id"] || !q[0].Synthetic || q[0].Kind != "test" || q[0].EventID != "e1" {
+			t.Errorf("first queued = %+v", q[0])
+		}
+		if q[1].DeliveryID != old[1]["id"] || q[1].Synthetic || q[1].EventType != "invoice.stamped" || q[1].Due.After(time.Now()) {
+			t.Errorf("the claimed one = %+v (due at once)", q[1])
+		}
+		d, err := (boltTx{tx}).Deliveries("t1").Get(q[0].DeliveryID)
+		if err != nil || !d.Synthetic || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(past) {
+			t.Errorf("delivery after migration 13: %+v %v", d, err)
+		}
+		if st, _ := (boltTx{tx}).Deliveries("t1").PendingStats("w1"); st.Count != 2 {
+			t.Errorf("pending count = %d, want 2", st.Count)
+		}
+		if raw := tx.Bucket(bucketDeliveries).Get(key("t1", q[1].DeliveryID)); bytes.Contains(raw, []byte("claimed")) {
+			t.Errorf("the claim is still stored: %s", raw)
+		}
+		if v, _ := schemaVersion(tx); v != 13 {
+			t.Errorf("schema version = %d, want 13", v)
+		}
+		return nil
+	})
 }

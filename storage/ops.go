@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -43,8 +44,14 @@ func (b *Bolt) Gauges(ctx context.Context) (Gauges, error) {
 	}
 	err := b.db.View(func(tx *bolt.Tx) error {
 		g.SizeBytes = tx.Size()
-		if ob := tx.Bucket(bucketOutbox); ob != nil {
-			g.OutboxDepth = ob.Stats().KeyN
+		if b := tx.Bucket(bucketDeliveriesPendingCount); b != nil {
+			// one counter per webhook with pending deliveries: the cost grows with the webhooks
+			return b.ForEach(func(_, v []byte) error {
+				if len(v) == 8 {
+					g.OutboxDepth += int(binary.BigEndian.Uint64(v))
+				}
+				return nil
+			})
 		}
 		return nil
 	})

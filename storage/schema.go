@@ -25,7 +25,9 @@
 //	deliveries           <tenantID>/<deliveryID>          → Delivery
 //	deliveries_by_webhook <tenantID>/<webhookID>/<deliveryID> → empty
 //	deliveries_pending   <tenantID>/<webhookID>/<deliveryID> → empty   (while status is pending)
-//	outbox               <due: 8-byte big-endian Unix ns><tenantID>/<deliveryID> → empty (all tenants)
+//	deliveries_due       <tenantID>/<webhookID>/<due: 8-byte big-endian Unix ns><deliveryID>
+//	                       → <kind>/<event type>/<eventID>/<synthetic 0|1>   (the outbox: while pending)
+//	deliveries_pending_count <tenantID>/<webhookID>     → 8-byte big-endian count of pending deliveries
 //	catalog_set          "current"                        → CatalogSet (version, source, tables, row counts)
 //	catalog_rows         <table> (nested bucket)
 //	                       <primary key values joined by 0x00> → the row's values (catalogs package encoding)
@@ -47,8 +49,12 @@
 //	tickets_by_paid      <tenantID>/<paid day>/<ticketID> → <issuer>/<recorder>/<status> (person ids; Mexico City day)
 //	tickets_by_recorded  <tenantID>/<day>/<ticketID>      → <recorder personID>          (Mexico City day)
 //
-// The outbox is an index of pending deliveries by due time, kept by Deliveries.Put in the same
-// transaction as the delivery: a pending delivery is always in it, a finished one never.
+// The outbox (deliveries_due) is an index of pending deliveries, one queue per webhook by due
+// time, kept by Deliveries.Put in the same transaction as the delivery: a pending delivery is
+// always in it, a finished one never. Its value carries what an attempt needs, so the delivery
+// engine starts an attempt without decoding the delivery; the engine finds the webhooks with
+// work by seeking from one webhook's queue to the next. deliveries_pending_count is kept by the
+// same Put, so a queue's depth is one read.
 //
 // Employer and employee data are keyed by their person: deleting a person deletes both in the
 // same transaction (DeletePersonEmployment).
@@ -71,13 +77,15 @@ var (
 	bucketAPIKeysByLookup = []byte("apikeys_by_lookup")
 	bucketAPIKeysByPerson = []byte("apikeys_by_person")
 
-	bucketWebhooks            = []byte("webhooks")
-	bucketEvents              = []byte("events")
-	bucketEventsByRelated     = []byte("events_by_related")
-	bucketDeliveries          = []byte("deliveries")
-	bucketDeliveriesByWebhook = []byte("deliveries_by_webhook")
-	bucketDeliveriesPending   = []byte("deliveries_pending")
-	bucketOutbox              = []byte("outbox")
+	bucketWebhooks               = []byte("webhooks")
+	bucketEvents                 = []byte("events")
+	bucketEventsByRelated        = []byte("events_by_related")
+	bucketDeliveries             = []byte("deliveries")
+	bucketDeliveriesByWebhook    = []byte("deliveries_by_webhook")
+	bucketDeliveriesPending      = []byte("deliveries_pending")
+	bucketOutbox                 = []byte("outbox") // until schema 13; see migrations
+	bucketDeliveriesDue          = []byte("deliveries_due")
+	bucketDeliveriesPendingCount = []byte("deliveries_pending_count")
 
 	bucketCatalogSet  = []byte("catalog_set")
 	bucketCatalogRows = []byte("catalog_rows")

@@ -60,10 +60,10 @@ func (p Policy) DialContext(ctx context.Context, network, address string) (net.C
 	return p.Dialer().DialContext(ctx, network, address)
 }
 
-// MaxConnsPerHost is the most connections deliveries open to one receiver, all kept for reuse.
-// A delivery engine runs at most this many attempts at once, so an attempt never waits for a
-// connection while its AttemptTimeout runs.
-const MaxConnsPerHost = 64
+// MaxIdleConnsPerHost is how many connections to one receiver are kept for reuse. Connections
+// per host are not bounded: the delivery engine bounds attempts per destination and in all, and
+// an attempt never waits for a connection while its AttemptTimeout runs.
+const MaxIdleConnsPerHost = 64
 
 // Client returns the HTTP client for deliveries: AttemptTimeout per request; redirects never
 // followed (the 3xx is the answer); no proxy, from the environment or otherwise; connections
@@ -92,9 +92,8 @@ func (p Policy) Client(caFile string) (*http.Client, error) {
 		TLSClientConfig:        tlsConf,
 		TLSHandshakeTimeout:    10 * time.Second,
 		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           4 * MaxConnsPerHost,
-		MaxIdleConnsPerHost:    MaxConnsPerHost,
-		MaxConnsPerHost:        MaxConnsPerHost,
+		MaxIdleConns:           4 * MaxIdleConnsPerHost,
+		MaxIdleConnsPerHost:    MaxIdleConnsPerHost,
 		IdleConnTimeout:        90 * time.Second,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: 64 << 10,

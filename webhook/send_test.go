@@ -417,7 +417,7 @@ func TestClient(t *testing.T) {
 	if tr.TLSClientConfig.MinVersion != tls.VersionTLS12 {
 		t.Errorf("TLS minimum %x", tr.TLSClientConfig.MinVersion)
 	}
-	if tr.DisableKeepAlives || tr.MaxIdleConnsPerHost <= 0 || tr.MaxConnsPerHost <= 0 || tr.IdleConnTimeout <= 0 {
+	if tr.DisableKeepAlives || tr.MaxIdleConnsPerHost <= 0 || tr.MaxConnsPerHost != 0 || tr.IdleConnTimeout <= 0 {
 		t.Errorf("connection reuse: %+v", tr)
 	}
 	req, _ := http.NewRequest(http.MethodPost, ts.URL, nil)

@@ -1,14 +1,16 @@
 package webhooks
 
 import (
+	"bytes"
+	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/timbra-mx/timbra/listener"
@@ -27,292 +29,567 @@ const (
 	MaxRetryAfter  = 10 * time.Hour
 	FailingTooLong = 5 * 24 * time.Hour // failing continuously this long disables a webhook
 	maxHistory     = 20                 // attempts kept per delivery
+
+	// DefaultPerDestination is how many attempts may be in flight to one destination (a URL
+	// webhook or a listen session) at once.
+	DefaultPerDestination = 8
+	// DefaultPerTenant bounds the attempts in flight of one tenant, whatever its destinations.
+	DefaultPerTenant = 128
+	// DefaultInFlight bounds the attempts in flight of the whole engine.
+	DefaultInFlight = 1024
+
+	// MaxUnrecorded bounds the outcomes waiting for their commit: past it no attempt starts.
+	// With the attempts in flight, it bounds what a crash sends twice.
+	MaxUnrecorded = 1024
+	// Outstanding bounds a destination's attempts in flight and outcomes waiting for their
+	// commit together, as a multiple of PerDestination: what a crash may send twice to it.
+	Outstanding = 16
+
+	refillBatch = 64  // deliveries one destination reads from the outbox at a time
+	recordBatch = 512 // outcomes recorded in one transaction, at most
+
 )
 
 // SendFunc makes one attempt (webhook.Send through the guarded client, in production).
 type SendFunc func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt
 
-// Engine sends the outbox: it claims due deliveries, signs and sends them with a pool of
-// workers, and records each outcome. A claim moves the delivery a lease ahead in the outbox, so
-// a crash at any point makes it due again: delivery is at least once, with the same webhook-id.
+// Engine sends the outbox. Each destination (a webhook: a URL or a listen session) has its own
+// queue, read from its part of the outbox (storage.Outbox.Due) without a write; the engine
+// keeps in memory which deliveries it holds, so a claim costs no commit. At most
+// PerDestination attempts run at once per destination, PerTenant per tenant and InFlight in
+// all, and free slots go round robin over tenants, then over each tenant's destinations: a
+// destination that is slow, hangs until its timeout or fails holds only its own slots. Outcomes
+// are recorded in batches, one transaction each.
+//
+// Delivery is at least once, with the same webhook-id: a delivery leaves the outbox only in the
+// transaction that records its outcome, so after a crash every delivery not yet recorded is
+// sent again; those are at most the attempts in flight and the outcomes waiting for their
+// commit: Outstanding × PerDestination to one destination, InFlight + MaxUnrecorded in all. Order is not guaranteed: a destination's deliveries start
+// in due order, up to PerDestination at once, and a failed one is retried later while the
+// next ones go on.
 type Engine struct {
-	Svc     *Service
-	Send    SendFunc
-	Log     *slog.Logger
-	Workers int           // concurrent attempts; default and at most webhook.MaxConnsPerHost
-	Lease   time.Duration // how long a claim lasts; default 2 min (an attempt times out at 15 s)
+	Svc            *Service
+	Send           SendFunc
+	Log            *slog.Logger
+	PerDestination int
+	PerTenant      int
+	InFlight       int
 
-	wakeCh   chan struct{}
-	inFlight atomic.Int64
+	mu         sync.Mutex
+	dests      map[destKey]*dest
+	tenants    map[string]*tenantQueue
+	active     []*tenantQueue // tenants with a destination that has queued work, round robin
+	rr         int
+	rescanAll  bool
+	rescan     map[string]bool // tenants whose destinations are read again
+	dirty      map[*dest]bool  // destinations whose queue is read again
+	timers     dueHeap
+	inFlight   int
+	unrecorded int
+	results    chan outcome
+	kickCh     chan struct{}
+	attempts   sync.WaitGroup
+	running    bool
+}
+
+type destKey struct{ tenant, webhook string }
+
+// hookInfo is what an attempt needs of its webhook, read with each refill of the queue.
+type hookInfo struct {
+	gone     bool
+	kind     string
+	status   string
+	url      *string
+	person   *string
+	sealed   []byte // the sealed secrets the signing secrets came from
+	prev     []byte
+	prevTill *time.Time
+	prevUsed bool // secrets has the previous one
+	secrets  []string
+}
+
+type dest struct {
+	key        destKey
+	hook       hookInfo
+	queue      []job               // read from the outbox, not started
+	taken      map[string]struct{} // queued, in flight or waiting for the record of its outcome
+	inFlight   int
+	unrecorded int       // outcomes waiting for their commit
+	full       bool      // the last refill filled its batch: more may be due
+	next       time.Time // the earliest due time after the last refill; zero: none known
+	timerAt    time.Time // when the timer heap wakes it; zero: no entry
+	// What the destination last answered, for Stats.
+	lastStatus  *int
+	lastError   string
+	lastErrorAt time.Time
+	lastAt      time.Time
+}
+
+type tenantQueue struct {
+	id       string
+	inFlight int
+	ready    []*dest // destinations with queued work, round robin
+	rr       int
+	isActive bool
+}
+
+type job struct {
+	storage.Queued
+	body  []byte
+	close string // WebhookDeleted or WebhookDisabled: recorded failed, not sent
+}
+
+type outcome struct {
+	d       *dest
+	job     job
+	attempt webhook.Attempt
+	ok      bool
+	health  bool // counts for the webhook's health
+	jitter  float64
 }
 
 // NewEngine returns an engine; call Run to start it. It sets svc.Wake.
 func NewEngine(svc *Service, send SendFunc, log *slog.Logger) *Engine {
-	e := &Engine{Svc: svc, Send: send, Log: log, Workers: webhook.MaxConnsPerHost, Lease: 2 * time.Minute, wakeCh: make(chan struct{}, 1)}
-	svc.Wake = e.Wake
+	e := &Engine{Svc: svc, Send: send, Log: log, PerDestination: DefaultPerDestination, PerTenant: DefaultPerTenant,
+		InFlight: DefaultInFlight, dests: map[destKey]*dest{}, tenants: map[string]*tenantQueue{},
+		rescan: map[string]bool{}, dirty: map[*dest]bool{}, kickCh: make(chan struct{}, 1)}
+	svc.Wake = e.WakeTenant
+	svc.Live = e.Live
 	return e
 }
 
-// Wake tells the engine a delivery may be due now.
+// Live is what the engine knows of a destination beyond the outbox.
+type Live struct {
+	InFlight      int
+	Concurrency   int
+	LastAttemptAt time.Time // zero: none since the engine started
+	LastStatus    *int
+	LastError     string
+	LastErrorAt   time.Time
+}
+
+// Live tells the attempts in flight to a destination and what it last answered.
+func (e *Engine) Live(tenant, webhook string) Live {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l := Live{Concurrency: e.PerDestination}
+	if d := e.dests[destKey{tenant, webhook}]; d != nil {
+		l.InFlight, l.LastAttemptAt, l.LastStatus, l.LastError, l.LastErrorAt = d.inFlight, d.lastAt, d.lastStatus, d.lastError, d.lastErrorAt
+	}
+	return l
+}
+
+// Wake tells the engine to look at every destination again (a test that moved its clock).
 func (e *Engine) Wake() {
+	e.mu.Lock()
+	e.rescanAll = true
+	e.mu.Unlock()
+	e.kick()
+}
+
+// WakeTenant tells the engine that a tenant has new deliveries.
+func (e *Engine) WakeTenant(tenant string) {
+	e.mu.Lock()
+	e.rescan[tenant] = true
+	e.mu.Unlock()
+	e.kick()
+}
+
+func (e *Engine) kick() {
 	select {
-	case e.wakeCh <- struct{}{}:
+	case e.kickCh <- struct{}{}:
 	default:
 	}
 }
 
-type claim struct {
-	ref   storage.DeliveryRef
-	lease time.Time
-}
+// ErrRunning is Run's answer while another Run of the same engine goes on.
+var ErrRunning = errors.New("webhooks: the delivery engine is already running")
 
-// Run sends deliveries until ctx ends, then lets the attempts in flight finish, gives back the
-// claims not started, and returns.
+// Run sends deliveries until ctx ends, then lets the attempts in flight finish, records their
+// outcomes and returns. One Run at a time: the engine's memory is the claim on its deliveries.
 func (e *Engine) Run(ctx context.Context) error {
-	e.Workers = min(max(e.Workers, 1), webhook.MaxConnsPerHost) // more would queue for connections
-	jobs := make(chan claim, e.Workers)
-	var wg sync.WaitGroup
-	for range e.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range jobs {
-				e.process(c)
-				e.inFlight.Add(-1)
-				e.Wake()
-			}
-		}()
+	e.mu.Lock()
+	if e.running {
+		e.mu.Unlock()
+		return ErrRunning
 	}
-	if n, err := e.releaseClaims(ctx); err != nil {
-		e.Log.Error("webhook outbox: release stale claims", "err", err)
-	} else if n > 0 {
-		e.Log.Info("webhook outbox: deliveries claimed before a stop are due again", "deliveries", n)
-	}
-	purge := time.NewTicker(time.Hour)
-	defer purge.Stop()
-	e.purge(ctx)
+	e.PerDestination = max(e.PerDestination, 1)
+	e.InFlight = max(e.InFlight, 1)
+	e.PerTenant = max(e.PerTenant, 1)
+	e.results = make(chan outcome, e.InFlight+MaxUnrecorded)
+	e.rescanAll = true
+	e.running = true
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.running = false
+		e.mu.Unlock()
+	}()
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		e.recorder()
+	}()
+	purgeDone := make(chan struct{})
+	go func() {
+		defer close(purgeDone)
+		e.purgeEvery(ctx, time.Hour)
+	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for ctx.Err() == nil {
-		free := int64(e.Workers) - e.inFlight.Load()
-		var next time.Time
-		if free > 0 {
-			claims, n, err := e.claim(ctx, int(free))
-			if err != nil && ctx.Err() == nil {
-				e.Log.Error("webhook outbox: claim", "err", err)
-			}
-			next = n
-			for _, c := range claims {
-				e.inFlight.Add(1)
-				jobs <- c
-			}
-			if len(claims) == int(free) {
-				continue // more may be due: claim again as workers free up
-			}
-		}
-		wait := time.Second * 30
-		if !next.IsZero() {
-			wait = min(wait, max(time.Until(next), time.Millisecond))
-		}
+		wait := e.step()
 		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
-		case <-e.wakeCh:
+		case <-e.kickCh:
 		case <-timer.C:
-		case <-purge.C:
-			e.purge(ctx)
 		}
 	}
-	close(jobs)
-	wg.Wait()
+	e.attempts.Wait()
+	close(e.results)
+	<-recorded
+	<-purgeDone
 	return nil
 }
 
-// claim takes up to n due deliveries, moving each a lease ahead; next is the earliest due time
-// still waiting.
-func (e *Engine) claim(ctx context.Context, n int) ([]claim, time.Time, error) {
-	var out []claim
-	var next time.Time
+// step reads the queues that need it, starts what the limits allow and tells how long to
+// sleep when nothing wakes the engine.
+func (e *Engine) step() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	now := e.Svc.Now().UTC()
-	lease := now.Add(e.Lease)
-	err := e.Svc.Store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
-		out = out[:0]
-		refs, err := tx.Outbox().Due(now, n)
+	for len(e.timers) > 0 && !e.timers[0].at.After(now) {
+		t := heap.Pop(&e.timers).(timerEntry)
+		if t.at.Equal(t.d.timerAt) { // else stale: an earlier entry already read the queue again
+			t.d.timerAt = time.Time{}
+			e.dirty[t.d] = true
+		}
+	}
+	if err := e.refill(now); err != nil {
+		e.Log.Error("webhook outbox: read", "err", err)
+	}
+	e.dispatch()
+	wait := 30 * time.Second
+	if len(e.timers) > 0 {
+		wait = min(wait, max(e.timers[0].at.Sub(now), time.Millisecond))
+	}
+	return wait
+}
+
+// refill reads, in one read transaction, the destinations of the tenants to rescan and the
+// queues of the dirty destinations. Called with e.mu held.
+func (e *Engine) refill(now time.Time) error {
+	if !e.rescanAll && len(e.rescan) == 0 && len(e.dirty) == 0 {
+		return nil
+	}
+	all, tenants := e.rescanAll, e.rescan
+	e.rescanAll, e.rescan = false, map[string]bool{}
+	dirty := map[*dest]bool{}
+	for d := range e.dirty {
+		dirty[e.dest(d.key)] = true // the one the engine holds, should d have been forgotten
+	}
+	clear(e.dirty)
+	return e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
+		found := func(d storage.Destination) bool {
+			x := e.dest(destKey{d.TenantID, d.WebhookID})
+			if !d.Next.After(now) || x.next.IsZero() || d.Next.Before(x.next) {
+				dirty[x] = true
+			}
+			return true
+		}
+		var err error
+		if all {
+			err = tx.Outbox().Destinations("", found)
+		} else {
+			for t := range tenants {
+				if err = tx.Outbox().Destinations(t, found); err != nil {
+					break
+				}
+			}
+		}
 		if err != nil {
 			return err
 		}
-		for _, r := range refs {
-			d, err := tx.Deliveries(r.TenantID).Get(r.DeliveryID)
-			if err != nil {
+		for d := range dirty {
+			if err := e.fill(tx, d, now); err != nil {
 				return err
 			}
-			d.NextAttemptAt, d.Claimed = &lease, true
-			if err := tx.Deliveries(r.TenantID).Put(d); err != nil {
-				return err
-			}
-			out = append(out, claim{ref: r, lease: lease})
-		}
-		if due, ok := tx.Outbox().Next(); ok && len(refs) < n {
-			next = due
 		}
 		return nil
 	})
-	return out, next, err
 }
 
-// releaseClaims makes every claimed delivery due now. Only one process opens the database, so
-// at start every claim belongs to a process that stopped (or crashed) before recording the
-// attempt: waiting for its lease would only delay the delivery.
-func (e *Engine) releaseClaims(ctx context.Context) (int, error) {
-	n := 0
-	now := e.Svc.Now().UTC()
-	err := e.Svc.Store.Update(ctx, func(tx storage.Tx) error {
-		n = 0
-		refs, err := tx.Outbox().Due(time.Unix(1<<40, 0), int(^uint(0)>>1))
-		if err != nil {
-			return err
-		}
-		for _, r := range refs {
-			d, err := tx.Deliveries(r.TenantID).Get(r.DeliveryID)
-			if err != nil {
+// dest finds or makes a destination. Called with e.mu held.
+func (e *Engine) dest(k destKey) *dest {
+	d := e.dests[k]
+	if d == nil {
+		d = &dest{key: k, taken: map[string]struct{}{}}
+		e.dests[k] = d
+	}
+	return d
+}
+
+// fill tops up a destination's queue from the outbox. Called with e.mu held.
+func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time) error {
+	room := refillBatch - len(d.queue)
+	if room <= 0 {
+		return nil
+	}
+	q, next, err := tx.Outbox().Due(d.key.tenant, d.key.webhook, now, room, func(id string) bool {
+		_, held := d.taken[id]
+		return held
+	})
+	if err != nil {
+		return err
+	}
+	d.full, d.next = len(q) == room, next
+	if !next.IsZero() {
+		e.schedule(d, next)
+	}
+	if len(q) == 0 {
+		e.forget(d)
+		return nil
+	}
+	if err := e.readHook(tx, d, now); err != nil {
+		return err
+	}
+	for _, item := range q {
+		j := job{Queued: item}
+		switch {
+		case d.hook.gone:
+			j.close = "WebhookDeleted"
+		case d.hook.status != StatusEnabled || (d.hook.url == nil && d.hook.kind != KindListener):
+			j.close = "WebhookDisabled"
+		default:
+			if j.body, err = tx.Events(item.TenantID).Body(item.EventID); err != nil {
 				return err
 			}
-			if !d.Claimed {
+		}
+		d.taken[item.DeliveryID] = struct{}{}
+		d.queue = append(d.queue, j)
+	}
+	e.ready(d)
+	return nil
+}
+
+// schedule makes the engine read a destination's queue at a time; a destination has at most
+// one entry waiting, its earliest. Called with e.mu held.
+func (e *Engine) schedule(d *dest, at time.Time) {
+	if !d.timerAt.IsZero() && !at.Before(d.timerAt) {
+		return
+	}
+	d.timerAt = at
+	heap.Push(&e.timers, timerEntry{at: at, d: d})
+	if len(e.timers) > 2*len(e.dests)+1024 { // drop the stale entries
+		live := e.timers[:0]
+		for _, t := range e.timers {
+			if t.at.Equal(t.d.timerAt) {
+				live = append(live, t)
+			}
+		}
+		clear(e.timers[len(live):])
+		e.timers = live
+		heap.Init(&e.timers)
+	}
+}
+
+// forget drops a destination that holds nothing, so the map does not grow with every webhook
+// that ever had a delivery. Called with e.mu held.
+func (e *Engine) forget(d *dest) {
+	if len(d.queue) == 0 && len(d.taken) == 0 && d.inFlight == 0 && d.next.IsZero() && d.timerAt.IsZero() && d.lastAt.IsZero() {
+		delete(e.dests, d.key)
+	}
+}
+
+// readHook reads the destination's webhook, opening its secrets only when they changed.
+func (e *Engine) readHook(tx storage.Tx, d *dest, now time.Time) error {
+	w, err := tx.Webhooks(d.key.tenant).Get(d.key.webhook)
+	if errors.Is(err, storage.ErrNotFound) {
+		d.hook = hookInfo{gone: true}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h := hookInfo{kind: w.Kind, status: w.Status, url: w.URL, person: w.ListenerPersonID, sealed: w.Secret,
+		prev: w.PreviousSecret, prevTill: w.PreviousSecretUntil}
+	if h.status != StatusEnabled {
+		d.hook = h
+		return nil
+	}
+	// the previous secret signs too until its time (signingSecrets)
+	h.prevUsed = previousSigns(h.prev, h.prevTill, now)
+	if d.hook.secrets != nil && bytes.Equal(d.hook.sealed, h.sealed) && bytes.Equal(d.hook.prev, h.prev) && d.hook.prevUsed == h.prevUsed {
+		h.secrets = d.hook.secrets
+	} else if h.secrets, err = e.Svc.signingSecrets(w, now); err != nil {
+		return err
+	}
+	d.hook = h
+	return nil
+}
+
+// ready puts a destination with queued work in its tenant's round, and the tenant in the
+// engine's. Called with e.mu held.
+func (e *Engine) ready(d *dest) {
+	t := e.tenants[d.key.tenant]
+	if t == nil {
+		t = &tenantQueue{id: d.key.tenant}
+		e.tenants[t.id] = t
+	}
+	for _, x := range t.ready {
+		if x == d {
+			goto tenant
+		}
+	}
+	t.ready = append(t.ready, d)
+tenant:
+	if !t.isActive {
+		t.isActive = true
+		e.active = append(e.active, t)
+	}
+}
+
+// dispatch starts attempts while the limits allow: one per turn, tenants in turn, and in each
+// tenant its destinations in turn. Called with e.mu held.
+func (e *Engine) dispatch() {
+	for e.inFlight < e.InFlight && e.unrecorded < MaxUnrecorded && len(e.active) > 0 {
+		started := false
+		for range len(e.active) {
+			if e.rr >= len(e.active) {
+				e.rr = 0
+			}
+			t := e.active[e.rr]
+			if d := e.pick(t); d != nil {
+				e.start(t, d)
+				e.rr++
+				started = true
+				break
+			}
+			if len(t.ready) == 0 {
+				t.isActive = false
+				e.active = append(e.active[:e.rr], e.active[e.rr+1:]...)
 				continue
 			}
-			d.Claimed, d.NextAttemptAt = false, &now
-			if err := tx.Deliveries(r.TenantID).Put(d); err != nil {
-				return err
-			}
-			n++
+			e.rr++
 		}
-		return nil
-	})
-	return n, err
-}
-
-// process makes one attempt of a claimed delivery and records it.
-func (e *Engine) process(c claim) {
-	ctx := context.Background()
-	s := e.Svc
-	var d storage.Delivery
-	var w storage.Webhook
-	var ev storage.Event
-	var hookGone bool
-	err := s.Store.View(ctx, func(tx storage.Tx) error {
-		var err error
-		if d, err = tx.Deliveries(c.ref.TenantID).Get(c.ref.DeliveryID); err != nil {
-			return err
-		}
-		if ev, err = tx.Events(c.ref.TenantID).Get(d.EventID); err != nil {
-			return err
-		}
-		w, err = tx.Webhooks(c.ref.TenantID).Get(d.WebhookID)
-		if errors.Is(err, storage.ErrNotFound) {
-			hookGone, err = true, nil
-		}
-		return err
-	})
-	if err != nil {
-		e.Log.Error("webhook outbox: read delivery", "tenant", c.ref.TenantID, "delivery", c.ref.DeliveryID, "err", err)
-		return // the claim expires and the delivery is tried again
-	}
-	if !stillClaimed(d, c.lease) {
-		return
-	}
-	isListener := !hookGone && w.Kind == KindListener
-	if hookGone || w.Status != StatusEnabled || (w.URL == nil && !isListener) {
-		why := "WebhookDisabled"
-		if hookGone {
-			why = "WebhookDeleted"
-		}
-		e.record(c, func(d *storage.Delivery, _ *storage.Webhook, now time.Time, claimed bool) {
-			if claimed {
-				d.Status, d.LastError, d.UpdatedAt = DeliveryFailed, &why, now
-			}
-		})
-		return
-	}
-	now := s.Now().UTC()
-	secrets, err := s.signingSecrets(w, now)
-	var a webhook.Attempt
-	if err == nil {
-		var sig string
-		if sig, err = webhook.Sign(secrets, ev.ID, now, ev.Body); err == nil {
-			if isListener {
-				a = e.toListener(ctx, w, d, ev, webhook.Headers(ev.ID, now, sig))
-			} else {
-				a = e.Send(ctx, *w.URL, webhook.Headers(ev.ID, now, sig), ev.Body)
-			}
-		}
-	}
-	if err != nil {
-		e.Log.Error("webhook outbox: sign", "tenant", c.ref.TenantID, "webhook", w.ID, "err", err)
-		return
-	}
-	e.Log.Debug("webhook attempt", "delivery", d.ID, "event", ev.ID, "status", a.StatusCode, "error", a.Error, "ms", a.Duration.Milliseconds())
-	countsForHealth := !ev.Synthetic && d.Kind != DeliveryTest && !isListener
-	// a listener without a forward target acknowledges with no status and no error: delivered
-	ok := a.OK() || (isListener && a.Error == "" && a.StatusCode == nil)
-	jitter := 0.9 + rand.Float64()*0.2 // chosen outside the transaction, which may run twice
-	e.record(c, func(d *storage.Delivery, w *storage.Webhook, now time.Time, claimed bool) {
-		d.Attempts++
-		d.LastStatusCode, d.LastResponseExcerpt, d.UpdatedAt = a.StatusCode, a.Excerpt, now
-		d.LastError = nil
-		if a.Error != "" {
-			msg := a.Error
-			d.LastError = &msg
-		}
-		d.History = append(d.History, storage.Attempt{At: now, StatusCode: a.StatusCode, Error: a.Error, DurationMS: a.Duration.Milliseconds()})
-		if len(d.History) > maxHistory {
-			d.History = d.History[len(d.History)-maxHistory:]
-		}
-		if !claimed {
-			return // closed while in flight: the attempt is logged, the state stays closed
-		}
-		gone := a.Error == "" && a.StatusCode != nil && *a.StatusCode == http.StatusGone
-		switch {
-		case ok:
-			d.Status = DeliveryOK
-		case gone || d.Attempts >= d.MaxAttempts:
-			d.Status = DeliveryFailed
-		default:
-			next := now.Add(retryDelay(d.Attempts, a.RetryAfter, jitter))
-			d.NextAttemptAt = &next
-		}
-		if w == nil {
+		if !started {
 			return
 		}
-		if gone && w.Status == StatusEnabled {
-			reason := ReasonGone
-			w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
+	}
+}
+
+// pick chooses a tenant's next destination that may start an attempt, dropping those with
+// nothing queued from its round. Called with e.mu held.
+func (e *Engine) pick(t *tenantQueue) *dest {
+	if t.inFlight >= e.PerTenant {
+		return nil
+	}
+	for range len(t.ready) {
+		if t.rr >= len(t.ready) {
+			t.rr = 0
 		}
-		if countsForHealth {
-			if ok {
-				w.FailingSince = nil
-			} else if w.FailingSince == nil {
-				w.FailingSince = &now
-			} else if now.Sub(*w.FailingSince) >= FailingTooLong && w.Status == StatusEnabled {
-				reason := ReasonFailing
-				w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
+		d := t.ready[t.rr]
+		if len(d.queue) == 0 {
+			t.ready = append(t.ready[:t.rr], t.ready[t.rr+1:]...)
+			continue
+		}
+		t.rr++
+		if d.inFlight < e.PerDestination && d.inFlight+d.unrecorded < Outstanding*e.PerDestination {
+			return d
+		}
+	}
+	return nil
+}
+
+// start takes the first job of d and runs its attempt. Called with e.mu held.
+func (e *Engine) start(t *tenantQueue, d *dest) {
+	j := d.queue[0]
+	d.queue[0] = job{}
+	d.queue = d.queue[1:]
+	if len(d.queue) == 0 {
+		d.queue = nil
+		if d.full {
+			e.dirty[d] = true // more may be due: read again on the next step
+			e.kick()
+		}
+	}
+	d.inFlight++
+	t.inFlight++
+	e.inFlight++
+	h := d.hook
+	e.attempts.Add(1)
+	go func() {
+		defer e.attempts.Done()
+		o := e.attempt(d, h, j)
+		e.finish(t, o)
+	}()
+}
+
+// attempt signs and sends one delivery, or closes it unsent when its webhook is gone.
+func (e *Engine) attempt(d *dest, h hookInfo, j job) outcome {
+	o := outcome{d: d, job: j, jitter: 0.9 + rand.Float64()*0.2}
+	if j.close != "" {
+		return o
+	}
+	now := e.Svc.Now().UTC()
+	sig, err := webhook.Sign(h.secrets, j.EventID, now, j.body)
+	if err != nil {
+		e.Log.Error("webhook outbox: sign", "tenant", j.TenantID, "webhook", j.WebhookID, "err", err)
+		o.attempt = webhook.Attempt{Error: "SignatureFailed"}
+		return o
+	}
+	isListener := h.kind == KindListener
+	if isListener {
+		o.attempt = e.toListener(context.Background(), h, j, webhook.Headers(j.EventID, now, sig))
+	} else {
+		o.attempt = e.Send(context.Background(), *h.url, webhook.Headers(j.EventID, now, sig), j.body)
+	}
+	a := o.attempt
+	e.Log.Debug("webhook attempt", "delivery", j.DeliveryID, "event", j.EventID, "status", a.StatusCode, "error", a.Error, "ms", a.Duration.Milliseconds())
+	// a listener without a forward target acknowledges with no status and no error: delivered
+	o.ok = a.OK() || (isListener && a.Error == "" && a.StatusCode == nil)
+	o.health = !j.Synthetic && j.Kind != DeliveryTest && !isListener
+	return o
+}
+
+// finish frees the attempt's slots and hands its outcome to the recorder.
+func (e *Engine) finish(t *tenantQueue, o outcome) {
+	e.mu.Lock()
+	d := o.d
+	d.inFlight--
+	t.inFlight--
+	e.inFlight--
+	d.unrecorded++
+	e.unrecorded++
+	if o.job.close == "" {
+		now := e.Svc.Now().UTC()
+		d.lastAt, d.lastStatus = now, o.attempt.StatusCode
+		if !o.ok {
+			d.lastError, d.lastErrorAt = o.attempt.Error, now
+			if d.lastError == "" && o.attempt.StatusCode != nil {
+				d.lastError = fmt.Sprintf("HTTP %d", *o.attempt.StatusCode)
 			}
 		}
-	})
+	}
+	e.mu.Unlock()
+	e.results <- o // never blocks: its capacity is InFlight + MaxUnrecorded
+	e.kick()
 }
 
 // toListener hands a delivery to its person's open listen session and waits for the client's
 // acknowledgement, which becomes the attempt's outcome.
-func (e *Engine) toListener(ctx context.Context, w storage.Webhook, d storage.Delivery, ev storage.Event, h http.Header) webhook.Attempt {
+func (e *Engine) toListener(ctx context.Context, h hookInfo, j job, hd http.Header) webhook.Attempt {
 	start := time.Now()
-	if e.Svc.Listeners == nil || w.ListenerPersonID == nil {
+	if e.Svc.Listeners == nil || h.person == nil {
 		return webhook.Attempt{Error: listener.ErrNotConnected.Error()}
 	}
 	headers := map[string]string{}
-	for k := range h {
-		headers[strings.ToLower(k)] = h.Get(k)
+	for k := range hd {
+		headers[strings.ToLower(k)] = hd.Get(k)
 	}
-	ack, err := e.Svc.Listeners.Deliver(ctx, w.TenantID, *w.ListenerPersonID, listener.Event{
-		DeliveryID: d.ID, EventID: ev.ID, EventType: ev.Type, Kind: d.Kind, Headers: headers, Body: string(ev.Body),
+	ack, err := e.Svc.Listeners.Deliver(ctx, j.TenantID, *h.person, listener.Event{
+		DeliveryID: j.DeliveryID, EventID: j.EventID, EventType: j.EventType, Kind: j.Kind, Headers: headers, Body: string(j.body),
 	})
 	if err != nil {
 		return webhook.Attempt{Error: err.Error(), Duration: time.Since(start)}
@@ -324,10 +601,174 @@ func (e *Engine) toListener(ctx context.Context, w storage.Webhook, d storage.De
 	return webhook.Attempt{StatusCode: ack.StatusCode, Error: ack.Error, Excerpt: excerpt, Duration: time.Since(start)}
 }
 
-// stillClaimed tells whether a delivery is still pending under this claim (a disable, a
-// delete or another claim after an expired lease changes that).
-func stillClaimed(d storage.Delivery, lease time.Time) bool {
-	return d.Status == DeliveryPending && d.Claimed && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(lease)
+// recorder commits outcomes, as many as are waiting (up to recordBatch) in one transaction,
+// until the results channel closes.
+func (e *Engine) recorder() {
+	batch := make([]outcome, 0, recordBatch)
+	for o := range e.results {
+		batch = append(batch[:0], o)
+	more:
+		for len(batch) < recordBatch {
+			select {
+			case o, ok := <-e.results:
+				if !ok {
+					break more
+				}
+				batch = append(batch, o)
+			default:
+				break more
+			}
+		}
+		retries, err := e.record(batch)
+		if err != nil {
+			e.Log.Error("webhook outbox: record attempts", "attempts", len(batch), "err", err)
+		}
+		e.mu.Lock()
+		for _, o := range batch {
+			delete(o.d.taken, o.job.DeliveryID)
+			o.d.unrecorded--
+			e.unrecorded--
+		}
+		for i, o := range batch {
+			d := o.d
+			if err != nil {
+				e.dirty[d] = true // not recorded: still due in the outbox, sent again
+			} else if !retries[i].IsZero() {
+				e.schedule(d, retries[i])
+			}
+			if len(d.queue) == 0 && d.full {
+				e.dirty[d] = true
+			}
+		}
+		e.mu.Unlock()
+		e.kick()
+	}
+}
+
+// record applies a batch of outcomes in one transaction and answers, per outcome, the time of
+// its retry (zero when none). A delivery closed while its attempt was in flight (its webhook
+// disabled or deleted) keeps its state and logs the attempt. When a webhook becomes disabled,
+// its other pending deliveries close too.
+func (e *Engine) record(batch []outcome) ([]time.Time, error) {
+	retries := make([]time.Time, len(batch))
+	err := e.Svc.Store.Update(context.Background(), func(tx storage.Tx) error {
+		clear(retries)
+		now := e.Svc.Now().UTC()
+		type hookState struct {
+			w, before storage.Webhook
+			gone      bool
+		}
+		hooks := map[destKey]*hookState{}
+		var order []*hookState
+		for i, o := range batch {
+			j := o.job
+			dels := tx.Deliveries(j.TenantID)
+			d, err := dels.Get(j.DeliveryID)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue // purged meanwhile
+			}
+			if err != nil {
+				return err
+			}
+			claimed := d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(j.Due)
+			if !claimed && (j.close != "" || !closedByWebhook(d)) {
+				continue
+			}
+			hs := hooks[o.d.key]
+			if hs == nil {
+				hs = &hookState{}
+				w, err := tx.Webhooks(j.TenantID).Get(j.WebhookID)
+				switch {
+				case err == nil:
+					hs.w, hs.before = w, w
+				case errors.Is(err, storage.ErrNotFound):
+					hs.gone = true
+				default:
+					return err
+				}
+				hooks[o.d.key] = hs
+				order = append(order, hs)
+			}
+			if j.close != "" {
+				why := j.close
+				d.Status, d.LastError, d.UpdatedAt = DeliveryFailed, &why, now
+			} else {
+				var w *storage.Webhook
+				if !hs.gone {
+					w = &hs.w
+				}
+				retries[i] = applyAttempt(&d, w, o, now, claimed)
+			}
+			if err := dels.Put(d); err != nil {
+				return err
+			}
+		}
+		for _, hs := range order {
+			if hs.gone || !webhookChanged(hs.before, hs.w) {
+				continue
+			}
+			if err := tx.Webhooks(hs.w.TenantID).Put(hs.w); err != nil {
+				return err
+			}
+			if hs.before.Status == StatusEnabled && hs.w.Status == StatusDisabled {
+				if err := closePending(tx, hs.w.TenantID, hs.w.ID, "WebhookDisabled", now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return retries, err
+}
+
+// applyAttempt writes an attempt's outcome on its delivery and its webhook's health, and
+// answers the time of the retry (zero when none). claimed is false for a delivery closed while
+// the attempt was in flight: the attempt is logged and the state stays.
+func applyAttempt(d *storage.Delivery, w *storage.Webhook, o outcome, now time.Time, claimed bool) time.Time {
+	a := o.attempt
+	d.Attempts++
+	d.LastStatusCode, d.LastResponseExcerpt, d.UpdatedAt = a.StatusCode, a.Excerpt, now
+	d.LastError = nil
+	if a.Error != "" {
+		msg := a.Error
+		d.LastError = &msg
+	}
+	d.History = append(d.History, storage.Attempt{At: now, StatusCode: a.StatusCode, Error: a.Error, DurationMS: a.Duration.Milliseconds()})
+	if len(d.History) > maxHistory {
+		d.History = d.History[len(d.History)-maxHistory:]
+	}
+	if !claimed {
+		return time.Time{} // closed while in flight: the attempt is logged, the state stays closed
+	}
+	var retry time.Time
+	gone := a.Error == "" && a.StatusCode != nil && *a.StatusCode == http.StatusGone
+	switch {
+	case o.ok:
+		d.Status = DeliveryOK
+	case gone || d.Attempts >= d.MaxAttempts:
+		d.Status = DeliveryFailed
+	default:
+		retry = now.Add(retryDelay(d.Attempts, a.RetryAfter, o.jitter))
+		d.NextAttemptAt = &retry
+	}
+	if w == nil {
+		return retry
+	}
+	if gone && w.Status == StatusEnabled {
+		reason := ReasonGone
+		w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
+	}
+	if o.health {
+		if o.ok {
+			w.FailingSince = nil
+		} else if w.FailingSince == nil {
+			w.FailingSince = &now
+		} else if now.Sub(*w.FailingSince) >= FailingTooLong && w.Status == StatusEnabled {
+			reason := ReasonFailing
+			w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
+		}
+	}
+	return retry
 }
 
 // retryDelay is the wait after attempt n (1-based) of an automatic delivery.
@@ -338,55 +779,6 @@ func retryDelay(n int, retryAfter time.Duration, jitter float64) time.Duration {
 		wait = min(retryAfter, MaxRetryAfter)
 	}
 	return wait
-}
-
-// record applies an outcome to a claimed delivery (and its webhook) in one transaction. When
-// the webhook becomes disabled, its other pending deliveries close too. A delivery closed while
-// its attempt was in flight (its webhook disabled or deleted) is given to fn with claimed false,
-// so the attempt that did happen is logged. fn may run twice.
-func (e *Engine) record(c claim, fn func(d *storage.Delivery, w *storage.Webhook, now time.Time, claimed bool)) {
-	s := e.Svc
-	err := s.Store.Batch(context.Background(), func(tx storage.Tx) error {
-		d, err := tx.Deliveries(c.ref.TenantID).Get(c.ref.DeliveryID)
-		if err != nil {
-			return err
-		}
-		claimed := stillClaimed(d, c.lease)
-		if !claimed && !closedByWebhook(d) {
-			return nil
-		}
-		now := s.Now().UTC()
-		var wp *storage.Webhook
-		w, err := tx.Webhooks(c.ref.TenantID).Get(d.WebhookID)
-		switch {
-		case err == nil:
-			wp = &w
-		case !errors.Is(err, storage.ErrNotFound):
-			return err
-		}
-		before := storage.Webhook{}
-		if wp != nil {
-			before = w
-		}
-		fn(&d, wp, now, claimed)
-		d.Claimed = false
-		if err := tx.Deliveries(c.ref.TenantID).Put(d); err != nil {
-			return err
-		}
-		if wp == nil || !webhookChanged(before, w) {
-			return nil
-		}
-		if err := tx.Webhooks(c.ref.TenantID).Put(w); err != nil {
-			return err
-		}
-		if before.Status == StatusEnabled && w.Status == StatusDisabled {
-			return closePending(tx, w.TenantID, w.ID, "WebhookDisabled", now)
-		}
-		return nil
-	})
-	if err != nil {
-		e.Log.Error("webhook outbox: record attempt", "tenant", c.ref.TenantID, "delivery", c.ref.DeliveryID, "err", err)
-	}
 }
 
 // closedByWebhook tells whether a delivery was closed unsent because its webhook was disabled or
@@ -406,13 +798,42 @@ func sameTime(a, b *time.Time) bool {
 	return a.Equal(*b)
 }
 
-// purge deletes the events and deliveries older than the retention of every tenant.
-func (e *Engine) purge(ctx context.Context) {
-	n, err := e.Svc.Purge(ctx)
-	if err != nil {
-		e.Log.Error("purge of old events", "err", err)
-	} else if n > 0 {
-		e.Log.Info("purged old events and deliveries", "records", n)
+// timerEntry wakes a destination when its next delivery is due; stale entries only cause a
+// read that finds nothing new.
+type timerEntry struct {
+	at time.Time
+	d  *dest
+}
+
+type dueHeap []timerEntry
+
+func (h dueHeap) Len() int           { return len(h) }
+func (h dueHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *dueHeap) Push(x any)        { *h = append(*h, x.(timerEntry)) }
+func (h *dueHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// purgeEvery deletes old events and deliveries now and then every period until ctx ends.
+func (e *Engine) purgeEvery(ctx context.Context, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		n, err := e.Svc.Purge(ctx)
+		if err != nil && ctx.Err() == nil {
+			e.Log.Error("purge of old events", "err", err)
+		} else if n > 0 {
+			e.Log.Info("purged old events and deliveries", "records", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 
@@ -421,25 +842,30 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 	cutoff := s.Now().Add(-Retention)
 	n := 0
 	err := s.Store.Update(ctx, func(tx storage.Tx) error {
+		n = 0
 		tenants, err := tx.Tenants().List()
 		if err != nil {
 			return err
 		}
 		for _, t := range tenants {
 			var failed error
-			tx.Events(t.ID).Older(cutoff, func(ev storage.Event) bool {
+			if err := tx.Events(t.ID).Older(cutoff, func(ev storage.Event) bool {
 				failed = tx.Events(t.ID).Delete(ev.ID)
 				n++
 				return failed == nil
-			})
+			}); err != nil {
+				return err
+			}
 			if failed != nil {
 				return failed
 			}
-			tx.Deliveries(t.ID).Older(cutoff, func(d storage.Delivery) bool {
+			if err := tx.Deliveries(t.ID).Older(cutoff, func(d storage.Delivery) bool {
 				failed = tx.Deliveries(t.ID).Delete(d.ID)
 				n++
 				return failed == nil
-			})
+			}); err != nil {
+				return err
+			}
 			if failed != nil {
 				return failed
 			}

@@ -50,7 +50,7 @@ func newDelivery(tenant string, w storage.Webhook, e storage.Event, kind string,
 	}
 	return storage.Delivery{
 		ID: ids.New(now), TenantID: tenant, WebhookID: webhookID, EventID: e.ID, EventType: e.Type, Kind: kind,
-		Status: DeliveryPending, MaxAttempts: attempts, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now,
+		Status: DeliveryPending, MaxAttempts: attempts, NextAttemptAt: &now, Synthetic: e.Synthetic, CreatedAt: now, UpdatedAt: now,
 	}
 }
 
@@ -206,7 +206,7 @@ func (s *Service) Resend(ctx context.Context, c auth.Caller, eventID string, in 
 		return api.EventResent{}, apierr.Invalid(apierr.Field("WebhookId", MsgWebhookIDEmpty, "", "NotEmptyValidator", nil))
 	}
 	var out api.EventResent
-	err := s.enqueue(ctx, func(tx storage.Tx) error {
+	err := s.enqueue(ctx, c.TenantID, func(tx storage.Tx) error {
 		e, err := s.findEvent(tx, c, eventID)
 		if err != nil {
 			return err
@@ -259,7 +259,7 @@ func (s *Service) Trigger(ctx context.Context, c auth.Caller, in api.EventTrigge
 		related = *in.RelatedObjectID
 	}
 	var out api.EventTriggered
-	err := s.enqueue(ctx, func(tx storage.Tx) error {
+	err := s.enqueue(ctx, c.TenantID, func(tx storage.Tx) error {
 		if in.PersonID != nil {
 			if _, err := tx.People(c.TenantID).Get(*in.PersonID); err != nil {
 				if errors.Is(err, storage.ErrNotFound) {
@@ -294,7 +294,7 @@ func (s *Service) Emit(ctx context.Context, tenant, typ, relatedID string, perso
 	if err != nil {
 		return "", err
 	}
-	if err := s.enqueue(ctx, func(tx storage.Tx) error { return s.emitIn(tx, e, now) }); err != nil {
+	if err := s.enqueue(ctx, tenant, func(tx storage.Tx) error { return s.emitIn(tx, e, now) }); err != nil {
 		return "", err
 	}
 	return e.ID, nil
@@ -316,10 +316,11 @@ func (s *Service) EmitIn(tx storage.Tx, tenant, typ, relatedID string, personID 
 	return e.ID, nil
 }
 
-// WakeEngine tells the delivery engine that deliveries are due (after EmitIn's transaction).
-func (s *Service) WakeEngine() {
+// WakeEngine tells the delivery engine that a tenant's deliveries are due (after EmitIn's
+// transaction).
+func (s *Service) WakeEngine(tenant string) {
 	if s.Wake != nil {
-		s.Wake()
+		s.Wake(tenant)
 	}
 }
 

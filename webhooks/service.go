@@ -34,8 +34,11 @@ type Service struct {
 	CheckURL func(raw string) string
 	// NewSecret makes a signing secret (whsec_ + 44 base64 characters).
 	NewSecret func() string
-	// Wake tells the delivery engine that a delivery is due now; nil when no engine runs.
-	Wake func()
+	// Wake tells the delivery engine that a tenant has a delivery due now; nil when no engine
+	// runs.
+	Wake func(tenant string)
+	// Live tells what the delivery engine knows of a destination; nil when no engine runs.
+	Live func(tenant, webhook string) Live
 	// Listeners is the hub of open listen sessions; nil when none can connect.
 	Listeners Listeners
 	// LockWait is how long a change waits for another change of the same tenant's webhooks
@@ -47,11 +50,11 @@ type Service struct {
 
 // enqueue runs fn in a read-write transaction that makes deliveries, then wakes the engine.
 // Concurrent calls share a commit (Batch); fn may run twice, and only its last run commits.
-func (s *Service) enqueue(ctx context.Context, fn func(tx storage.Tx) error) error {
+func (s *Service) enqueue(ctx context.Context, tenant string, fn func(tx storage.Tx) error) error {
 	if err := s.Store.Batch(ctx, fn); err != nil {
 		return err
 	}
-	s.WakeEngine()
+	s.WakeEngine(tenant)
 	return nil
 }
 
@@ -439,13 +442,18 @@ func (s *Service) RotateSecret(ctx context.Context, c auth.Caller, id string) (a
 
 // signingSecrets are the secrets that sign a delivery to w at now: the current one, and the
 // previous one during the 24 hours after a rotation.
+// previousSigns tells whether a rotated-out secret still signs at now.
+func previousSigns(sealed []byte, until *time.Time, now time.Time) bool {
+	return len(sealed) > 0 && until != nil && now.Before(*until)
+}
+
 func (s *Service) signingSecrets(w storage.Webhook, now time.Time) ([]string, error) {
 	cur, err := s.Keys.Open(w.Secret, secretContext(w.TenantID, w.ID))
 	if err != nil {
 		return nil, err
 	}
 	out := []string{string(cur)}
-	if len(w.PreviousSecret) > 0 && w.PreviousSecretUntil != nil && now.Before(*w.PreviousSecretUntil) {
+	if previousSigns(w.PreviousSecret, w.PreviousSecretUntil, now) {
 		prev, err := s.Keys.Open(w.PreviousSecret, previousContext(w.TenantID, w.ID))
 		if err != nil {
 			return nil, err
@@ -461,7 +469,7 @@ func (s *Service) Test(ctx context.Context, c auth.Caller, id string) (api.Webho
 		return api.WebhookTested{}, err
 	}
 	var out api.WebhookTested
-	err := s.enqueue(ctx, func(tx storage.Tx) error {
+	err := s.enqueue(ctx, c.TenantID, func(tx storage.Tx) error {
 		w, err := find(tx, c, id)
 		if err != nil {
 			return err

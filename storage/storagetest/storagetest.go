@@ -203,6 +203,15 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 		}))
 		return got
 	}
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if b, err := tx.Events(tenant).Body(made[0].ID); err != nil || string(b) != `{}` {
+			return fmt.Errorf("body = %q, %v", b, err)
+		}
+		if _, err := tx.Events(tenant).Body(id()); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("body of an absent event: %v", err)
+		}
+		return nil
+	}))
 	got := collect("", base.Add(2*time.Hour), base.Add(5*time.Hour))
 	want := []string{made[5].ID, made[4].ID, made[3].ID, made[2].ID}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -227,14 +236,21 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 }
 
 func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
-	tenant, hook := id(), id()
+	tenant, hook, other := id(), id(), id()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	due := func(d time.Duration) *time.Time { v := now.Add(d); return &v }
 	ds := []storage.Delivery{
-		{ID: newID(now), WebhookID: hook, Status: "pending", NextAttemptAt: due(time.Minute)},
-		{ID: newID(now), WebhookID: hook, Status: "pending", NextAttemptAt: due(0)},
+		{ID: newID(now), WebhookID: hook, EventID: "e1", EventType: "invoice.canceled", Kind: "automatic", Status: "pending", NextAttemptAt: due(time.Minute)},
+		{ID: newID(now), WebhookID: hook, EventID: "e2", EventType: "webhook.test", Kind: "test", Synthetic: true, Status: "pending", NextAttemptAt: due(0)},
 		{ID: newID(now), WebhookID: hook, Status: "succeeded"},
+		{ID: newID(now), WebhookID: other, EventID: "e3", EventType: "invoice.stamped", Kind: "manual", Status: "pending", NextAttemptAt: due(-time.Second)},
 	}
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if !tx.Outbox().Empty() {
+			return errors.New("a new store's outbox is not empty")
+		}
+		return nil
+	}))
 	must(t, s.Update(ctx, func(tx storage.Tx) error {
 		for _, d := range ds {
 			if err := tx.Deliveries(tenant).Put(d); err != nil {
@@ -244,18 +260,49 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		return nil
 	}))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
-		refs, err := tx.Outbox().Due(now, 10)
-		if err != nil || len(refs) != 1 || refs[0].DeliveryID != ds[1].ID || refs[0].TenantID != tenant {
-			return fmt.Errorf("due now = %+v, %v", refs, err)
+		q, next, err := tx.Outbox().Due(tenant, hook, now, 10, nil)
+		want := storage.Queued{Due: now, TenantID: tenant, WebhookID: hook, DeliveryID: ds[1].ID, EventID: "e2", EventType: "webhook.test", Kind: "test", Synthetic: true}
+		if err != nil || len(q) != 1 || !q[0].Due.Equal(want.Due) || q[0].DeliveryID != want.DeliveryID || q[0].EventID != want.EventID ||
+			q[0].EventType != want.EventType || q[0].Kind != want.Kind || !q[0].Synthetic || q[0].TenantID != tenant || q[0].WebhookID != hook {
+			return fmt.Errorf("due now = %+v, %v", q, err)
 		}
-		if refs, _ := tx.Outbox().Due(now.Add(time.Hour), 10); len(refs) != 2 || refs[0].DeliveryID != ds[1].ID {
-			return fmt.Errorf("due in an hour = %+v (earliest first)", refs)
+		if !next.Equal(now.Add(time.Minute)) {
+			return fmt.Errorf("next after now = %v", next)
 		}
-		if next, ok := tx.Outbox().Next(); !ok || !next.Equal(now) {
-			return fmt.Errorf("next = %v %v", next, ok)
+		if q, next, _ := tx.Outbox().Due(tenant, hook, now.Add(time.Hour), 10, nil); len(q) != 2 || q[0].DeliveryID != ds[1].ID || q[1].Synthetic || !next.IsZero() {
+			return fmt.Errorf("due in an hour = %+v, next %v (earliest first)", q, next)
+		}
+		if q, _, _ := tx.Outbox().Due(tenant, hook, now.Add(time.Hour), 1, nil); len(q) != 1 || q[0].DeliveryID != ds[1].ID {
+			return fmt.Errorf("limit 1 = %+v", q)
+		}
+		skip := func(id string) bool { return id == ds[1].ID }
+		if q, _, _ := tx.Outbox().Due(tenant, hook, now.Add(time.Hour), 10, skip); len(q) != 1 || q[0].DeliveryID != ds[0].ID {
+			return fmt.Errorf("skipping the first = %+v", q)
+		}
+		var dests []storage.Destination
+		tx.Outbox().Destinations("", func(d storage.Destination) bool { dests = append(dests, d); return true })
+		if len(dests) != 2 {
+			return fmt.Errorf("destinations = %+v", dests)
+		}
+		for _, d := range dests {
+			if d.TenantID != tenant || (d.WebhookID == hook && !d.Next.Equal(now)) || (d.WebhookID == other && !d.Next.Equal(now.Add(-time.Second))) {
+				return fmt.Errorf("destination %+v", d)
+			}
+		}
+		n := 0
+		tx.Outbox().Destinations(tenant, func(storage.Destination) bool { n++; return false })
+		if n != 1 {
+			return fmt.Errorf("destinations stopped after %d", n)
+		}
+		tx.Outbox().Destinations(id(), func(d storage.Destination) bool { n++; return true })
+		if n != 1 {
+			return errors.New("another tenant's destinations were listed")
 		}
 		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 2 {
 			return fmt.Errorf("pending = %d", len(p))
+		}
+		if st, _ := tx.Deliveries(tenant).PendingStats(hook); st.Count != 2 || st.Oldest.IsZero() || st.Oldest.After(time.Now()) {
+			return fmt.Errorf("pending stats = %+v", st)
 		}
 		items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, 0, 2)
 		if total != 3 || len(items) != 2 || items[0].ID != ds[2].ID {
@@ -263,21 +310,33 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		}
 		return nil
 	}))
-	// rescheduling moves the outbox entry; finishing removes it
+	// rescheduling moves the queue entry; finishing or deleting removes it
 	ds[1].NextAttemptAt = due(time.Hour)
 	ds[0].Status = "failed"
 	must(t, s.Update(ctx, func(tx storage.Tx) error {
 		if err := tx.Deliveries(tenant).Put(ds[1]); err != nil {
 			return err
 		}
+		if err := tx.Deliveries(tenant).Put(ds[1]); err != nil { // twice: counted once
+			return err
+		}
+		if err := tx.Deliveries(tenant).Delete(ds[3].ID); err != nil {
+			return err
+		}
 		return tx.Deliveries(tenant).Put(ds[0])
 	}))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
-		if refs, _ := tx.Outbox().Due(now.Add(2*time.Hour), 10); len(refs) != 1 || !refs[0].Due.Equal(now.Add(time.Hour)) {
-			return fmt.Errorf("after moves: %+v", refs)
+		if q, _, _ := tx.Outbox().Due(tenant, hook, now.Add(2*time.Hour), 10, nil); len(q) != 1 || !q[0].Due.Equal(now.Add(time.Hour)) {
+			return fmt.Errorf("after moves: %+v", q)
 		}
 		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 1 {
 			return fmt.Errorf("pending after one failed = %d", len(p))
+		}
+		if st, _ := tx.Deliveries(tenant).PendingStats(hook); st.Count != 1 {
+			return fmt.Errorf("pending count after one failed = %+v", st)
+		}
+		if st, _ := tx.Deliveries(tenant).PendingStats(other); st.Count != 0 || !st.Oldest.IsZero() {
+			return fmt.Errorf("pending stats after a delete = %+v", st)
 		}
 		d, _ := tx.Deliveries(tenant).Get(ds[0].ID)
 		if d.NextAttemptAt != nil {
