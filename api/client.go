@@ -258,6 +258,13 @@ func (c *Client) GetWebhook(ctx context.Context, id string) (Webhook, error) {
 	return out, err
 }
 
+// WebhookQueue reads a webhook's queue: pending deliveries, attempts in flight, the last error.
+func (c *Client) WebhookQueue(ctx context.Context, id string) (WebhookQueue, error) {
+	var out WebhookQueue
+	err := c.Do(ctx, http.MethodGet, "/api/v4/webhooks/"+url.PathEscape(id)+"/queue", nil, nil, &out)
+	return out, err
+}
+
 // ReplaceWebhook sends the full model of a webhook (PUT replaces every field; a nil Status
 // keeps the state).
 func (c *Client) ReplaceWebhook(ctx context.Context, id string, in WebhookUpdate) (Webhook, error) {

@@ -121,3 +121,25 @@ type WebhookTested struct {
 
 // RawEvent keeps an event's exact bytes when decoding a list of them.
 type RawEvent = json.RawMessage
+
+// WebhookQueue is the state of one webhook's deliveries (GET /api/v4/webhooks/<id>/queue,
+// timbra's own: the spec shows none): how many wait, how many are on the wire, how old the
+// oldest is, and what the destination last answered. Date-times as in Webhook.
+type WebhookQueue struct {
+	WebhookID string `json:"webhookId"`
+	// Pending counts the deliveries not yet finished (in flight included).
+	Pending int `json:"pending"`
+	// InFlight counts the attempts on the wire now; Concurrency is the most the server allows
+	// one destination at once.
+	InFlight    int `json:"inFlight"`
+	Concurrency int `json:"concurrency"`
+	// OldestPendingAt is when the oldest pending delivery was made; null when none is pending.
+	OldestPendingAt         *string `json:"oldestPendingAt"`
+	OldestPendingAgeSeconds float64 `json:"oldestPendingAgeSeconds"`
+	// LastAttemptAt, LastStatusCode: the latest attempt since the server started (null before).
+	LastAttemptAt  *string `json:"lastAttemptAt"`
+	LastStatusCode *int    `json:"lastStatusCode"`
+	// LastError is the latest failure since the server started (null when none), and when.
+	LastError   *string `json:"lastError"`
+	LastErrorAt *string `json:"lastErrorAt"`
+}

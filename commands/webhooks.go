@@ -42,6 +42,7 @@ func newWebhooksCmd(f *Factory) *cli.Command {
 			newWebhooksCreateCmd(f),
 			newWebhooksListCmd(f),
 			newWebhooksGetCmd(f),
+			newWebhooksQueueCmd(f),
 			newWebhooksUpdateCmd(f),
 			newWebhooksSetStatusCmd(f, statusEnabled),
 			newWebhooksSetStatusCmd(f, statusDisabled),
@@ -272,8 +273,9 @@ func newWebhooksGetCmd(f *Factory) *cli.Command {
 		Usage:     "Show one webhook",
 		UsageText: "timbra webhooks get ID [-o json]",
 		ArgsUsage: "ID",
-		Description: "Prints the webhook's fields as `label: value` lines; with -o json, the webhook object as the\n" +
-			"API answers it (never with its secret).\n\n" +
+		Description: "Prints the webhook's fields as `label: value` lines, then its queue (pending deliveries,\n" +
+			"attempts in flight, the oldest pending, the last error: see `timbra webhooks queue`); with\n" +
+			"-o json, the webhook object as the API answers it (never with its secret).\n\n" +
 			"Example:\n" +
 			"  timbra webhooks get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
 		Action: func(c *cli.Context) error {
@@ -296,7 +298,77 @@ func webhooksGetRun(ctx context.Context, o *idOptions) error {
 		return err
 	}
 	p := o.f.printer()
-	return p.fields(w, webhookFields(p, w))
+	if p.json {
+		return p.fields(w, nil)
+	}
+	q, err := client.WebhookQueue(ctx, w.ID)
+	if err != nil {
+		return err
+	}
+	return p.fields(w, append(webhookFields(p, w), queueFields(p, q)...))
+}
+
+// queueFields shows a webhook's queue.
+func queueFields(p *printer, q api.WebhookQueue) []field {
+	oldest := ""
+	if q.OldestPendingAt != nil {
+		oldest = fmt.Sprintf("%s (%s)", p.apiTime(*q.OldestPendingAt), (time.Duration(q.OldestPendingAgeSeconds * float64(time.Second))).Round(time.Millisecond))
+	}
+	last := p.apiTime(deref(q.LastAttemptAt))
+	if q.LastStatusCode != nil {
+		last += fmt.Sprintf(" (HTTP %d)", *q.LastStatusCode)
+	}
+	lastErr := deref(q.LastError)
+	if q.LastErrorAt != nil {
+		lastErr += ", " + p.apiTime(*q.LastErrorAt)
+	}
+	return []field{
+		{"Pending", strconv.Itoa(q.Pending)},
+		{"In flight", fmt.Sprintf("%d of %d", q.InFlight, q.Concurrency)},
+		{"Oldest pending", oldest},
+		{"Last attempt", last},
+		{"Last error", lastErr},
+	}
+}
+
+// ---- queue
+
+func newWebhooksQueueCmd(f *Factory) *cli.Command {
+	o := &idOptions{f: f}
+	return &cli.Command{
+		Name:      "queue",
+		Usage:     "Show a webhook's queue: pending deliveries, attempts in flight, the last error",
+		UsageText: "timbra webhooks queue ID [-o json]",
+		ArgsUsage: "ID",
+		Description: "Each destination (a webhook or a listen session) has its own queue and at most\n" +
+			"`timbra server --webhook-concurrency` attempts in flight (8 by default): a slow or failing one\n" +
+			"delays only itself. Pending counts the deliveries not yet finished, in flight included; the\n" +
+			"oldest pending tells how far behind the destination is; the last attempt and last error are\n" +
+			"those since the server started.\n\n" +
+			"Examples:\n" +
+			"  timbra webhooks queue 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
+			"  timbra webhooks queue 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json | jq .pending",
+		Action: func(c *cli.Context) error {
+			if err := exactArgs(c, "webhook ID"); err != nil {
+				return err
+			}
+			o.ID = c.Args().First()
+			return webhooksQueueRun(c.Context, o)
+		},
+	}
+}
+
+func webhooksQueueRun(ctx context.Context, o *idOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	q, err := client.WebhookQueue(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	return p.fields(q, append([]field{{"Webhook", q.WebhookID}}, queueFields(p, q)...))
 }
 
 // ---- update, enable, disable

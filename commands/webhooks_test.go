@@ -75,6 +75,10 @@ func (h *hookAPI) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeEnvelope(w, 200, h.hook, "", "t")
+	case r.Method == "GET" && r.URL.Path == base+"/queue":
+		writeEnvelope(w, 200, api.WebhookQueue{WebhookID: hookID, Pending: 3, InFlight: 2, Concurrency: 8,
+			OldestPendingAt: strp("2025-03-10T11:59:00.000Z"), OldestPendingAgeSeconds: 60, LastError: strp("Timeout"),
+			LastErrorAt: strp("2025-03-10T11:59:30.000Z")}, "", "t")
 	case r.Method == "DELETE" && r.URL.Path == base:
 		writeEnvelope(w, 200, true, "", "t")
 	case r.Method == "POST" && r.URL.Path == base+"/test":
@@ -243,7 +247,8 @@ func TestWebhooksGetZoneAsGiven(t *testing.T) {
 	useAPI(t, h.URL)
 	r := runArgs(t, "webhooks", "get", hookID, "--time-zone", "America/Mexico_City")
 	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "Created: 2025-03-10T05:57:00.000\n", "Description: orders\n", "People: p-1,p-2\n")
+	wantContains(t, "stdout", r.out, "Created: 2025-03-10T05:57:00.000\n", "Description: orders\n", "People: p-1,p-2\n",
+		"Pending: 3\n", "In flight: 2 of 8\n", "Oldest pending: 2025-03-10T11:59:00.000Z (1m0s)\n", "Last error: Timeout, 2025-03-10T11:59:30.000Z\n")
 	if got := h.last(t).Header.Get("X-TIME-ZONE"); got != "America/Mexico_City" {
 		t.Errorf("X-TIME-ZONE %q", got)
 	}

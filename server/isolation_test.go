@@ -301,3 +301,44 @@ func TestHeadOfLineListener(t *testing.T) {
 			n, errs, listener.AckWait)
 	}
 }
+
+// TestWebhookQueue: a webhook's queue tells its pending deliveries, the oldest one's age, its
+// attempts in flight and the last failure; /metrics tells the same per destination.
+func TestWebhookQueue(t *testing.T) {
+	f := newHookFixture(t, "")
+	f.rc.status.Store(503)
+	w := f.create(`{"url":"` + f.url + `","enabledEvents":["*"]}`)
+	r := f.do("GET", "/api/v4/webhooks/"+w.ID+"/queue", "")
+	var q api.WebhookQueue
+	json.Unmarshal(r.env.Data, &q)
+	if r.status != 200 || q.WebhookID != w.ID || q.Pending != 0 || q.InFlight != 0 || q.Concurrency != 8 || q.OldestPendingAt != nil || q.LastError != nil {
+		t.Fatalf("queue of a new webhook: %s", r.raw)
+	}
+	// an automatic delivery that fails stays pending for its retry
+	if _, err := f.srv.Webhooks().Emit(context.Background(), f.creds.TenantKey, "invoice.canceled", "inv-1", nil); err != nil {
+		t.Fatal(err)
+	}
+	f.rc.next(t)
+	f.waitDelivery(w.ID, func(d api.Delivery) bool { return d.Attempts == 1 })
+	f.clock.Add(2 * time.Second)
+	r = f.do("GET", "/api/v4/webhooks/"+w.ID+"/queue", "")
+	json.Unmarshal(r.env.Data, &q)
+	if q.Pending != 1 || q.InFlight != 0 || q.OldestPendingAt == nil || q.OldestPendingAgeSeconds <= 0 || q.LastError == nil || *q.LastError != "HTTP 503" ||
+		q.LastStatusCode == nil || *q.LastStatusCode != 503 || q.LastAttemptAt == nil {
+		t.Fatalf("queue after a failed attempt: %s", r.raw)
+	}
+	_, metrics := f.raw("/metrics", "op-token")
+	for _, want := range []string{
+		`timbra_webhook_queue_depth{tenant="` + f.creds.TenantKey + `",webhook="` + w.ID + `"} 1`,
+		`timbra_webhook_in_flight{tenant="` + f.creds.TenantKey + `",webhook="` + w.ID + `"} 0`,
+		`timbra_webhook_oldest_pending_seconds{tenant="` + f.creds.TenantKey + `",webhook="` + w.ID + `"} 2`,
+		`timbra_webhook_last_error_timestamp_seconds{tenant="` + f.creds.TenantKey + `",webhook="` + w.ID + `",error="HTTP 503"}`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, metrics)
+		}
+	}
+	if r := f.do("GET", "/api/v4/webhooks/0193a0c4-0000-7000-8000-000000000000/queue", ""); r.status != 404 {
+		t.Fatalf("queue of an absent webhook: %s", r.raw)
+	}
+}

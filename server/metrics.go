@@ -13,6 +13,7 @@ import (
 
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/webhooks"
 )
 
 // Metrics are written by hand in the Prometheus text exposition format (version 0.0.4): a few
@@ -168,6 +169,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 	m.mu.Unlock()
 	fmt.Fprintf(&b, "# HELP timbra_listener_sessions Open listen sessions.\n# TYPE timbra_listener_sessions gauge\ntimbra_listener_sessions %d\n", s.hub.Len())
+	s.queueMetrics(r.Context(), &b)
 	if s.ops != nil {
 		if g, err := s.ops.Gauges(r.Context()); err == nil {
 			fmt.Fprintf(&b, "# HELP timbra_outbox_depth Pending webhook deliveries.\n# TYPE timbra_outbox_depth gauge\ntimbra_outbox_depth %d\n", g.OutboxDepth)
@@ -177,6 +179,46 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	io.WriteString(w, b.String())
+}
+
+// queueMetrics writes the queue of every destination with pending deliveries: labelled by
+// tenant and webhook id (at most 16 URL webhooks a tenant, and one listener a person).
+func (s *Server) queueMetrics(ctx context.Context, b *strings.Builder) {
+	queues, err := s.webhooks.Queues(ctx)
+	if err != nil {
+		s.log.Warn("metrics: read the webhook queues", "error", err.Error())
+		return
+	}
+	now := s.cfg.Now()
+	gauges := []struct {
+		name, help string
+		value      func(webhooks.Queue) (float64, bool)
+	}{
+		{"timbra_webhook_queue_depth", "Pending deliveries of a destination (in flight included).",
+			func(q webhooks.Queue) (float64, bool) { return float64(q.Count), true }},
+		{"timbra_webhook_in_flight", "Attempts on the wire to a destination.",
+			func(q webhooks.Queue) (float64, bool) { return float64(q.InFlight), true }},
+		{"timbra_webhook_oldest_pending_seconds", "Age of a destination's oldest pending delivery.",
+			func(q webhooks.Queue) (float64, bool) { return max(0, now.Sub(q.Oldest).Seconds()), !q.Oldest.IsZero() }},
+		{"timbra_webhook_last_error_timestamp_seconds", "When a destination last failed (since the server started), labelled with the error.",
+			func(q webhooks.Queue) (float64, bool) {
+				return float64(q.LastErrorAt.UnixMilli()) / 1000, q.LastError != ""
+			}},
+	}
+	for _, g := range gauges {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n", g.name, g.help, g.name)
+		for _, q := range queues {
+			v, ok := g.value(q)
+			if !ok {
+				continue
+			}
+			labels := "tenant=" + quote(q.TenantID) + ",webhook=" + quote(q.WebhookID)
+			if g.name == "timbra_webhook_last_error_timestamp_seconds" {
+				labels += ",error=" + quote(q.LastError)
+			}
+			fmt.Fprintf(b, "%s{%s} %s\n", g.name, labels, strconv.FormatFloat(v, 'f', -1, 64))
+		}
+	}
 }
 
 // quote is a label value in the exposition format's escaping.

@@ -230,6 +230,7 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 	f.rc.next(t)
 	a.do("POST", "/api/v4/webhooks/"+w.ID+"/rotate-secret", "")
 	a.do("GET", "/api/v4/webhooks/"+w.ID+"/deliveries", "")
+	a.do("GET", "/api/v4/webhooks/"+w.ID+"/queue", "")
 	a.do("GET", "/api/v4/webhooks/"+w.ID+"/deliveries/load", "")
 	trig := answerData[api.EventTriggered](t)(a.do("POST", "/api/v4/events/trigger", `{"type":"invoice.canceled","relatedObjectId":"inv-9","webhookId":"`+w.ID+`"}`))
 	f.rc.next(t)

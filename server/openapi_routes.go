@@ -55,6 +55,7 @@ var routeDocs = []routeDoc{
 	{pattern: "DELETE /api/v4/webhooks/{id}", summary: "Delete a webhook", tag: "Webhooks", data: of[bool](), errors: []int{403, 404, 409}},
 	{pattern: "POST /api/v4/webhooks/{id}/test", summary: "Send a test event (family BusinessWrite)", tag: "Webhooks", status: http.StatusAccepted, data: of[api.WebhookTested](), errors: []int{403, 404, 409}},
 	{pattern: "POST /api/v4/webhooks/{id}/rotate-secret", summary: "Rotate the signing secret", tag: "Webhooks", data: of[api.Webhook](), errors: []int{403, 404, 409}},
+	{pattern: "GET /api/v4/webhooks/{id}/queue", summary: "A webhook's queue: pending deliveries, attempts in flight, the oldest pending, the last error (timbra's own)", tag: "Webhooks", data: of[api.WebhookQueue](), errors: []int{403, 404}},
 	{pattern: "GET /api/v4/webhooks/{id}/deliveries", summary: "List a webhook's deliveries", tag: "Webhooks", data: of[api.PagedList[api.Delivery]](), query: pageParams, errors: []int{403, 404}},
 	{pattern: "GET /api/v4/webhooks/{id}/deliveries/load", summary: "Load query over a webhook's deliveries", tag: "Webhooks", bare: true, data: of[loadquery.Result](), query: loadParams, errors: []int{403, 404}},
 

@@ -20,6 +20,7 @@ func (s *Server) webhookRoutes() {
 	s.mux.Handle("POST /api/v4/webhooks/{id}/test", s.apiRoute(bw, s.testWebhook))
 	s.mux.Handle("POST /api/v4/webhooks/{id}/rotate-secret", s.apiRoute(s.standard, s.rotateWebhookSecret))
 	s.mux.Handle("GET /api/v4/webhooks/{id}/deliveries", s.apiRoute(s.standard, s.listDeliveries))
+	s.mux.Handle("GET /api/v4/webhooks/{id}/queue", s.apiRoute(s.standard, s.webhookQueue))
 	s.mux.Handle("GET /api/v4/webhooks/load", s.apiRoute(s.standard, s.loadWebhooks))
 	s.mux.Handle("GET /api/v4/webhooks/{id}/deliveries/load", s.apiRoute(s.standard, s.loadDeliveries))
 
@@ -48,6 +49,10 @@ func (s *Server) listWebhooks(r *http.Request) (any, error) {
 
 func (s *Server) getWebhook(r *http.Request) (any, error) {
 	return s.webhooks.Get(r.Context(), caller(r), r.PathValue("id"))
+}
+
+func (s *Server) webhookQueue(r *http.Request) (any, error) {
+	return s.webhooks.Queue(r.Context(), caller(r), r.PathValue("id"))
 }
 
 func (s *Server) replaceWebhook(r *http.Request) (any, error) {
