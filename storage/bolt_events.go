@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -213,19 +214,41 @@ func (d boltDeliveries) addPending(webhook string, n int64) error {
 }
 
 func (d boltDeliveries) Put(v Delivery) error {
-	v.TenantID = d.tenant
 	old, err := d.get(v.ID)
-	wasPending := false
 	switch {
 	case err == nil:
+		return d.replace(&old, v)
+	case errors.Is(err, ErrNotFound):
+		return d.replace(nil, v)
+	}
+	return err
+}
+
+func (d boltDeliveries) Update(id string, fn func(*Delivery) bool) error {
+	old, err := d.get(id)
+	if err != nil {
+		return err
+	}
+	v := old
+	v.History = slices.Clone(old.History)
+	if !fn(&v) {
+		return nil
+	}
+	v.ID = id
+	return d.replace(&old, v)
+}
+
+// replace saves v over old (nil when v is new), keeping the indexes and the pending counter.
+func (d boltDeliveries) replace(old *Delivery, v Delivery) error {
+	v.TenantID = d.tenant
+	wasPending := false
+	if old != nil {
 		wasPending = old.Status == "pending"
 		if old.NextAttemptAt != nil {
 			if err := d.due.Delete(dueKey(d.tenant, old.WebhookID, *old.NextAttemptAt, old.ID)); err != nil {
 				return err
 			}
 		}
-	case !errors.Is(err, ErrNotFound):
-		return err
 	}
 	if v.Status == "pending" {
 		if v.NextAttemptAt == nil {
@@ -248,7 +271,7 @@ func (d boltDeliveries) Put(v Delivery) error {
 			return err
 		}
 		if wasPending {
-			if err := d.addPending(old.WebhookID, -1); err != nil {
+			if err := d.addPending(v.WebhookID, -1); err != nil {
 				return err
 			}
 		}

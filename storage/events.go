@@ -125,6 +125,9 @@ type Deliveries interface {
 	Get(id string) (Delivery, error)
 	// Put saves a delivery and its indexes: by webhook, and the outbox entry while it is pending.
 	Put(d Delivery) error
+	// Update reads a delivery, lets fn change it and saves it as Put does, reading it once;
+	// fn returning false leaves it as it was. It answers ErrNotFound for an absent delivery.
+	Update(id string, fn func(d *Delivery) bool) error
 	Delete(id string) error
 	// ByWebhook returns a webhook's deliveries newest first from offset, at most limit, and the
 	// total count.

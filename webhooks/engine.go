@@ -43,7 +43,7 @@ const (
 	MaxUnrecorded = 1024
 	// Outstanding bounds a destination's attempts in flight and outcomes waiting for their
 	// commit together, as a multiple of PerDestination: what a crash may send twice to it.
-	Outstanding = 16
+	Outstanding = 64
 
 	refillBatch = 64  // deliveries one destination reads from the outbox at a time
 	recordBatch = 512 // outcomes recorded in one transaction, at most
@@ -509,10 +509,10 @@ func (e *Engine) start(t *tenantQueue, d *dest) {
 	d.queue = d.queue[1:]
 	if len(d.queue) == 0 {
 		d.queue = nil
-		if d.full {
-			e.dirty[d] = true // more may be due: read again on the next step
-			e.kick()
-		}
+	}
+	if len(d.queue) < refillBatch/2 && d.full {
+		e.dirty[d] = true // more may be due: read again on the next step
+		e.kick()
 	}
 	d.inFlight++
 	t.inFlight++
@@ -662,18 +662,6 @@ func (e *Engine) record(batch []outcome) ([]time.Time, error) {
 		var order []*hookState
 		for i, o := range batch {
 			j := o.job
-			dels := tx.Deliveries(j.TenantID)
-			d, err := dels.Get(j.DeliveryID)
-			if errors.Is(err, storage.ErrNotFound) {
-				continue // purged meanwhile
-			}
-			if err != nil {
-				return err
-			}
-			claimed := d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(j.Due)
-			if !claimed && (j.close != "" || !closedByWebhook(d)) {
-				continue
-			}
 			hs := hooks[o.d.key]
 			if hs == nil {
 				hs = &hookState{}
@@ -689,17 +677,24 @@ func (e *Engine) record(batch []outcome) ([]time.Time, error) {
 				hooks[o.d.key] = hs
 				order = append(order, hs)
 			}
-			if j.close != "" {
-				why := j.close
-				d.Status, d.LastError, d.UpdatedAt = DeliveryFailed, &why, now
-			} else {
+			err := tx.Deliveries(j.TenantID).Update(j.DeliveryID, func(d *storage.Delivery) bool {
+				claimed := d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(j.Due)
+				if !claimed && (j.close != "" || !closedByWebhook(*d)) {
+					return false
+				}
+				if j.close != "" {
+					why := j.close
+					d.Status, d.LastError, d.UpdatedAt = DeliveryFailed, &why, now
+					return true
+				}
 				var w *storage.Webhook
 				if !hs.gone {
 					w = &hs.w
 				}
-				retries[i] = applyAttempt(&d, w, o, now, claimed)
-			}
-			if err := dels.Put(d); err != nil {
+				retries[i] = applyAttempt(d, w, o, now, claimed)
+				return true
+			})
+			if err != nil && !errors.Is(err, storage.ErrNotFound) { // not found: purged meanwhile
 				return err
 			}
 		}

@@ -54,7 +54,7 @@ func TestRetryDelay(t *testing.T) {
 // engineRig is a service over a new database with an engine whose attempts go to a fake
 // sender: a URL containing "hung" holds its attempt until release is closed.
 type engineRig struct {
-	t       *testing.T
+	t       testing.TB
 	svc     *Service
 	engine  *Engine
 	release chan struct{}
@@ -65,7 +65,14 @@ type engineRig struct {
 	peak    map[string]int
 }
 
-func newEngineRig(t *testing.T, configure func(*Engine)) *engineRig {
+func newEngineRig(t testing.TB, configure func(*Engine)) *engineRig {
+	r := newStoppedRig(t, configure)
+	r.start()
+	return r
+}
+
+// newStoppedRig makes the rig without running its engine (start runs it).
+func newStoppedRig(t testing.TB, configure func(*Engine)) *engineRig {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
@@ -79,10 +86,15 @@ func newEngineRig(t *testing.T, configure func(*Engine)) *engineRig {
 	if configure != nil {
 		configure(r.engine)
 	}
+	return r
+}
+
+// start runs the engine until the test ends (hung attempts are released first).
+func (r *engineRig) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { r.engine.Run(ctx); close(done) }()
-	t.Cleanup(func() {
+	r.t.Cleanup(func() {
 		select {
 		case <-r.release:
 		default:
@@ -91,7 +103,6 @@ func newEngineRig(t *testing.T, configure func(*Engine)) *engineRig {
 		cancel()
 		<-done
 	})
-	return r
 }
 
 func (r *engineRig) send(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {
