@@ -38,10 +38,11 @@ func newInspectCmd(f *Factory, name string) *cli.Command {
 		ArgsUsage: "[WEBHOOK_ID]",
 		Description: "On a terminal, opens the deliveries inspector: the webhooks you may see (an owner sees every\n" +
 			"webhook of the tenant; others their own listener and the webhooks they manage), with their\n" +
-			"status, why they were disabled and since when they fail; then a webhook's deliveries, newest\n" +
-			"first, with status, attempts and the last HTTP code or error; then one delivery: the event\n" +
-			"envelope exactly as signed, the headers that were sent, the start of the receiver's answer and\n" +
-			"every attempt. Deliveries still pending are followed until they end.\n\n" +
+			"status, why they were disabled and since when they fail; then a webhook's queue (deliveries\n" +
+			"pending, attempts in flight, the oldest, the last error: see `timbra webhooks queue`) and its\n" +
+			"deliveries, newest first, with status, attempts and the last HTTP code or error; then one\n" +
+			"delivery: the event envelope exactly as signed, the headers that were sent, the start of the\n" +
+			"receiver's answer and every attempt. Deliveries still pending are followed until they end.\n\n" +
 			"Keys: ↑/↓ move, enter open, esc back (first clears a filter), r resend the event to this\n" +
 			"webhook, t send a test event, e enable or disable, s rotate the signing secret (the new one\n" +
 			"is shown once), / filter deliveries by status and event type (\"failed invoice.canceled\"),\n" +

@@ -154,10 +154,12 @@ func TestInspectInTmux(t *testing.T) {
 		}
 	}
 
-	// the webhooks screen lists the webhook; enter opens its deliveries: the failed one
+	// the webhooks screen lists the webhook; enter opens its deliveries: the failed one, and its
+	// queue, empty but for the receiver's last error
 	screen("the webhook", has("timbra inspect", url, "enabled"))
 	keys("Enter")
-	s := screen("the failed delivery", has("1 of 1 deliveries", "failed", "500", typ, ev.EventID))
+	s := screen("the failed delivery", has("1 of 1 deliveries", "failed", "500", typ, ev.EventID,
+		"Queue     empty · last error HTTP 500 at "))
 	if !strings.Contains(s, "> ") {
 		t.Fatalf("no delivery selected:\n%s", s)
 	}

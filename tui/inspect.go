@@ -67,6 +67,17 @@ type deliveryList struct {
 	seq     int
 }
 
+// hookQueue is the queue of the webhook whose deliveries show (GET …/queue), read with the
+// webhook. A failed read is said on its line only: the queue is news, not the screen.
+type hookQueue struct {
+	webhookID string
+	q         api.WebhookQueue
+	loaded    bool
+	reading   bool  // the latest read is on its way
+	err       error // of the last read
+	seq       int
+}
+
 // deliveryDetail is the delivery screen.
 type deliveryDetail struct {
 	d       api.Delivery
@@ -102,6 +113,7 @@ type InspectModel struct {
 	screen   screen
 	hooks    webhookList
 	dlv      deliveryList
+	queue    hookQueue
 	detail   deliveryDetail
 	filter   deliveryFilter
 	events   map[string]eventResult // envelopes read, by event id
@@ -199,6 +211,13 @@ func (m InspectModel) update(msg tea.Msg) (InspectModel, tea.Cmd) {
 			return m, nil
 		}
 		m.replaceWebhook(msg.webhook)
+	case queueMsg:
+		if msg.seq == m.queue.seq && msg.webhookID == m.queue.webhookID {
+			m.queue.reading, m.queue.err = false, msg.err
+			if msg.err == nil {
+				m.queue.q, m.queue.loaded = msg.queue, true
+			}
+		}
 	case deliveriesMsg:
 		return m.gotDeliveries(msg)
 	case deliveryMsg:
@@ -231,7 +250,7 @@ func (m InspectModel) update(msg tea.Msg) (InspectModel, tea.Cmd) {
 		return m.jumped(msg)
 	case refreshTickMsg:
 		m.ticking = false
-		if !m.pendingShown() || m.busy() {
+		if !m.pendingShown() || m.waiting() {
 			return m, nil // the read on its way arms the next tick
 		}
 		return m.refresh()
@@ -242,16 +261,20 @@ func (m InspectModel) update(msg tea.Msg) (InspectModel, tea.Cmd) {
 // armTick is the next refresh tick when pending deliveries show, no read is on its way (its
 // answer arms the tick) and no tick is.
 func (m InspectModel) armTick() tea.Cmd {
-	if m.ticking || m.busy() || !m.pendingShown() {
+	if m.ticking || m.waiting() || !m.pendingShown() {
 		return nil
 	}
 	return m.tick(m.opts.RefreshEvery, func(time.Time) tea.Msg { return refreshTickMsg{} })
 }
 
-// pendingShown tells whether the screen shows a delivery that is still pending.
+// pendingShown tells whether the screen shows a delivery that is still pending, or a queue
+// with deliveries pending (some may be filtered out of the list).
 func (m InspectModel) pendingShown() bool {
 	switch m.screen {
 	case screenDeliveries:
+		if q := m.queue; q.webhookID == m.dlv.hook.ID && q.loaded && q.err == nil && q.q.Pending > 0 {
+			return true
+		}
 		for _, d := range m.dlv.items {
 			if d.Status == api.DeliveryPending {
 				return true
@@ -273,6 +296,12 @@ func (m InspectModel) busy() bool {
 	default:
 		return m.detail.loading
 	}
+}
+
+// waiting tells whether a read is on its way whose answer may change what pendingShown sees:
+// the screen's, or the queue of the webhook whose deliveries show.
+func (m InspectModel) waiting() bool {
+	return m.busy() || (m.screen == screenDeliveries && m.queue.reading)
 }
 
 func (m *InspectModel) setErr(what string, err error) {
@@ -586,11 +615,22 @@ func (m InspectModel) gotWebhooks(msg webhooksMsg) (InspectModel, tea.Cmd) {
 	return m, nil
 }
 
-// openWebhook shows a webhook's deliveries, under the current filter.
+// openWebhook shows a webhook's deliveries, under the current filter, and its queue.
 func (m InspectModel) openWebhook(w api.Webhook) (InspectModel, tea.Cmd) {
 	m.screen = screenDeliveries
 	m.dlv = deliveryList{hook: w, seq: m.dlv.seq + 1, loading: true}
-	return m, m.loadDeliveries(m.dlv.seq, w.ID, m.filter.query(0, m.opts.PageSize))
+	return m, tea.Batch(m.loadDeliveries(m.dlv.seq, w.ID, m.filter.query(0, m.opts.PageSize)), m.readQueue(w.ID))
+}
+
+// readQueue reads a webhook's queue again; only the answer to the latest read is shown. The
+// queue of another webhook is forgotten meanwhile.
+func (m *InspectModel) readQueue(id string) tea.Cmd {
+	if m.queue.webhookID != id {
+		m.queue = hookQueue{webhookID: id, seq: m.queue.seq}
+	}
+	m.queue.seq++
+	m.queue.reading = true
+	return m.loadQueue(m.queue.seq, id)
 }
 
 // setFilter changes the deliveries filter and reads the deliveries again.
@@ -688,12 +728,13 @@ func (m InspectModel) refresh() (InspectModel, tea.Cmd) {
 		l.loading = true
 		size := m.opts.PageSize
 		take := max((len(l.items)+size-1)/size, 1) * size
-		return m, tea.Batch(m.loadDeliveries(l.seq, l.hook.ID, m.filter.query(0, take)), m.reloadWebhook(l.hook.ID))
+		return m, tea.Batch(m.loadDeliveries(l.seq, l.hook.ID, m.filter.query(0, take)), m.reloadWebhook(l.hook.ID),
+			m.readQueue(l.hook.ID))
 	default:
 		d := &m.detail
 		d.seq++
 		d.loading = true
-		cmds := []tea.Cmd{m.loadDelivery(d.seq, d.hook.ID, d.d.ID), m.reloadWebhook(d.hook.ID)}
+		cmds := []tea.Cmd{m.loadDelivery(d.seq, d.hook.ID, d.d.ID), m.reloadWebhook(d.hook.ID), m.readQueue(d.hook.ID)}
 		if r, ok := m.events[d.d.EventID]; !ok || r.err != nil {
 			cmds = append(cmds, m.loadEvent(d.d.EventID))
 		}
@@ -741,13 +782,14 @@ func (m InspectModel) actionDone(msg actionMsg) (InspectModel, tea.Cmd) {
 	if msg.webhookID == "" || msg.webhookID != m.dlv.hook.ID || m.screen == screenWebhooks {
 		return m, nil
 	}
-	// the new delivery shows at the top of the list, also when coming back from a delivery
+	// the new delivery shows at the top of the list, also when coming back from a delivery, and
+	// in the queue
 	l := &m.dlv
 	l.seq++
 	l.loading = true
 	size := m.opts.PageSize
 	take := max((len(l.items)+size-1)/size, 1) * size
-	return m, m.loadDeliveries(l.seq, l.hook.ID, m.filter.query(0, take))
+	return m, tea.Batch(m.loadDeliveries(l.seq, l.hook.ID, m.filter.query(0, take)), m.readQueue(l.hook.ID))
 }
 
 func (m InspectModel) jumped(msg jumpMsg) (InspectModel, tea.Cmd) {

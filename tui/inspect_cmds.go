@@ -18,6 +18,7 @@ import (
 type InspectAPI interface {
 	ListWebhooks(ctx context.Context, page, size int) (api.PagedList[api.Webhook], error)
 	GetWebhook(ctx context.Context, id string) (api.Webhook, error)
+	WebhookQueue(ctx context.Context, id string) (api.WebhookQueue, error)
 	ReplaceWebhook(ctx context.Context, id string, in api.WebhookUpdate) (api.Webhook, error)
 	TestWebhook(ctx context.Context, id string) (api.WebhookTested, error)
 	RotateWebhookSecret(ctx context.Context, id string) (api.Webhook, error)
@@ -58,6 +59,13 @@ type (
 	webhookMsg struct {
 		webhook api.Webhook
 		err     error
+	}
+	// queueMsg is a read of a webhook's queue, for the header of its deliveries.
+	queueMsg struct {
+		seq       int
+		webhookID string
+		queue     api.WebhookQueue
+		err       error
 	}
 	// deliveryMsg is a fresh read of the delivery shown.
 	deliveryMsg struct {
@@ -191,6 +199,14 @@ func (m InspectModel) reloadWebhook(id string) tea.Cmd {
 	return func() tea.Msg {
 		w, err := a.GetWebhook(ctx, id)
 		return webhookMsg{webhook: w, err: err}
+	}
+}
+
+func (m InspectModel) loadQueue(seq int, id string) tea.Cmd {
+	a, ctx := m.opts.API, m.ctx
+	return func() tea.Msg {
+		q, err := a.WebhookQueue(ctx, id)
+		return queueMsg{seq: seq, webhookID: id, queue: q, err: err}
 	}
 }
 

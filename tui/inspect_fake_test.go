@@ -22,7 +22,8 @@ type fakeAPI struct {
 	hooks      []api.Webhook
 	deliveries map[string][]api.Delivery // per webhook, newest first
 	events     map[string]json.RawMessage
-	fail       map[string]error // by method name
+	queues     map[string]api.WebhookQueue // answered as set; else counted from the deliveries
+	fail       map[string]error            // by method name
 	calls      []string
 	queries    []api.DeliveryQuery
 	resends    []string // eventId→webhookId
@@ -33,7 +34,8 @@ type fakeAPI struct {
 func str(s string) *string { return &s }
 
 func newFakeAPI() *fakeAPI {
-	f := &fakeAPI{deliveries: map[string][]api.Delivery{}, events: map[string]json.RawMessage{}, fail: map[string]error{}}
+	f := &fakeAPI{deliveries: map[string][]api.Delivery{}, events: map[string]json.RawMessage{}, queues: map[string]api.WebhookQueue{},
+		fail: map[string]error{}}
 	f.hooks = []api.Webhook{
 		{ID: "wh-1", Kind: "url", URL: str("https://shop.example/hooks"), EnabledEvents: []string{"*"}, Status: "enabled",
 			FailingSince: str("2025-03-10T09:30:00.000Z"), CreatedAt: "2025-03-01T10:00:00.000Z", UpdatedAt: "2025-03-01T10:00:00.000Z",
@@ -123,6 +125,36 @@ func (f *fakeAPI) GetWebhook(_ context.Context, id string) (api.Webhook, error) 
 		}
 	}
 	return api.Webhook{}, notFound(id)
+}
+
+// fakeNow is the fake server's clock, for the age of the oldest pending delivery.
+var fakeNow = time.Date(2025, 3, 10, 12, 11, 12, 0, time.UTC)
+
+func (f *fakeAPI) WebhookQueue(_ context.Context, id string) (api.WebhookQueue, error) {
+	if err := f.record("WebhookQueue"); err != nil {
+		return api.WebhookQueue{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !slices.ContainsFunc(f.hooks, func(w api.Webhook) bool { return w.ID == id }) {
+		return api.WebhookQueue{}, notFound(id)
+	}
+	if q, ok := f.queues[id]; ok {
+		return q, nil
+	}
+	q := api.WebhookQueue{WebhookID: id, Concurrency: 8}
+	for _, d := range f.deliveries[id] { // newest first: the last pending is the oldest
+		if d.Status == "pending" {
+			q.Pending++
+			q.OldestPendingAt = str(d.CreatedAt)
+		}
+	}
+	if q.OldestPendingAt != nil {
+		if t, err := time.Parse(time.RFC3339Nano, *q.OldestPendingAt); err == nil {
+			q.OldestPendingAgeSeconds = fakeNow.Sub(t).Seconds()
+		}
+	}
+	return q, nil
 }
 
 func (f *fakeAPI) ReplaceWebhook(_ context.Context, id string, in api.WebhookUpdate) (api.Webhook, error) {
@@ -369,4 +401,11 @@ func inspectKey(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: t}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// busyQueue is a queue of wh-1 with deliveries waiting and a recent error.
+func busyQueue() api.WebhookQueue {
+	return api.WebhookQueue{WebhookID: "wh-1", Pending: 3, InFlight: 2, Concurrency: 8,
+		OldestPendingAt: str("2025-03-10T12:10:00.000Z"), OldestPendingAgeSeconds: 72.4,
+		LastAttemptAt: str("2025-03-10T12:10:30.000Z"), LastError: str("Timeout"), LastErrorAt: str("2025-03-10T12:09:30.000Z")}
 }

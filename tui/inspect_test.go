@@ -77,6 +77,70 @@ func TestInspectOpenDeliveriesAndOneDelivery(t *testing.T) {
 	}
 }
 
+func TestInspectQueueInTheHeader(t *testing.T) {
+	f := newFakeAPI()
+	f.queues["wh-1"] = busyQueue()
+	d := newDriver(t, f, nil)
+	d.keys("enter")
+	d.wantView("Queue     3 pending · 2 of 8 in flight · oldest 1m12s · last error Timeout at 2025-03-10 12:09:30",
+		"3 of 3 deliveries")
+	if n := f.count("WebhookQueue"); n != 1 {
+		t.Fatalf("%d queue reads on opening the webhook", n)
+	}
+	// deliveries pending in the queue keep the view refreshing, though none shows in the list;
+	// each refresh reads the queue with the webhook
+	if d.ticks != 1 {
+		t.Fatalf("%d ticks with 3 deliveries pending in the queue", d.ticks)
+	}
+	f.queues["wh-1"] = api.WebhookQueue{WebhookID: "wh-1", Concurrency: 8, LastStatusCode: code(500),
+		LastError: str("HTTP 500"), LastErrorAt: str("2025-03-10T12:11:00.000Z")}
+	d.send(refreshTickMsg{})
+	if f.count("WebhookQueue") != 2 || f.count("GetWebhook") != 1 || d.ticks != 1 {
+		t.Fatalf("%d queue reads, %d webhook reads, %d ticks", f.count("WebhookQueue"), f.count("GetWebhook"), d.ticks)
+	}
+	d.wantView("Queue     empty · last error HTTP 500 at 2025-03-10 12:11:00")
+
+	// one line, cut to the width like the others
+	d.send(tea.WindowSizeMsg{Width: 40, Height: 40})
+	var line string
+	for _, l := range strings.Split(d.view(), "\n") {
+		if strings.HasPrefix(l, "Queue") {
+			line = l
+		}
+	}
+	if line != "Queue     empty · last error HTTP 500 a…" {
+		t.Fatalf("queue line %q at width 40", line)
+	}
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 40})
+
+	// a queue that cannot be read leaves a short note; the deliveries show and the status line
+	// stays quiet
+	f.fail["WebhookQueue"] = &api.Error{Status: http.StatusNotFound, Details: "No such resource for the given Id: wh-1"}
+	d.keys("R")
+	d.wantView("Queue     not available (404: No such resource for the given Id: wh-1)", "3 of 3 deliveries", "evt-3")
+	if d.m.status.text != "" || d.m.screen != screenDeliveries {
+		t.Fatalf("status %+v, screen %v", d.m.status, d.m.screen)
+	}
+	delete(f.fail, "WebhookQueue")
+
+	// the delivery screen's refresh reads it too, for the way back
+	f.queues["wh-1"] = busyQueue()
+	d.keys("enter", "R", "esc")
+	if n := f.count("WebhookQueue"); n != 4 {
+		t.Fatalf("%d queue reads", n)
+	}
+	d.wantView("Queue     3 pending · 2 of 8 in flight")
+
+	// another webhook: its own queue; late answers, about the first or to an older read, are dropped
+	old := d.m.queue.seq
+	d.keys("esc", "j", "enter")
+	d.send(queueMsg{seq: old, webhookID: "wh-1", queue: busyQueue()}, queueMsg{seq: old, webhookID: "wh-2", queue: busyQueue()})
+	if d.m.queue.webhookID != "wh-2" || d.m.queue.q.Pending != 0 || !d.m.queue.loaded {
+		t.Fatalf("queue %+v", d.m.queue)
+	}
+	d.wantView("Webhooks › https://erp.example/in", "Queue     empty")
+}
+
 func TestInspectResendConfirmYes(t *testing.T) {
 	f := newFakeAPI()
 	d := newDriver(t, f, nil)
@@ -286,11 +350,11 @@ func TestInspectAutoRefreshWhilePending(t *testing.T) {
 	if f.count("LoadDeliveries") != reads+1 || d.ticks != 2 || d.m.status.text == "" {
 		t.Fatalf("%d reads, %d ticks, status %q", f.count("LoadDeliveries")-reads, d.ticks, d.m.status.text)
 	}
-	// the delivery ends: the next tick reads it, and no tick follows
+	// the delivery ends: the next tick reads it (and the queue), and no tick follows
 	f.settle("wh-1")
 	d.send(refreshTickMsg{})
-	if d.m.dlv.items[0].Status != "failed" || d.ticks != 2 {
-		t.Fatalf("first %+v, %d ticks", d.m.dlv.items[0], d.ticks)
+	if d.m.dlv.items[0].Status != "failed" || d.m.queue.q.Pending != 0 || d.ticks != 2 {
+		t.Fatalf("first %+v, queue %+v, %d ticks", d.m.dlv.items[0], d.m.queue.q, d.ticks)
 	}
 	// a tick that finds nothing pending (or another screen) reads nothing
 	reads = f.count("LoadDeliveries")
@@ -314,7 +378,9 @@ func TestInspectTickWhileBusyWaits(t *testing.T) {
 	if !m.dlv.loading || cmd == nil {
 		t.Fatal("enter did not read the deliveries")
 	}
-	next, _ = m.Update(cmd())
+	for _, c := range cmd().(tea.BatchMsg) { // the deliveries and the queue
+		next, _ = next.Update(c())
+	}
 	m = next.(InspectModel)
 	if ticks != 1 || !m.ticking {
 		t.Fatalf("%d ticks, ticking %v, with a pending delivery", ticks, m.ticking)
@@ -329,10 +395,18 @@ func TestInspectTickWhileBusyWaits(t *testing.T) {
 	if ticks != 1 || m.ticking {
 		t.Fatalf("a tick while busy asked for another (%d ticks)", ticks)
 	}
-	next, _ = m.Update(cmd().(tea.BatchMsg)[0]())
+	reads := cmd().(tea.BatchMsg) // the deliveries, the webhook, the queue
+	next, _ = m.Update(reads[0]())
+	m = next.(InspectModel)
+	if ticks != 1 || m.ticking {
+		t.Fatalf("the deliveries asked for a tick before the queue came (%d ticks)", ticks)
+	}
+	for _, c := range reads[1:] {
+		next, _ = next.Update(c())
+	}
 	m = next.(InspectModel)
 	if ticks != 2 || !m.ticking {
-		t.Fatalf("the answer did not ask for the next tick (%d ticks)", ticks)
+		t.Fatalf("the answers did not ask for the next tick (%d ticks)", ticks)
 	}
 }
 
@@ -501,5 +575,17 @@ func TestInspectResizeTiny(t *testing.T) {
 		}
 		d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 		d.keys("esc")
+	}
+}
+
+func TestWaited(t *testing.T) {
+	for _, c := range []struct {
+		seconds float64
+		want    string
+	}{{-1, "<1s"}, {0.4, "<1s"}, {0.6, "1s"}, {45, "45s"}, {72.4, "1m12s"}, {3599.6, "1h0m"}, {3*3600 + 5*60 + 20, "3h5m"},
+		{47*3600 + 59*60 + 20, "47h59m"}, {47*3600 + 59*60 + 50, "2d0h"}, {2*86400 + 4*3600 + 10*60, "2d4h"}} {
+		if got := waited(c.seconds); got != c.want {
+			t.Errorf("waited(%v) = %q, want %q", c.seconds, got, c.want)
+		}
 	}
 }

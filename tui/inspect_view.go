@@ -258,6 +258,7 @@ func (m InspectModel) deliveriesInfo() []string {
 	if wh.FailingSince != nil {
 		line += "  " + s.Pending.Render("failing since "+m.when(*wh.FailingSince))
 	}
+	queue := label("Queue") + m.queueText()
 	who := "everyone"
 	if wh.Kind == kindListener {
 		who = "its person"
@@ -279,7 +280,62 @@ func (m InspectModel) deliveriesInfo() []string {
 	default:
 		count += fmt.Sprintf("%d of %d deliveries of the last 30 days, newest first", len(l.items), l.total)
 	}
-	return []string{line, events, filter, count}
+	return []string{line, queue, events, filter, count}
+}
+
+// queueText is the queue of the webhook shown: how many deliveries wait, how many attempts are
+// on the wire, how long the oldest has waited, and the last error since the server started.
+func (m InspectModel) queueText() string {
+	s := m.styles
+	qs := m.queue
+	switch {
+	case qs.webhookID != m.dlv.hook.ID:
+		return ""
+	case qs.err != nil:
+		return s.Dim.Render("not available (" + errText(qs.err) + ")")
+	case !qs.loaded:
+		return s.Dim.Render("loading…")
+	}
+	q := qs.q
+	sep := s.Dim.Render(" · ")
+	var parts []string
+	if q.Pending == 0 {
+		parts = append(parts, "empty")
+	} else {
+		parts = append(parts, s.Pending.Render(strconv.Itoa(q.Pending)+" pending"))
+		if q.Concurrency > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d in flight", q.InFlight, q.Concurrency))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d in flight", q.InFlight))
+		}
+		if q.OldestPendingAt != nil {
+			parts = append(parts, "oldest "+waited(q.OldestPendingAgeSeconds))
+		}
+	}
+	if q.LastError != nil && *q.LastError != "" {
+		last := "last error " + oneLine(*q.LastError)
+		if q.LastErrorAt != nil {
+			last += " at " + m.when(*q.LastErrorAt)
+		}
+		parts = append(parts, s.Failed.Render(last))
+	}
+	return strings.Join(parts, sep)
+}
+
+// waited is an age in seconds as the queue line shows it: 45s, 1m12s, 3h5m, 2d4h.
+func waited(seconds float64) string {
+	d := time.Duration(seconds * float64(time.Second)).Round(time.Second)
+	switch {
+	case d < time.Second:
+		return "<1s"
+	case d < time.Hour:
+		return d.String()
+	case d.Round(time.Minute) < 48*time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	d = d.Round(time.Hour)
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
 func (m InspectModel) deliveriesBody(w, room int) []string {
