@@ -344,6 +344,33 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		}
 		return nil
 	}))
+	// Update reads once and keeps the indexes as Put does; false changes nothing
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		dels := tx.Deliveries(tenant)
+		if err := dels.Update(ds[1].ID, func(d *storage.Delivery) bool { d.Status = "failed"; return false }); err != nil {
+			return err
+		}
+		if st, _ := dels.PendingStats(hook); st.Count != 1 {
+			return fmt.Errorf("an update that declined changed the count: %+v", st)
+		}
+		if err := dels.Update(ds[1].ID, func(d *storage.Delivery) bool { d.Status, d.Attempts = "succeeded", 3; return true }); err != nil {
+			return err
+		}
+		if err := dels.Update(id(), func(*storage.Delivery) bool { return true }); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("update of an absent delivery: %v", err)
+		}
+		return nil
+	}))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		d, _ := tx.Deliveries(tenant).Get(ds[1].ID)
+		if d.Status != "succeeded" || d.Attempts != 3 || d.NextAttemptAt != nil || d.TenantID != tenant {
+			return fmt.Errorf("after Update: %+v", d)
+		}
+		if st, _ := tx.Deliveries(tenant).PendingStats(hook); st.Count != 0 || !tx.Outbox().Empty() {
+			return fmt.Errorf("after Update the queue is not empty: %+v", st)
+		}
+		return nil
+	}))
 	err := s.Update(ctx, func(tx storage.Tx) error {
 		return tx.Deliveries(tenant).Put(storage.Delivery{ID: newID(now), WebhookID: hook, Status: "pending"})
 	})
