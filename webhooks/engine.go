@@ -108,6 +108,17 @@ type hookInfo struct {
 	secrets  []string
 }
 
+// closes tells why an attempt to this webhook is not made ("" when it is).
+func (h hookInfo) closes() string {
+	switch {
+	case h.gone:
+		return "WebhookDeleted"
+	case h.status != StatusEnabled || (h.url == nil && h.kind != KindListener):
+		return "WebhookDisabled"
+	}
+	return ""
+}
+
 type dest struct {
 	key        destKey
 	hook       hookInfo
@@ -118,7 +129,8 @@ type dest struct {
 	full       bool      // the last refill filled its batch: more may be due
 	next       time.Time // the earliest due time after the last refill; zero: none known
 	timerAt    time.Time // when the timer heap wakes it; zero: no entry
-	// What the destination last answered, for Stats.
+	reload     bool      // the webhook changed: read it before the next attempt
+	// What the destination last answered, for Live.
 	lastStatus  *int
 	lastError   string
 	lastErrorAt time.Time
@@ -136,7 +148,7 @@ type tenantQueue struct {
 type job struct {
 	storage.Queued
 	body  []byte
-	close string // WebhookDeleted or WebhookDisabled: recorded failed, not sent
+	close string // why it is recorded failed, not sent: WebhookDeleted, WebhookDisabled, EventDeleted
 }
 
 type outcome struct {
@@ -155,6 +167,7 @@ func NewEngine(svc *Service, send SendFunc, log *slog.Logger) *Engine {
 		rescan: map[string]bool{}, dirty: map[*dest]bool{}, kickCh: make(chan struct{}, 1)}
 	svc.Wake = e.WakeTenant
 	svc.Live = e.Live
+	svc.Changed = e.HookChanged
 	return e
 }
 
@@ -191,6 +204,18 @@ func (e *Engine) Wake() {
 func (e *Engine) WakeTenant(tenant string) {
 	e.mu.Lock()
 	e.rescan[tenant] = true
+	e.mu.Unlock()
+	e.kick()
+}
+
+// HookChanged tells the engine that a webhook changed or is gone: the attempts it has not
+// started use what the webhook is now (a disabled or deleted one closes them unsent).
+func (e *Engine) HookChanged(tenant, webhook string) {
+	e.mu.Lock()
+	if d := e.dests[destKey{tenant, webhook}]; d != nil {
+		d.reload = true
+		e.dirty[d] = true
+	}
 	e.mu.Unlock()
 	e.kick()
 }
@@ -313,7 +338,9 @@ func (e *Engine) refill(now time.Time) error {
 		}
 		for d := range dirty {
 			if err := e.fill(tx, d, now); err != nil {
-				return err
+				// this destination waits for its timer or the next wake; the others go on
+				e.Log.Error("webhook outbox: read a destination", "tenant", d.key.tenant, "webhook", d.key.webhook, "err", err)
+				e.schedule(d, now.Add(time.Second))
 			}
 		}
 		return nil
@@ -330,8 +357,15 @@ func (e *Engine) dest(k destKey) *dest {
 	return d
 }
 
-// fill tops up a destination's queue from the outbox. Called with e.mu held.
+// fill tops up a destination's queue from the outbox, and reads its webhook when it changed or
+// new work came. Called with e.mu held.
 func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time) error {
+	if d.reload {
+		if err := e.readHook(tx, d, now); err != nil {
+			return err
+		}
+		d.reload = false
+	}
 	room := refillBatch - len(d.queue)
 	if room <= 0 {
 		return nil
@@ -356,15 +390,11 @@ func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time) error {
 	}
 	for _, item := range q {
 		j := job{Queued: item}
-		switch {
-		case d.hook.gone:
-			j.close = "WebhookDeleted"
-		case d.hook.status != StatusEnabled || (d.hook.url == nil && d.hook.kind != KindListener):
-			j.close = "WebhookDisabled"
-		default:
-			if j.body, err = tx.Events(item.TenantID).Body(item.EventID); err != nil {
-				return err
-			}
+		j.body, err = tx.Events(item.TenantID).Body(item.EventID)
+		if errors.Is(err, storage.ErrNotFound) {
+			j.close = "EventDeleted" // purged with its retention: nothing left to send
+		} else if err != nil {
+			return err
 		}
 		d.taken[item.DeliveryID] = struct{}{}
 		d.queue = append(d.queue, j)
@@ -394,11 +424,32 @@ func (e *Engine) schedule(d *dest, at time.Time) {
 	}
 }
 
-// forget drops a destination that holds nothing, so the map does not grow with every webhook
-// that ever had a delivery. Called with e.mu held.
+// forget drops a destination that holds nothing and never sent, so the map does not grow with
+// every webhook that ever had a delivery. Called with e.mu held.
 func (e *Engine) forget(d *dest) {
-	if len(d.queue) == 0 && len(d.taken) == 0 && d.inFlight == 0 && d.next.IsZero() && d.timerAt.IsZero() && d.lastAt.IsZero() {
+	if d.idle() && d.lastAt.IsZero() {
 		delete(e.dests, d.key)
+	}
+}
+
+func (d *dest) idle() bool {
+	return len(d.queue) == 0 && len(d.taken) == 0 && d.inFlight == 0 && d.next.IsZero() && d.timerAt.IsZero() && !d.reload
+}
+
+// forgetIdle drops the destinations that hold nothing and last sent before t, with what they
+// last answered: the engine's memory grows with the destinations in use, not with all.
+func (e *Engine) forgetIdle(t time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for k, d := range e.dests {
+		if d.idle() && d.lastAt.Before(t) {
+			delete(e.dests, k)
+		}
+	}
+	for k, t := range e.tenants {
+		if !t.isActive && t.inFlight == 0 {
+			delete(e.tenants, k)
+		}
 	}
 }
 
@@ -518,6 +569,9 @@ func (e *Engine) start(t *tenantQueue, d *dest) {
 	t.inFlight++
 	e.inFlight++
 	h := d.hook
+	if j.close == "" {
+		j.close = h.closes()
+	}
 	e.attempts.Add(1)
 	go func() {
 		defer e.attempts.Done()
@@ -619,7 +673,7 @@ func (e *Engine) recorder() {
 				break more
 			}
 		}
-		retries, err := e.record(batch)
+		retries, changed, err := e.record(batch)
 		if err != nil {
 			e.Log.Error("webhook outbox: record attempts", "attempts", len(batch), "err", err)
 		}
@@ -628,6 +682,12 @@ func (e *Engine) recorder() {
 			delete(o.d.taken, o.job.DeliveryID)
 			o.d.unrecorded--
 			e.unrecorded--
+		}
+		for _, k := range changed {
+			if d := e.dests[k]; d != nil {
+				d.reload = true // disabled by this batch: what is queued closes unsent
+				e.dirty[d] = true
+			}
 		}
 		for i, o := range batch {
 			d := o.d
@@ -649,10 +709,12 @@ func (e *Engine) recorder() {
 // its retry (zero when none). A delivery closed while its attempt was in flight (its webhook
 // disabled or deleted) keeps its state and logs the attempt. When a webhook becomes disabled,
 // its other pending deliveries close too.
-func (e *Engine) record(batch []outcome) ([]time.Time, error) {
+func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 	retries := make([]time.Time, len(batch))
+	var changed []destKey
 	err := e.Svc.Store.Update(context.Background(), func(tx storage.Tx) error {
 		clear(retries)
+		changed = changed[:0]
 		now := e.Svc.Now().UTC()
 		type hookState struct {
 			w, before storage.Webhook
@@ -706,6 +768,7 @@ func (e *Engine) record(batch []outcome) ([]time.Time, error) {
 				return err
 			}
 			if hs.before.Status == StatusEnabled && hs.w.Status == StatusDisabled {
+				changed = append(changed, destKey{hs.w.TenantID, hs.w.ID})
 				if err := closePending(tx, hs.w.TenantID, hs.w.ID, "WebhookDisabled", now); err != nil {
 					return err
 				}
@@ -713,7 +776,7 @@ func (e *Engine) record(batch []outcome) ([]time.Time, error) {
 		}
 		return nil
 	})
-	return retries, err
+	return retries, changed, err
 }
 
 // applyAttempt writes an attempt's outcome on its delivery and its webhook's health, and
@@ -818,6 +881,7 @@ func (e *Engine) purgeEvery(ctx context.Context, period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
+		e.forgetIdle(e.Svc.Now().Add(-period))
 		n, err := e.Svc.Purge(ctx)
 		if err != nil && ctx.Err() == nil {
 			e.Log.Error("purge of old events", "err", err)

@@ -274,3 +274,29 @@ func TestEngineOrderOfOneAtATime(t *testing.T) {
 		t.Fatalf("arrival order %v, want %v", r.got["https://a.example/ok"], want)
 	}
 }
+
+// TestEngineDisabledWhileQueued: disabling a webhook closes the deliveries the engine holds
+// but has not started: only the attempt already on the wire reaches the endpoint.
+func TestEngineDisabledWhileQueued(t *testing.T) {
+	r := newEngineRig(t, func(e *Engine) { e.PerDestination = 1 })
+	url := "https://a.example/hung"
+	w, err := r.svc.Create(context.Background(), auth.Caller{TenantID: "a", PersonID: "p"}, api.WebhookCreate{URL: &url, EnabledEvents: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.emit("a", 10)
+	r.wait("one attempt on the wire", func() bool { return r.current[url] == 1 })
+	disabled := StatusDisabled
+	if _, err := r.svc.Replace(context.Background(), auth.Caller{TenantID: "a", PersonID: "p"}, w.ID,
+		api.WebhookUpdate{ID: &w.ID, URL: &url, EnabledEvents: []string{"*"}, Status: &disabled}); err != nil {
+		t.Fatal(err)
+	}
+	close(r.release)
+	r.waitSettled()
+	time.Sleep(50 * time.Millisecond) // nothing else may arrive
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.got[url]); n != 1 {
+		t.Fatalf("%d attempts reached the disabled webhook, want only the one in flight", n)
+	}
+}

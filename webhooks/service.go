@@ -37,6 +37,9 @@ type Service struct {
 	// Wake tells the delivery engine that a tenant has a delivery due now; nil when no engine
 	// runs.
 	Wake func(tenant string)
+	// Changed tells the delivery engine that a webhook changed (its URL, status or secrets) or
+	// is gone; nil when no engine runs.
+	Changed func(tenant, webhook string)
 	// Live tells what the delivery engine knows of a destination; nil when no engine runs.
 	Live func(tenant, webhook string) Live
 	// Listeners is the hub of open listen sessions; nil when none can connect.
@@ -56,6 +59,14 @@ func (s *Service) enqueue(ctx context.Context, tenant string, fn func(tx storage
 	}
 	s.WakeEngine(tenant)
 	return nil
+}
+
+// hookChanged tells the engine, after the change committed, to read the webhook again before
+// its next attempt.
+func (s *Service) hookChanged(tenant, webhook string) {
+	if s.Changed != nil {
+		s.Changed(tenant, webhook)
+	}
 }
 
 // lock serialises changes to one tenant's webhooks; a change that cannot start within LockWait
@@ -356,6 +367,7 @@ func (s *Service) Replace(ctx context.Context, c auth.Caller, id string, in api.
 	if err != nil {
 		return api.Webhook{}, err
 	}
+	s.hookChanged(w.TenantID, w.ID)
 	return toAPI(w, c.Zone, ""), nil
 }
 
@@ -393,7 +405,8 @@ func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 		return err
 	}
 	defer unlock()
-	return s.Store.Update(ctx, func(tx storage.Tx) error {
+	var deleted string
+	err = s.Store.Update(ctx, func(tx storage.Tx) error {
 		w, err := find(tx, c, id)
 		if err != nil {
 			return err
@@ -401,8 +414,13 @@ func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 		if err := closePending(tx, c.TenantID, w.ID, "WebhookDeleted", s.Now().UTC()); err != nil {
 			return err
 		}
+		deleted = w.ID
 		return tx.Webhooks(c.TenantID).Delete(w.ID)
 	})
+	if err == nil {
+		s.hookChanged(c.TenantID, deleted)
+	}
+	return err
 }
 
 // RotateSecret gives a webhook a new secret; the old one keeps signing for 24 hours.
@@ -437,6 +455,7 @@ func (s *Service) RotateSecret(ctx context.Context, c auth.Caller, id string) (a
 	if err != nil {
 		return api.Webhook{}, err
 	}
+	s.hookChanged(w.TenantID, w.ID)
 	return toAPI(w, c.Zone, secret), nil
 }
 
