@@ -328,7 +328,7 @@ func outboxState(t *testing.T, db string) (pending int) {
 			return err
 		}
 		for _, d := range dests {
-			q, _, err := tx.Outbox().Due(d.TenantID, d.WebhookID, far, 1<<30, nil)
+			q, _, err := tx.Outbox().Due(d.TenantID, d.WebhookID, nil, far, 1<<30, nil)
 			if err != nil {
 				return err
 			}

@@ -238,6 +238,13 @@ func (d boltDeliveries) Update(id string, fn func(*Delivery) bool) error {
 	return d.replace(&old, v)
 }
 
+func (d boltDeliveries) Finish(v Delivery, due time.Time) (bool, error) {
+	if d.due.Get(dueKey(d.tenant, v.WebhookID, due, v.ID)) == nil {
+		return false, nil
+	}
+	return true, d.replace(&Delivery{ID: v.ID, WebhookID: v.WebhookID, Status: "pending", NextAttemptAt: &due}, v)
+}
+
 // replace saves v over old (nil when v is new), keeping the indexes and the pending counter.
 func (d boltDeliveries) replace(old *Delivery, v Delivery) error {
 	v.TenantID = d.tenant
@@ -257,10 +264,10 @@ func (d boltDeliveries) replace(old *Delivery, v Delivery) error {
 		if err := d.due.Put(dueKey(d.tenant, v.WebhookID, *v.NextAttemptAt, v.ID), dueValue(v)); err != nil {
 			return err
 		}
-		if err := d.pending.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
-			return err
-		}
 		if !wasPending {
+			if err := d.pending.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
+				return err
+			}
 			if err := d.addPending(v.WebhookID, 1); err != nil {
 				return err
 			}
@@ -276,8 +283,10 @@ func (d boltDeliveries) replace(old *Delivery, v Delivery) error {
 			}
 		}
 	}
-	if err := d.byWebhook.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
-		return err
+	if old == nil {
+		if err := d.byWebhook.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
+			return err
+		}
 	}
 	return d.put(v.ID, v)
 }
@@ -418,11 +427,18 @@ func (o boltOutbox) Destinations(tenant string, fn func(Destination) bool) error
 	return nil
 }
 
-func (o boltOutbox) Due(tenant, webhook string, now time.Time, limit int, skip func(string) bool) ([]Queued, time.Time, error) {
+func (o boltOutbox) Due(tenant, webhook string, after *Queued, now time.Time, limit int, skip func(string) bool) ([]Queued, time.Time, error) {
 	prefix := key(tenant, webhook, "")
 	var out []Queued
 	c := o.b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+	k, v := c.Seek(prefix)
+	if after != nil {
+		from := dueKey(tenant, webhook, after.Due, after.DeliveryID)
+		if k, v = c.Seek(from); bytes.Equal(k, from) {
+			k, v = c.Next()
+		}
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		if len(k) < len(prefix)+8 {
 			return nil, time.Time{}, fmt.Errorf("storage: malformed outbox key %q", k)
 		}

@@ -128,6 +128,10 @@ type Deliveries interface {
 	// Update reads a delivery, lets fn change it and saves it as Put does, reading it once;
 	// fn returning false leaves it as it was. It answers ErrNotFound for an absent delivery.
 	Update(id string, fn func(d *Delivery) bool) error
+	// Finish saves d, made from the delivery as read while it was pending and due at due, only
+	// if it still is (its outbox entry is there, so nothing changed it since): ok is false, and
+	// nothing is written, when it was closed or moved meanwhile. It reads no record.
+	Finish(d Delivery, due time.Time) (ok bool, err error)
 	Delete(id string) error
 	// ByWebhook returns a webhook's deliveries newest first from offset, at most limit, and the
 	// total count.
@@ -150,9 +154,10 @@ type Outbox interface {
 	// returns false. Its cost grows with the webhooks, not with the deliveries.
 	Destinations(tenant string, fn func(Destination) bool) error
 	// Due returns at most limit pending deliveries of one webhook due at or before now,
-	// earliest first, leaving out those skip names (nil skips none); next is the due time of
-	// the first one after now, zero when there is none.
-	Due(tenant, webhook string, now time.Time, limit int, skip func(deliveryID string) bool) (due []Queued, next time.Time, err error)
+	// earliest first, after the entry after names (nil: from the first), leaving out those
+	// skip names (nil skips none); next is the due time of the first one after now, zero when
+	// there is none.
+	Due(tenant, webhook string, after *Queued, now time.Time, limit int, skip func(deliveryID string) bool) (due []Queued, next time.Time, err error)
 	// Empty tells whether no delivery is pending.
 	Empty() bool
 }

@@ -386,7 +386,7 @@ func TestMigration13(t *testing.T) {
 		if tx.Bucket(bucketOutbox) != nil {
 			t.Error("the outbox of schema 3 is still there")
 		}
-		q, next, err := (boltTx{tx}).Outbox().Due("t1", "w1", time.Now(), 10, nil)
+		q, next, err := (boltTx{tx}).Outbox().Due("t1", "w1", nil, time.Now(), 10, nil)
 		if err != nil || len(q) != 2 || !next.IsZero() {
 			t.Fatalf("queue after migration 13: %+v next %v %v", q, next, err)
 		}

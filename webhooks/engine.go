@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -46,7 +47,7 @@ const (
 	Outstanding = 64
 
 	refillBatch = 64  // deliveries one destination reads from the outbox at a time
-	recordBatch = 512 // outcomes recorded in one transaction, at most
+	recordBatch = 256 // outcomes recorded in one transaction, at most
 
 )
 
@@ -82,7 +83,7 @@ type Engine struct {
 	rr         int
 	rescanAll  bool
 	rescan     map[string]bool // tenants whose destinations are read again
-	dirty      map[*dest]bool  // destinations whose queue is read again
+	dirty      map[*dest]bool  // destinations whose queue is read again; true: from its first entry
 	timers     dueHeap
 	inFlight   int
 	unrecorded int
@@ -90,6 +91,7 @@ type Engine struct {
 	kickCh     chan struct{}
 	attempts   sync.WaitGroup
 	running    bool
+	stopping   bool
 }
 
 type destKey struct{ tenant, webhook string }
@@ -130,6 +132,11 @@ type dest struct {
 	next       time.Time // the earliest due time after the last refill; zero: none known
 	timerAt    time.Time // when the timer heap wakes it; zero: no entry
 	reload     bool      // the webhook changed: read it before the next attempt
+	// cursor is the last entry read: a read that only continues (more was due than one read
+	// takes) starts after it instead of walking past what the engine holds. Anything that may
+	// put an entry before it (a new delivery's wake, a retry's timer, a failed record) reads
+	// from the first entry.
+	cursor *storage.Queued
 	// What the destination last answered, for Live.
 	lastStatus  *int
 	lastError   string
@@ -158,6 +165,10 @@ type outcome struct {
 	ok      bool
 	health  bool // counts for the webhook's health
 	jitter  float64
+	// delivery is the outcome written on the delivery as read after the attempt, and retry its
+	// next attempt (zero: none); nil when it was no longer pending at the job's due time.
+	delivery *storage.Delivery
+	retry    time.Time
 }
 
 // NewEngine returns an engine; call Run to start it. It sets svc.Wake.
@@ -214,7 +225,7 @@ func (e *Engine) HookChanged(tenant, webhook string) {
 	e.mu.Lock()
 	if d := e.dests[destKey{tenant, webhook}]; d != nil {
 		d.reload = true
-		e.dirty[d] = true
+		e.mark(d, true)
 	}
 	e.mu.Unlock()
 	e.kick()
@@ -243,17 +254,27 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.PerTenant = max(e.PerTenant, 1)
 	e.results = make(chan outcome, e.InFlight+MaxUnrecorded)
 	e.rescanAll = true
-	e.running = true
+	e.running, e.stopping = true, false
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
 		e.running = false
 		e.mu.Unlock()
 	}()
+	// attempts → results → settlers (in parallel) → settled → recorder (one transaction a batch)
+	settled := make(chan []outcome, runtime.GOMAXPROCS(0))
+	var settlers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		settlers.Go(func() { e.settler(settled) })
+	}
+	go func() {
+		settlers.Wait()
+		close(settled)
+	}()
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
-		e.recorder()
+		e.recorder(settled)
 	}()
 	purgeDone := make(chan struct{})
 	go func() {
@@ -271,6 +292,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 	}
+	e.mu.Lock()
+	e.stopping = true // attempts that end now start no others
+	e.mu.Unlock()
 	e.attempts.Wait()
 	close(e.results)
 	<-recorded
@@ -288,7 +312,7 @@ func (e *Engine) step() time.Duration {
 		t := heap.Pop(&e.timers).(timerEntry)
 		if t.at.Equal(t.d.timerAt) { // else stale: an earlier entry already read the queue again
 			t.d.timerAt = time.Time{}
-			e.dirty[t.d] = true
+			e.mark(t.d, true) // a retry may come before what was read
 		}
 	}
 	if err := e.refill(now); err != nil {
@@ -311,8 +335,9 @@ func (e *Engine) refill(now time.Time) error {
 	all, tenants := e.rescanAll, e.rescan
 	e.rescanAll, e.rescan = false, map[string]bool{}
 	dirty := map[*dest]bool{}
-	for d := range e.dirty {
-		dirty[e.dest(d.key)] = true // the one the engine holds, should d have been forgotten
+	for d, fromStart := range e.dirty {
+		x := e.dest(d.key) // the one the engine holds, should d have been forgotten
+		dirty[x] = dirty[x] || fromStart || x != d
 	}
 	clear(e.dirty)
 	return e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
@@ -336,8 +361,8 @@ func (e *Engine) refill(now time.Time) error {
 		if err != nil {
 			return err
 		}
-		for d := range dirty {
-			if err := e.fill(tx, d, now); err != nil {
+		for d, fromStart := range dirty {
+			if err := e.fill(tx, d, now, fromStart); err != nil {
 				// this destination waits for its timer or the next wake; the others go on
 				e.Log.Error("webhook outbox: read a destination", "tenant", d.key.tenant, "webhook", d.key.webhook, "err", err)
 				e.schedule(d, now.Add(time.Second))
@@ -359,7 +384,7 @@ func (e *Engine) dest(k destKey) *dest {
 
 // fill tops up a destination's queue from the outbox, and reads its webhook when it changed or
 // new work came. Called with e.mu held.
-func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time) error {
+func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time, fromStart bool) error {
 	if d.reload {
 		if err := e.readHook(tx, d, now); err != nil {
 			return err
@@ -370,12 +395,22 @@ func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time) error {
 	if room <= 0 {
 		return nil
 	}
-	q, next, err := tx.Outbox().Due(d.key.tenant, d.key.webhook, now, room, func(id string) bool {
+	after := d.cursor
+	if fromStart {
+		after = nil
+	}
+	q, next, err := tx.Outbox().Due(d.key.tenant, d.key.webhook, after, now, room, func(id string) bool {
 		_, held := d.taken[id]
 		return held
 	})
 	if err != nil {
 		return err
+	}
+	if len(q) > 0 {
+		last := q[len(q)-1]
+		d.cursor = &last
+	} else if fromStart {
+		d.cursor = nil
 	}
 	d.full, d.next = len(q) == room, next
 	if !next.IsZero() {
@@ -401,6 +436,12 @@ func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time) error {
 	}
 	e.ready(d)
 	return nil
+}
+
+// mark has a destination's queue read on the next step: from its first entry (fromStart), or
+// after the last entry read, when nothing can have come before it. Called with e.mu held.
+func (e *Engine) mark(d *dest, fromStart bool) {
+	e.dirty[d] = e.dirty[d] || fromStart
 }
 
 // schedule makes the engine read a destination's queue at a time; a destination has at most
@@ -504,7 +545,7 @@ tenant:
 // dispatch starts attempts while the limits allow: one per turn, tenants in turn, and in each
 // tenant its destinations in turn. Called with e.mu held.
 func (e *Engine) dispatch() {
-	for e.inFlight < e.InFlight && e.unrecorded < MaxUnrecorded && len(e.active) > 0 {
+	for !e.stopping && e.inFlight < e.InFlight && e.unrecorded < MaxUnrecorded && len(e.active) > 0 {
 		started := false
 		for range len(e.active) {
 			if e.rr >= len(e.active) {
@@ -546,7 +587,7 @@ func (e *Engine) pick(t *tenantQueue) *dest {
 			continue
 		}
 		t.rr++
-		if d.inFlight < e.PerDestination && d.inFlight+d.unrecorded < Outstanding*e.PerDestination {
+		if !d.reload && d.inFlight < e.PerDestination && d.inFlight+d.unrecorded < Outstanding*e.PerDestination {
 			return d
 		}
 	}
@@ -562,7 +603,7 @@ func (e *Engine) start(t *tenantQueue, d *dest) {
 		d.queue = nil
 	}
 	if len(d.queue) < refillBatch/2 && d.full {
-		e.dirty[d] = true // more may be due: read again on the next step
+		e.mark(d, false) // more may be due after what was read: read on the next step
 		e.kick()
 	}
 	d.inFlight++
@@ -575,14 +616,16 @@ func (e *Engine) start(t *tenantQueue, d *dest) {
 	e.attempts.Add(1)
 	go func() {
 		defer e.attempts.Done()
-		o := e.attempt(d, h, j)
-		e.finish(t, o)
+		o := e.attempt(h, j)
+		o.d = d
+		e.release(t, o)
+		e.results <- o // never blocks: its capacity is InFlight + MaxUnrecorded
 	}()
 }
 
 // attempt signs and sends one delivery, or closes it unsent when its webhook is gone.
-func (e *Engine) attempt(d *dest, h hookInfo, j job) outcome {
-	o := outcome{d: d, job: j, jitter: 0.9 + rand.Float64()*0.2}
+func (e *Engine) attempt(h hookInfo, j job) outcome {
+	o := outcome{job: j, jitter: 0.9 + rand.Float64()*0.2}
 	if j.close != "" {
 		return o
 	}
@@ -607,8 +650,59 @@ func (e *Engine) attempt(d *dest, h hookInfo, j job) outcome {
 	return o
 }
 
-// finish frees the attempt's slots and hands its outcome to the recorder.
-func (e *Engine) finish(t *tenantQueue, o outcome) {
+// settler writes outcomes on their deliveries, as many as are waiting (up to recordBatch) in
+// one read transaction, in parallel with the other settlers and with the recorder, which then
+// only checks that nothing changed each delivery (Deliveries.Finish) and saves it.
+func (e *Engine) settler(out chan<- []outcome) {
+	for o := range e.results {
+		batch := append(make([]outcome, 0, 16), o)
+	more:
+		for len(batch) < recordBatch {
+			select {
+			case o, ok := <-e.results:
+				if !ok {
+					break more
+				}
+				batch = append(batch, o)
+			default:
+				break more
+			}
+		}
+		now := e.Svc.Now().UTC()
+		err := e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
+			for i := range batch {
+				o := &batch[i]
+				o.delivery, o.retry = nil, time.Time{}
+				if o.job.close != "" {
+					continue
+				}
+				d, err := tx.Deliveries(o.job.TenantID).Get(o.job.DeliveryID)
+				if errors.Is(err, storage.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(o.job.Due) {
+					o.retry = outcomeOn(&d, *o, now, true)
+					o.delivery = &d
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			e.Log.Error("webhook outbox: read deliveries", "err", err) // the recorder reads them itself
+			for i := range batch {
+				batch[i].delivery = nil
+			}
+		}
+		out <- batch
+	}
+}
+
+// release frees the attempt's slots, notes what the destination answered, and starts what the
+// freed slots allow, without waiting for the engine's loop.
+func (e *Engine) release(t *tenantQueue, o outcome) {
 	e.mu.Lock()
 	d := o.d
 	d.inFlight--
@@ -626,9 +720,8 @@ func (e *Engine) finish(t *tenantQueue, o outcome) {
 			}
 		}
 	}
+	e.dispatch()
 	e.mu.Unlock()
-	e.results <- o // never blocks: its capacity is InFlight + MaxUnrecorded
-	e.kick()
 }
 
 // toListener hands a delivery to its person's open listen session and waits for the client's
@@ -655,20 +748,20 @@ func (e *Engine) toListener(ctx context.Context, h hookInfo, j job, hd http.Head
 	return webhook.Attempt{StatusCode: ack.StatusCode, Error: ack.Error, Excerpt: excerpt, Duration: time.Since(start)}
 }
 
-// recorder commits outcomes, as many as are waiting (up to recordBatch) in one transaction,
-// until the results channel closes.
-func (e *Engine) recorder() {
+// recorder commits settled outcomes, as many as are waiting (about recordBatch) in one
+// transaction, until the settlers are done.
+func (e *Engine) recorder(settled <-chan []outcome) {
 	batch := make([]outcome, 0, recordBatch)
-	for o := range e.results {
-		batch = append(batch[:0], o)
+	for b := range settled {
+		batch = append(batch[:0], b...)
 	more:
 		for len(batch) < recordBatch {
 			select {
-			case o, ok := <-e.results:
+			case b, ok := <-settled:
 				if !ok {
 					break more
 				}
-				batch = append(batch, o)
+				batch = append(batch, b...)
 			default:
 				break more
 			}
@@ -686,18 +779,18 @@ func (e *Engine) recorder() {
 		for _, k := range changed {
 			if d := e.dests[k]; d != nil {
 				d.reload = true // disabled by this batch: what is queued closes unsent
-				e.dirty[d] = true
+				e.mark(d, true)
 			}
 		}
 		for i, o := range batch {
 			d := o.d
 			if err != nil {
-				e.dirty[d] = true // not recorded: still due in the outbox, sent again
+				e.mark(d, true) // not recorded: still due in the outbox, sent again
 			} else if !retries[i].IsZero() {
 				e.schedule(d, retries[i])
 			}
 			if len(d.queue) == 0 && d.full {
-				e.dirty[d] = true
+				e.mark(d, false)
 			}
 		}
 		e.mu.Unlock()
@@ -739,6 +832,19 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 				hooks[o.d.key] = hs
 				order = append(order, hs)
 			}
+			if o.delivery != nil {
+				ok, err := tx.Deliveries(j.TenantID).Finish(*o.delivery, j.Due)
+				if err != nil {
+					return err
+				}
+				if ok {
+					retries[i] = o.retry
+					if !hs.gone {
+						healthOn(&hs.w, o, now)
+					}
+					continue
+				}
+			}
 			err := tx.Deliveries(j.TenantID).Update(j.DeliveryID, func(d *storage.Delivery) bool {
 				claimed := d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(j.Due)
 				if !claimed && (j.close != "" || !closedByWebhook(*d)) {
@@ -749,11 +855,10 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 					d.Status, d.LastError, d.UpdatedAt = DeliveryFailed, &why, now
 					return true
 				}
-				var w *storage.Webhook
-				if !hs.gone {
-					w = &hs.w
+				retries[i] = outcomeOn(d, o, now, claimed)
+				if claimed && !hs.gone {
+					healthOn(&hs.w, o, now)
 				}
-				retries[i] = applyAttempt(d, w, o, now, claimed)
 				return true
 			})
 			if err != nil && !errors.Is(err, storage.ErrNotFound) { // not found: purged meanwhile
@@ -779,10 +884,10 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 	return retries, changed, err
 }
 
-// applyAttempt writes an attempt's outcome on its delivery and its webhook's health, and
-// answers the time of the retry (zero when none). claimed is false for a delivery closed while
-// the attempt was in flight: the attempt is logged and the state stays.
-func applyAttempt(d *storage.Delivery, w *storage.Webhook, o outcome, now time.Time, claimed bool) time.Time {
+// outcomeOn writes an attempt's outcome on its delivery and answers the time of the retry (zero
+// when none). claimed is false for a delivery closed while the attempt was in flight: the
+// attempt is logged and the state stays.
+func outcomeOn(d *storage.Delivery, o outcome, now time.Time, claimed bool) time.Time {
 	a := o.attempt
 	d.Attempts++
 	d.LastStatusCode, d.LastResponseExcerpt, d.UpdatedAt = a.StatusCode, a.Excerpt, now
@@ -798,21 +903,28 @@ func applyAttempt(d *storage.Delivery, w *storage.Webhook, o outcome, now time.T
 	if !claimed {
 		return time.Time{} // closed while in flight: the attempt is logged, the state stays closed
 	}
-	var retry time.Time
-	gone := a.Error == "" && a.StatusCode != nil && *a.StatusCode == http.StatusGone
 	switch {
 	case o.ok:
 		d.Status = DeliveryOK
-	case gone || d.Attempts >= d.MaxAttempts:
+	case gone(o.attempt) || d.Attempts >= d.MaxAttempts:
 		d.Status = DeliveryFailed
 	default:
-		retry = now.Add(retryDelay(d.Attempts, a.RetryAfter, o.jitter))
+		retry := now.Add(retryDelay(d.Attempts, a.RetryAfter, o.jitter))
 		d.NextAttemptAt = &retry
-	}
-	if w == nil {
 		return retry
 	}
-	if gone && w.Status == StatusEnabled {
+	return time.Time{}
+}
+
+// gone tells whether the receiver answered 410: the webhook is to be disabled.
+func gone(a webhook.Attempt) bool {
+	return a.Error == "" && a.StatusCode != nil && *a.StatusCode == http.StatusGone
+}
+
+// healthOn writes an attempt's outcome on its webhook: a 410 disables it, and a real event's
+// answer moves failingSince (failing for FailingTooLong disables it).
+func healthOn(w *storage.Webhook, o outcome, now time.Time) {
+	if gone(o.attempt) && w.Status == StatusEnabled {
 		reason := ReasonGone
 		w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
 	}
@@ -826,7 +938,6 @@ func applyAttempt(d *storage.Delivery, w *storage.Webhook, o outcome, now time.T
 			w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
 		}
 	}
-	return retry
 }
 
 // retryDelay is the wait after attempt n (1-based) of an automatic delivery.

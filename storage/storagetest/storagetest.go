@@ -260,7 +260,7 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		return nil
 	}))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
-		q, next, err := tx.Outbox().Due(tenant, hook, now, 10, nil)
+		q, next, err := tx.Outbox().Due(tenant, hook, nil, now, 10, nil)
 		want := storage.Queued{Due: now, TenantID: tenant, WebhookID: hook, DeliveryID: ds[1].ID, EventID: "e2", EventType: "webhook.test", Kind: "test", Synthetic: true}
 		if err != nil || len(q) != 1 || !q[0].Due.Equal(want.Due) || q[0].DeliveryID != want.DeliveryID || q[0].EventID != want.EventID ||
 			q[0].EventType != want.EventType || q[0].Kind != want.Kind || !q[0].Synthetic || q[0].TenantID != tenant || q[0].WebhookID != hook {
@@ -269,14 +269,20 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		if !next.Equal(now.Add(time.Minute)) {
 			return fmt.Errorf("next after now = %v", next)
 		}
-		if q, next, _ := tx.Outbox().Due(tenant, hook, now.Add(time.Hour), 10, nil); len(q) != 2 || q[0].DeliveryID != ds[1].ID || q[1].Synthetic || !next.IsZero() {
+		if q, next, _ := tx.Outbox().Due(tenant, hook, nil, now.Add(time.Hour), 10, nil); len(q) != 2 || q[0].DeliveryID != ds[1].ID || q[1].Synthetic || !next.IsZero() {
 			return fmt.Errorf("due in an hour = %+v, next %v (earliest first)", q, next)
 		}
-		if q, _, _ := tx.Outbox().Due(tenant, hook, now.Add(time.Hour), 1, nil); len(q) != 1 || q[0].DeliveryID != ds[1].ID {
+		if q, _, _ := tx.Outbox().Due(tenant, hook, nil, now.Add(time.Hour), 1, nil); len(q) != 1 || q[0].DeliveryID != ds[1].ID {
 			return fmt.Errorf("limit 1 = %+v", q)
 		}
+		if q, _, _ := tx.Outbox().Due(tenant, hook, &storage.Queued{Due: now, DeliveryID: ds[1].ID}, now.Add(time.Hour), 10, nil); len(q) != 1 || q[0].DeliveryID != ds[0].ID {
+			return fmt.Errorf("after the first = %+v", q)
+		}
+		if q, _, _ := tx.Outbox().Due(tenant, hook, &storage.Queued{Due: now.Add(time.Second)}, now.Add(time.Hour), 10, nil); len(q) != 1 || q[0].DeliveryID != ds[0].ID {
+			return fmt.Errorf("after a time between them = %+v", q)
+		}
 		skip := func(id string) bool { return id == ds[1].ID }
-		if q, _, _ := tx.Outbox().Due(tenant, hook, now.Add(time.Hour), 10, skip); len(q) != 1 || q[0].DeliveryID != ds[0].ID {
+		if q, _, _ := tx.Outbox().Due(tenant, hook, nil, now.Add(time.Hour), 10, skip); len(q) != 1 || q[0].DeliveryID != ds[0].ID {
 			return fmt.Errorf("skipping the first = %+v", q)
 		}
 		var dests []storage.Destination
@@ -326,7 +332,7 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		return tx.Deliveries(tenant).Put(ds[0])
 	}))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
-		if q, _, _ := tx.Outbox().Due(tenant, hook, now.Add(2*time.Hour), 10, nil); len(q) != 1 || !q[0].Due.Equal(now.Add(time.Hour)) {
+		if q, _, _ := tx.Outbox().Due(tenant, hook, nil, now.Add(2*time.Hour), 10, nil); len(q) != 1 || !q[0].Due.Equal(now.Add(time.Hour)) {
 			return fmt.Errorf("after moves: %+v", q)
 		}
 		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 1 {
