@@ -135,7 +135,8 @@ func BenchmarkRawBoltWrites(b *testing.B) {
 func TestHarnessSmoke(t *testing.T) {
 	rep, err := RunSuite(Options{
 		Duration: 40 * time.Millisecond, Warmup: 10 * time.Millisecond, Concurrency: 4,
-		MaxOps: 100_000, Dir: t.TempDir(),
+		MaxOps: 100_000, Dir: t.TempDir(), APILoadClients: 2, FloorClients: 4,
+		ListenClients: 4, ListenConcurrentEvents: 40, IsolationEvents: 30, IsolationBusy: 5, IsolationWait: 300 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

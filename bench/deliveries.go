@@ -5,11 +5,13 @@ package bench
 // BENCHMARKS.md, "Webhook deliveries".
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -32,19 +34,39 @@ import (
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/webhooks"
 )
 
-// EngineWorkers is the concurrency of the delivery engine (webhooks.NewEngine's Workers); the
-// floor uses as many clients.
-const EngineWorkers = 64
+// WideFloorClients is the concurrency of the wide floors, 64 clients (the engine's worker count
+// before it bounded attempts per destination).
+const WideFloorClients = 64
 
-// Names of the delivery scenarios, in the order they run; -only deliveries selects them all.
+// Names of the delivery scenarios, in the order they run; -only deliveries selects them all,
+// -only drains the two drains.
 const (
-	DeliveryDrain      = "deliveries: engine drains a preloaded outbox"
-	DeliveryTriggerOne = "deliveries: trigger → receiver, 1 trigger client"
-	DeliveryTrigger    = "deliveries: trigger → receiver, concurrent trigger clients"
-	DeliveryFloor      = "deliveries floor: 64 direct clients, 64 connections"
-	DeliveryFloorHook  = "deliveries floor: 64 direct clients, webhook.Send"
+	DeliveryDrain       = "deliveries: engine drains a preloaded outbox"
+	DeliveryDrainLoaded = "deliveries: engine drains a preloaded outbox under API load"
+	DeliveryTriggerOne  = "deliveries: trigger → receiver, 1 trigger client"
+	DeliveryTrigger     = "deliveries: trigger → receiver, concurrent trigger clients"
+	DeliveryFloor       = "deliveries floor: 64 direct clients, 64 connections"
+	DeliveryFloorHook   = "deliveries floor: 64 direct clients, webhook.Send"
+	DeliveryFloorSign   = "deliveries floor: sign-and-POST loop, -floor-clients clients"
+)
+
+// Defaults of the drain under API load and of the sign-and-POST floor.
+const (
+	// DefaultAPILoadClients is how many clients send GET /api/v4/people during the drain under
+	// API load.
+	DefaultAPILoadClients = 8
+	// DefaultFloorClients is the concurrency of the sign-and-POST floor: the attempts the engine
+	// keeps in flight to one destination.
+	DefaultFloorClients = webhooks.DefaultPerDestination
+)
+
+// Targets of the drains, as ratios of deliveries per second measured in the same run.
+const (
+	DrainTargetFloorRatio  = 0.5 // drain ≥ 0.5 × the sign-and-POST floor, on a quiet server
+	DrainTargetLoadedRatio = 0.7 // drain under API load ≥ 0.7 × the quiet drain
 )
 
 // DeliveryTriggerType is the event type the scenarios trigger.
@@ -85,6 +107,7 @@ type DeliveryResult struct {
 	TriggerRate float64 // triggers answered 202 per second
 	Preload     time.Duration
 	Mem         MemUsage
+	Load        *APILoad // the API clients of the drain under API load
 }
 
 // PerSecond is deliveries received per second over Elapsed.
@@ -102,8 +125,116 @@ func (r DeliveryResult) Err() error {
 		return fmt.Errorf("%s: %d failures of %d; first: %s", r.Name, r.Errors, r.Events, r.First)
 	case r.Delivered == 0:
 		return fmt.Errorf("%s: nothing delivered", r.Name)
+	case r.Load != nil && r.Load.Errors > 0:
+		return fmt.Errorf("%s: %d API requests failed; first: %s", r.Name, r.Load.Errors, r.Load.First)
+	case r.Load != nil && r.Load.Ops == 0:
+		return fmt.Errorf("%s: no API request finished during the drain", r.Name)
 	}
 	return nil
+}
+
+// APILoad is what the API clients of the drain under API load did while the engine drained:
+// from the engine's start to the last delivery received.
+type APILoad struct {
+	Clients       int
+	Ops, Errors   int // requests finished in the window; failed ones, warm-up included
+	First         string
+	Elapsed       time.Duration
+	P50, P99, Max time.Duration
+}
+
+// PerSecond is the requests finished per second of the window.
+func (a APILoad) PerSecond() float64 {
+	if a.Elapsed <= 0 {
+		return 0
+	}
+	return float64(a.Ops) / a.Elapsed.Seconds()
+}
+
+// apiLoad is clients goroutines sending one authenticated GET after another until end.
+type apiLoad struct {
+	c         *http.Client
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	finished  atomic.Int64 // requests finished, measured or not
+	measuring atomic.Bool  // record the requests that finish while set
+	workers   []apiWorker
+	start     time.Time
+}
+
+type apiWorker struct {
+	lat    []time.Duration
+	errors int
+	first  error
+}
+
+// startAPILoad starts the clients, each with its own keep-alive connection to url, and waits
+// until each has finished a few requests (at most 5 s): the load is steady when measuring
+// starts.
+func startAPILoad(url string, header http.Header, clients int, timeout time.Duration) *apiLoad {
+	l := &apiLoad{c: Client(clients, timeout), stop: make(chan struct{}), workers: make([]apiWorker, clients)}
+	for i := range l.workers {
+		w := &l.workers[i]
+		w.lat = make([]time.Duration, 0, 1<<14)
+		op := HTTPOp(l.c, http.MethodGet, url, header, "")
+		l.wg.Go(func() {
+			for {
+				select {
+				case <-l.stop:
+					return
+				default:
+				}
+				t0 := time.Now()
+				err := op()
+				d := time.Since(t0)
+				l.finished.Add(1)
+				if err != nil {
+					if w.errors == 0 {
+						w.first = err
+					}
+					w.errors++
+					continue
+				}
+				if l.measuring.Load() {
+					w.lat = append(w.lat, d)
+				}
+			}
+		})
+	}
+	for deadline := time.Now().Add(5 * time.Second); l.finished.Load() < int64(4*clients) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	return l
+}
+
+// measure starts the window.
+func (l *apiLoad) measure() {
+	l.start = time.Now()
+	l.measuring.Store(true)
+}
+
+// end closes the window and stops the clients.
+func (l *apiLoad) end() APILoad {
+	l.measuring.Store(false)
+	out := APILoad{Clients: len(l.workers), Elapsed: time.Since(l.start)}
+	close(l.stop)
+	l.wg.Wait()
+	l.c.CloseIdleConnections()
+	var all []time.Duration
+	for _, w := range l.workers {
+		all = append(all, w.lat...)
+		out.Errors += w.errors
+		if w.first != nil && out.First == "" {
+			out.First = w.first.Error()
+		}
+	}
+	slices.Sort(all)
+	out.Ops = len(all)
+	out.P50, out.P99 = percentile(all, 0.50), percentile(all, 0.99)
+	if len(all) > 0 {
+		out.Max = all[len(all)-1]
+	}
+	return out
 }
 
 // Receiver is a local TLS webhook receiver: it reads the body, notes when it first saw each
@@ -455,7 +586,20 @@ func deliveryTimeout(n int) time.Duration {
 // the engine) and measures until the receiver has every one, and until the outbox is empty.
 // When profile is not empty, a CPU profile of the drain goes there.
 func RunDrain(dir string, rc *Receiver, n, preloadWorkers int, profile string) (DeliveryResult, error) {
-	res := DeliveryResult{Name: DeliveryDrain, Events: n}
+	return runDrain(DeliveryDrain, dir, rc, n, preloadWorkers, profile, 0, 0)
+}
+
+// RunDrainLoaded is RunDrain while loadClients clients send GET /api/v4/people with the
+// tenant's keys, one request after another over their own keep-alive connections, to the same
+// server (its handler on a loopback listener of its own, as Serve serves it). The clients start
+// before the engine, so the load is steady when the clock starts, and stop when the last
+// delivery arrives; timeout bounds each request.
+func RunDrainLoaded(dir string, rc *Receiver, n, preloadWorkers, loadClients int, timeout time.Duration) (DeliveryResult, error) {
+	return runDrain(DeliveryDrainLoaded, dir, rc, n, preloadWorkers, "", max(loadClients, 1), timeout)
+}
+
+func runDrain(name, dir string, rc *Receiver, n, preloadWorkers int, profile string, loadClients int, timeout time.Duration) (res DeliveryResult, err error) {
+	res = DeliveryResult{Name: name, Events: n}
 	dt, err := NewDeliveryTarget(dir, rc)
 	if err != nil {
 		return res, err
@@ -468,6 +612,20 @@ func RunDrain(dir string, rc *Receiver, n, preloadWorkers int, profile string) (
 	}
 	res.Preload = time.Since(t0)
 	rc.Reset()
+	var load *apiLoad
+	if loadClients > 0 {
+		apiSrv, err := ServeBare(dt.Server.Handler())
+		if err != nil {
+			return res, err
+		}
+		defer func() { err = errors.Join(err, apiSrv.Close()) }()
+		load = startAPILoad(apiSrv.URL+PeoplePath, dt.T.Header(), loadClients, timeout)
+		defer func() {
+			if res.Load == nil { // an early return
+				load.end()
+			}
+		}()
+	}
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -479,6 +637,9 @@ func RunDrain(dir string, rc *Receiver, n, preloadWorkers int, profile string) (
 		}
 	}
 	mem := startMem()
+	if load != nil {
+		load.measure()
+	}
 	start := time.Now()
 	l, err := ServeTimbra(dt.Server)
 	if err != nil {
@@ -487,6 +648,10 @@ func RunDrain(dir string, rc *Receiver, n, preloadWorkers int, profile string) (
 		return res, err
 	}
 	ok := rc.WaitDistinct(n, deliveryTimeout(n))
+	if load != nil {
+		a := load.end()
+		res.Load = &a
+	}
 	if ok && dt.waitOutboxEmpty(time.Minute) {
 		res.Settled = time.Since(start)
 	}
@@ -520,32 +685,7 @@ func (dt *DeliveryTarget) triggerOp(c *http.Client, url string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(dt.body))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("X-Tenant-Key", key.Get("X-Tenant-Key"))
-	req.Header.Set("X-Api-Key", key.Get("X-Api-Key"))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusAccepted {
-		return "", fmt.Errorf("trigger: status %d: %.300s", resp.StatusCode, raw)
-	}
-	var env struct {
-		Data api.EventTriggered `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil || env.Data.EventID == "" {
-		return "", fmt.Errorf("trigger: answer %.300s (%v)", raw, err)
-	}
-	return env.Data.EventID, nil
+	return postTrigger(c, url, key, dt.body)
 }
 
 // triggerFor runs clients trigger workers over c for d, at most maxOps triggers together.
@@ -735,27 +875,47 @@ func FloorClient(rc *Receiver, workers int, timeout time.Duration) *http.Client 
 
 // FloorOp posts the floor request once through c and reads the answer.
 func FloorOp(c *http.Client, url string, f FloorRequest) func() error {
+	return func() error { return floorPost(c, url, f.header(), f.Body) }
+}
+
+// SignFloorOp is the plain sign-and-POST loop: each call signs the floor request's body with
+// secret under a new webhook-id and the current time, as the engine signs each attempt, and
+// posts it through c.
+func SignFloorOp(c *http.Client, url, secret string, f FloorRequest) func() error {
+	secrets := []string{secret}
 	return func() error {
-		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(string(f.Body)))
+		id := "floor-" + strconv.FormatInt(floorIDs.Add(1), 10)
+		now := time.Now()
+		sig, err := webhook.Sign(secrets, id, now, f.Body)
 		if err != nil {
 			return err
 		}
-		req.Header = f.header()
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("User-Agent", webhook.UserAgent)
-		resp, err := c.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			return err
-		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return fmt.Errorf("status %d", resp.StatusCode)
-		}
-		return nil
+		return floorPost(c, url, webhook.Headers(id, now, sig), f.Body)
 	}
+}
+
+// floorPost posts body with the headers h (the Standard Webhooks ones) as the engine does, and
+// reads the answer to the end.
+func floorPost(c *http.Client, url string, h http.Header, body []byte) error {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = h
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", webhook.UserAgent)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
 }
 
 // HookFloorOp posts the floor request once with webhook.Send through c (the engine's own
@@ -770,16 +930,16 @@ func HookFloorOp(c *http.Client, url string, f FloorRequest) func() error {
 	}
 }
 
-// runFloor runs one floor scenario with Run and follows its memory.
-func runFloor(name string, rc *Receiver, opt Options, newOp func(int) func() error) DeliveryResult {
+// runFloor runs one floor scenario with Run from clients workers and follows its memory.
+func runFloor(name string, rc *Receiver, opt Options, clients int, newOp func(int) func() error) DeliveryResult {
 	if opt.Warmup > 0 {
-		Run(name+" (warm-up)", EngineWorkers, opt.Warmup, opt.MaxOps, newOp)
+		Run(name+" (warm-up)", clients, opt.Warmup, opt.MaxOps, newOp)
 	}
 	rc.Reset()
 	mem := startMem()
-	r := Run(name, EngineWorkers, opt.Duration, opt.MaxOps, newOp)
+	r := Run(name, clients, opt.Duration, opt.MaxOps, newOp)
 	out := DeliveryResult{
-		Name: name, Clients: EngineWorkers, Events: r.Ops, Delivered: r.Ops - r.Errors, Requests: rc.Requests(), Conns: rc.Conns(),
+		Name: name, Clients: clients, Events: r.Ops, Delivered: r.Ops - r.Errors, Requests: rc.Requests(), Conns: rc.Conns(),
 		Errors: r.Errors, First: r.First, Elapsed: r.Elapsed, P50: r.P50, P99: r.P99, Max: r.Max,
 	}
 	out.Mem = mem.end()
@@ -789,7 +949,7 @@ func runFloor(name string, rc *Receiver, opt Options, newOp func(int) func() err
 // runDeliveries runs the delivery scenarios Options select, adding them to rep.Deliveries.
 func runDeliveries(opt Options, rep *Report) error {
 	selected := func(name string) bool { return opt.Only == nil || opt.Only.MatchString(name) }
-	names := []string{DeliveryDrain, DeliveryTriggerOne, DeliveryTrigger, DeliveryFloor, DeliveryFloorHook}
+	names := []string{DeliveryDrain, DeliveryDrainLoaded, DeliveryTriggerOne, DeliveryTrigger, DeliveryFloor, DeliveryFloorHook, DeliveryFloorSign}
 	if !slices.ContainsFunc(names, selected) {
 		return nil
 	}
@@ -813,6 +973,17 @@ func runDeliveries(opt Options, rep *Report) error {
 			return err
 		}
 	}
+	if selected(DeliveryDrainLoaded) {
+		n := opt.DeliveryEvents
+		opt.Progress("measure %s (%d events preloaded, %d API clients)", DeliveryDrainLoaded, n, opt.APILoadClients)
+		r, err := RunDrainLoaded(opt.Dir, rc, n, opt.Concurrency, opt.APILoadClients, opt.Timeout)
+		if err == nil && r.Load != nil {
+			opt.Progress("  API load: %.0f GET/s, p50 %s p99 %s, errors %d", r.Load.PerSecond(), ms(r.Load.P50), ms(r.Load.P99), r.Load.Errors)
+		}
+		if err := add(r, err); err != nil {
+			return err
+		}
+	}
 	for _, sc := range []struct {
 		name    string
 		clients int
@@ -825,7 +996,7 @@ func runDeliveries(opt Options, rep *Report) error {
 			return err
 		}
 	}
-	if !selected(DeliveryFloor) && !selected(DeliveryFloorHook) {
+	if !selected(DeliveryFloor) && !selected(DeliveryFloorHook) && !selected(DeliveryFloorSign) {
 		return nil
 	}
 	f, err := NewFloorRequest(webhook.NewSecret())
@@ -834,8 +1005,8 @@ func runDeliveries(opt Options, rep *Report) error {
 	}
 	if selected(DeliveryFloor) {
 		opt.Progress("measure %s (%s)", DeliveryFloor, opt.Duration)
-		c := FloorClient(rc, EngineWorkers, opt.Timeout)
-		err := add(runFloor(DeliveryFloor, rc, opt, func(int) func() error { return FloorOp(c, rc.URL, f) }), nil)
+		c := FloorClient(rc, WideFloorClients, opt.Timeout)
+		err := add(runFloor(DeliveryFloor, rc, opt, WideFloorClients, func(int) func() error { return FloorOp(c, rc.URL, f) }), nil)
 		c.CloseIdleConnections()
 		if err != nil {
 			return err
@@ -851,7 +1022,17 @@ func runDeliveries(opt Options, rep *Report) error {
 		if err != nil {
 			return err
 		}
-		err = add(runFloor(DeliveryFloorHook, rc, opt, func(int) func() error { return HookFloorOp(c, rc.URL, f) }), nil)
+		err = add(runFloor(DeliveryFloorHook, rc, opt, WideFloorClients, func(int) func() error { return HookFloorOp(c, rc.URL, f) }), nil)
+		c.CloseIdleConnections()
+		if err != nil {
+			return err
+		}
+	}
+	if selected(DeliveryFloorSign) {
+		opt.Progress("measure %s (%s, %d clients)", DeliveryFloorSign, opt.Duration, opt.FloorClients)
+		c := FloorClient(rc, opt.FloorClients, opt.Timeout)
+		secret := webhook.NewSecret()
+		err := add(runFloor(DeliveryFloorSign, rc, opt, opt.FloorClients, func(int) func() error { return SignFloorOp(c, rc.URL, secret, f) }), nil)
 		c.CloseIdleConnections()
 		if err != nil {
 			return err
@@ -882,8 +1063,9 @@ func (r *Report) deliveriesMarkdown(b *strings.Builder) {
 	if len(r.Deliveries) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "#### Webhook deliveries\n\nEngine: %d workers (webhooks.Engine default), TLS receiver on 127.0.0.1 (HTTP/1.1) answering 200 at once; "+
-		"in-process server through Serve on loopback, discard logger. Latency of the engine scenarios: trigger sent → receiver answered; of the floors: one POST.\n\n", EngineWorkers)
+	fmt.Fprintf(b, "#### Webhook deliveries\n\nEngine: at most %d attempts in flight to one destination (webhooks.DefaultPerDestination), TLS receiver on 127.0.0.1 (HTTP/1.1) answering 200 at once; "+
+		"in-process server through Serve on loopback, discard logger. Latency of the engine scenarios: trigger sent → receiver answered; of the floors: one POST. "+
+		"The sign-and-POST floor signs every request (a new webhook-id and timestamp, HMAC-SHA256 of the body) over one keep-alive connection per client.\n\n", webhooks.DefaultPerDestination)
 	b.WriteString("| scenario | clients | deliveries | errors | TLS connections | deliveries/s | p50 | p99 | max | trigger 202 p50 / p99 | triggers/s | outbox empty after |\n" +
 		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range r.Deliveries {
@@ -916,14 +1098,37 @@ func (r *Report) deliveriesMarkdown(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %s / %s / %s | %s / %s / %s | %s | %d |\n", x.Name, mib(m.HeapStart), mib(m.HeapPeak), mib(m.HeapEnd),
 			mib(m.RSSStart), mib(m.RSSPeak), mib(m.RSSEnd), per, m.GCs)
 	}
-	pairs := [][2]string{{DeliveryDrain, DeliveryFloor}, {DeliveryDrain, DeliveryFloorHook}, {DeliveryTrigger, DeliveryFloor}, {DeliveryFloorHook, DeliveryFloor}}
-	b.WriteString("\n| A | B | deliveries/s A/B |\n|---|---|---:|\n")
-	for _, p := range pairs {
-		a, okA := r.DeliveryResult(p[0])
-		c, okB := r.DeliveryResult(p[1])
-		if okA && okB {
-			fmt.Fprintf(b, "| %s | %s | %s |\n", p[0], p[1], ratio(a.PerSecond(), c.PerSecond()))
+	for _, x := range r.Deliveries {
+		if l := x.Load; l != nil {
+			fmt.Fprintf(b, "\nAPI load of %q: %d clients sending GET %s (tenant keys, keep-alive) to the same server from before the engine started; "+
+				"during the drain (%s): %d requests, %.0f per s, p50 %s, p99 %s, max %s, %d errors.\n",
+				x.Name, l.Clients, PeoplePath, l.Elapsed.Round(time.Millisecond), l.Ops, l.PerSecond(), ms(l.P50), ms(l.P99), ms(l.Max), l.Errors)
 		}
+	}
+	pairs := []struct {
+		a, b   string
+		target float64 // 0: none
+	}{
+		{DeliveryDrain, DeliveryFloor, 0}, {DeliveryDrain, DeliveryFloorHook, 0}, {DeliveryDrain, DeliveryFloorSign, DrainTargetFloorRatio},
+		{DeliveryDrainLoaded, DeliveryDrain, DrainTargetLoadedRatio}, {DeliveryDrainLoaded, DeliveryFloorSign, 0},
+		{DeliveryTrigger, DeliveryFloor, 0}, {DeliveryFloorHook, DeliveryFloor, 0}, {DeliveryFloorSign, DeliveryFloor, 0},
+	}
+	b.WriteString("\n| A | B | deliveries/s A/B | target |\n|---|---|---:|---|\n")
+	for _, p := range pairs {
+		a, okA := r.DeliveryResult(p.a)
+		c, okB := r.DeliveryResult(p.b)
+		if !okA || !okB {
+			continue
+		}
+		target := ""
+		if p.target > 0 {
+			met := "met"
+			if c.PerSecond() == 0 || a.PerSecond()/c.PerSecond() < p.target {
+				met = "NOT met"
+			}
+			target = fmt.Sprintf("≥ %.2f: %s", p.target, met)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", p.a, p.b, ratio(a.PerSecond(), c.PerSecond()), target)
 	}
 	b.WriteString("\n")
 }

@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"strings"
@@ -52,9 +55,9 @@ func BenchmarkDeliveryDrain(b *testing.B) {
 	b.ReportMetric(float64(rc.Conns())/float64(b.N), "handshakes/op")
 }
 
-// benchFloor posts the same signed delivery from EngineWorkers goroutines.
+// benchFloor posts the same signed delivery from WideFloorClients goroutines.
 func benchFloor(b *testing.B, op func() error, rc *Receiver) {
-	b.SetParallelism(max(1, EngineWorkers/runtime.GOMAXPROCS(0)))
+	b.SetParallelism(max(1, WideFloorClients/runtime.GOMAXPROCS(0)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -79,7 +82,7 @@ func BenchmarkDeliveryFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := FloorClient(rc, EngineWorkers, 10*time.Second)
+	c := FloorClient(rc, WideFloorClients, 10*time.Second)
 	b.Cleanup(c.CloseIdleConnections)
 	benchFloor(b, FloorOp(c, rc.URL, f), rc)
 }
@@ -109,15 +112,15 @@ func BenchmarkDeliveryFloorWebhookClient(b *testing.B) {
 func TestDeliveryScenariosSmoke(t *testing.T) {
 	rep, err := RunSuite(Options{
 		Duration: 60 * time.Millisecond, Warmup: 20 * time.Millisecond, Concurrency: 4, MaxOps: 100_000,
-		Dir: t.TempDir(), Only: regexp.MustCompile("deliveries"), DeliveryEvents: 150,
+		Dir: t.TempDir(), Only: regexp.MustCompile("deliveries"), DeliveryEvents: 150, APILoadClients: 3, FloorClients: 5,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Results) != 0 {
-		t.Errorf("-only deliveries ran %d other scenarios", len(rep.Results))
+	if len(rep.Results) != 0 || rep.Listen != nil || rep.ListenConcurrent != nil || len(rep.Isolation) != 0 {
+		t.Errorf("-only deliveries ran other scenarios: %d HTTP, listen %v, %v, %d isolation", len(rep.Results), rep.Listen, rep.ListenConcurrent, len(rep.Isolation))
 	}
-	names := []string{DeliveryDrain, DeliveryTriggerOne, DeliveryTrigger, DeliveryFloor, DeliveryFloorHook}
+	names := []string{DeliveryDrain, DeliveryDrainLoaded, DeliveryTriggerOne, DeliveryTrigger, DeliveryFloor, DeliveryFloorHook, DeliveryFloorSign}
 	if len(rep.Deliveries) != len(names) {
 		t.Fatalf("%d delivery results, want %d", len(rep.Deliveries), len(names))
 	}
@@ -126,18 +129,56 @@ func TestDeliveryScenariosSmoke(t *testing.T) {
 			t.Errorf("result %d: %+v", i, r)
 		}
 	}
-	if d := rep.Deliveries[0]; d.Delivered != 150 || d.Settled == 0 {
-		t.Errorf("drain: %+v", d)
+	for _, d := range rep.Deliveries[:2] {
+		if d.Delivered != 150 || d.Settled == 0 {
+			t.Errorf("%s: %+v", d.Name, d)
+		}
 	}
-	for _, r := range rep.Deliveries[1:3] {
+	if l := rep.Deliveries[1].Load; l == nil || l.Clients != 3 || l.Ops == 0 || l.Errors != 0 || l.P50 <= 0 || l.P99 < l.P50 {
+		t.Errorf("API load of the drain: %+v", l)
+	}
+	for _, r := range rep.Deliveries[2:4] {
 		if r.P50 <= 0 || r.P99 < r.P50 || r.TriggerP50 <= 0 || r.Delivered != r.Events {
 			t.Errorf("%s: %+v", r.Name, r)
 		}
 	}
+	if f := rep.Deliveries[6]; f.Clients != 5 || f.P50 <= 0 {
+		t.Errorf("sign-and-POST floor: %+v", f)
+	}
 	md := rep.Markdown()
-	for _, want := range []string{"#### Webhook deliveries", DeliveryDrain, DeliveryFloorHook, "deliveries/s A/B", "allocated per delivery"} {
+	for _, want := range []string{"#### Webhook deliveries", DeliveryDrain, DeliveryFloorHook, DeliveryFloorSign, "deliveries/s A/B", "allocated per delivery",
+		"API load of", "≥ 0.50", "≥ 0.70"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestSignFloorOpSigns checks that the sign-and-POST floor sends a valid signature under a
+// new webhook-id each time.
+func TestSignFloorOpSigns(t *testing.T) {
+	secret := webhook.NewSecret()
+	f, err := NewFloorRequest(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := webhook.Verify(secret, r.Header, body, time.Now(), time.Minute); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		ids[r.Header.Get(webhook.HeaderID)] = true
+	}))
+	defer srv.Close()
+	op := SignFloorOp(srv.Client(), srv.URL, secret, f)
+	for range 3 {
+		if err := op(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ids) != 3 {
+		t.Fatalf("webhook-ids %v, want 3 distinct", ids)
 	}
 }

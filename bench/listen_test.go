@@ -11,7 +11,7 @@ import (
 // (-only listen) and checks only that every event arrived, was forwarded 2xx and printed, and
 // that the report says so. It makes no timing assertion.
 func TestListenScenarioSmoke(t *testing.T) {
-	rep, err := RunSuite(Options{Dir: t.TempDir(), Only: regexp.MustCompile("^listen"), ListenEvents: 30, ListenWarmup: 5, Timeout: 10 * time.Second})
+	rep, err := RunSuite(Options{Dir: t.TempDir(), Only: regexp.MustCompile("^listen( floor)?:"), ListenEvents: 30, ListenWarmup: 5, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,13 +19,37 @@ func TestListenScenarioSmoke(t *testing.T) {
 	if x == nil || x.Events != 30 || x.Errors != 0 || x.EchoTrips != 30 || x.MessageBytes == 0 {
 		t.Fatalf("listen result: %+v", x)
 	}
-	if len(rep.Results) != 0 || len(rep.Deliveries) != 0 {
-		t.Fatalf("-only listen ran %d HTTP and %d delivery scenarios", len(rep.Results), len(rep.Deliveries))
+	if len(rep.Results) != 0 || len(rep.Deliveries) != 0 || rep.ListenConcurrent != nil {
+		t.Fatalf("-only ^listen ran %d HTTP and %d delivery scenarios, concurrent listen %v", len(rep.Results), len(rep.Deliveries), rep.ListenConcurrent)
 	}
 	if !(x.Trigger.P50 > 0 && x.Received.P50 >= 0 && x.Forwarded.P50 > 0 && x.Printed.P50 >= x.Forwarded.P50 && x.Echo.P50 > 0) {
 		t.Fatalf("latencies: %+v", x)
 	}
 	if md := rep.Markdown(); !strings.Contains(md, "#### Listen latency") || !strings.Contains(md, "printed / echo") {
+		t.Fatalf("report:\n%s", md)
+	}
+}
+
+// TestListenConcurrentSmoke runs the concurrent listen scenario and its floor briefly through
+// the suite (-only 'listen concurrent'): every event of every client must arrive, be forwarded
+// 2xx and printed. It makes no timing assertion.
+func TestListenConcurrentSmoke(t *testing.T) {
+	rep, err := RunSuite(Options{Dir: t.TempDir(), Only: regexp.MustCompile("listen concurrent"), ListenClients: 4, ListenConcurrentEvents: 40,
+		ListenWarmup: 8, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := rep.ListenConcurrent
+	if x == nil || x.Name != ListenConcurrent || x.Clients != 4 || x.Events != 40 || x.Errors != 0 || x.EchoTrips != 40 || x.MessageBytes == 0 {
+		t.Fatalf("result: %+v", x)
+	}
+	if rep.Listen != nil || len(rep.Deliveries) != 0 || len(rep.Isolation) != 0 {
+		t.Fatalf("-only 'listen concurrent' ran other scenarios")
+	}
+	if !(x.Trigger.P50 > 0 && x.Forwarded.P50 > 0 && x.Printed.P50 >= x.Forwarded.P50 && x.Printed.P99 >= x.Printed.P50 && x.Echo.P50 > 0) {
+		t.Fatalf("latencies: %+v", x)
+	}
+	if md := rep.Markdown(); !strings.Contains(md, "4 concurrent trigger clients") || !strings.Contains(md, "p50 under 20.000 ms and p99 under 60.000 ms") {
 		t.Fatalf("report:\n%s", md)
 	}
 }

@@ -35,7 +35,10 @@ import (
 //
 //	TIMBRA_SOAK=10m go test ./bench -run Soak -v
 //
-// Without TIMBRA_SOAK it runs for soakShort, so it is part of every test run. Traffic, from
+// Without TIMBRA_SOAK it runs for soakShort, so it is part of every test run. Samples are
+// taken on a count of cycles done, not on the clock, and the run goes on past its duration
+// until it has soakMinSamples of them: a slow or busy machine runs longer, not with fewer
+// samples. Traffic, from
 // soakWorkers workers each ticking soakTick apart: people create, get, update, list and delete;
 // API keys create, get, list and delete; events triggered to a URL webhook whose TLS receiver
 // answers 500 to one request in soakFailEvery (so retries are scheduled), and to the caller's
@@ -47,7 +50,17 @@ const (
 	soakWorkers   = 4
 	soakTick      = time.Second
 	soakFailEvery = 7
-	soakSamples   = 30 // heap samples over the run (at least one a second)
+	// soakSamples is how many samples a run takes when the cycles keep to their ticks: one
+	// every soakCyclesPerSample cycles.
+	soakSamples = 30
+	// soakMinSamples is how many samples under traffic a run takes at least, whatever the
+	// machine's speed: the run goes on past its duration until it has them (the growth check
+	// compares thirds).
+	soakMinSamples = 9
+	// soakOverrun bounds how long past its duration a run may go to reach soakMinSamples, as a
+	// multiple of the duration (at least soakOverrunMin).
+	soakOverrun    = 3
+	soakOverrunMin = 2 * time.Minute
 	// soakTriggersPerKey keeps each key under the BusinessWrite limit of the trigger endpoint
 	// (600 a minute per key), which the bench server's high limits do not lift.
 	soakTriggersPerKey = 300
@@ -228,6 +241,11 @@ func TestSoak(t *testing.T) {
 
 	start := time.Now()
 	var samples []soakSample
+	// one sample every perSample cycles done: the samples count work, not time
+	perSample := soakCyclesPerSample(d)
+	var cycles, nextSample atomic.Int64 // cycles done; the count at which the next sample is due
+	nextSample.Store(perSample)
+	wake := make(chan struct{}, 1)
 	sample := func() {
 		s.gate.Lock()
 		defer s.gate.Unlock()
@@ -255,16 +273,37 @@ func TestSoak(t *testing.T) {
 				s.gate.RLock()
 				s.cycle(w, n)
 				s.gate.RUnlock()
+				if cycles.Add(1) >= nextSample.Load() {
+					select {
+					case wake <- struct{}{}:
+					default:
+					}
+				}
 			}
 		}()
 	}
-	every := max(d/soakSamples, time.Second)
-	for end := start.Add(d); time.Now().Before(end); {
-		time.Sleep(min(every, time.Until(end)))
-		sample()
+	// A sample once perSample cycles are done since the previous one (cycles wait while a
+	// sample is taken); stop once the duration has passed and there are soakMinSamples samples
+	// under traffic, or at the overrun bound.
+	limit := start.Add(max(soakOverrun*d, d+soakOverrunMin))
+	poll := time.NewTicker(100 * time.Millisecond)
+	for {
+		if cycles.Load() >= nextSample.Load() {
+			sample()
+			nextSample.Store(cycles.Load() + perSample)
+		}
+		if now := time.Now(); (now.Sub(start) >= d && len(samples)-1 >= soakMinSamples) || now.After(limit) {
+			break
+		}
+		select {
+		case <-wake:
+		case <-poll.C:
+		}
 	}
+	poll.Stop()
 	close(stop)
 	wg.Wait()
+	elapsed := time.Since(start)
 
 	// every listen trigger reaches the session (the last ones may still be under way)
 	for deadline := time.Now().Add(30 * time.Second); s.listenSeen.Load() < s.listenTriggered.Load() && time.Now().Before(deadline); {
@@ -279,8 +318,8 @@ func TestSoak(t *testing.T) {
 	}
 	s.client.CloseIdleConnections()
 
-	t.Logf("soak %s: %d requests (%d invoices), %d webhook deliveries received (%d answered 500), %d listen events of %d triggered, %d listen disconnections",
-		d, s.requests.Load(), s.invoices.Load(), rc.requests.Load(), rc.failed.Load(), s.listenSeen.Load(), s.listenTriggered.Load(), disconnects.Load())
+	t.Logf("soak %s (ran %s): %d cycles, a sample every %d; %d requests (%d invoices), %d webhook deliveries received (%d answered 500), %d listen events of %d triggered, %d listen disconnections",
+		d, elapsed.Round(time.Millisecond), cycles.Load(), perSample, s.requests.Load(), s.invoices.Load(), rc.requests.Load(), rc.failed.Load(), s.listenSeen.Load(), s.listenTriggered.Load(), disconnects.Load())
 	mid := samples[len(samples)/2]
 	for _, x := range []struct {
 		name string
@@ -304,9 +343,25 @@ func TestSoak(t *testing.T) {
 	for _, x := range samples {
 		t.Logf("sample %6.1fs: heap %.2f MiB, %d goroutines, %d open files", x.at.Seconds(), float64(x.heap)/(1<<20), x.goroutines, x.files)
 	}
-	if err := soakGrowth(samples[1:]); err != nil { // the first sample is before any traffic
+	// the samples under traffic: each after perSample more cycles, so at most one per perSample
+	// cycles done, and at least soakMinSamples unless the overrun bound cut the run
+	under := samples[1:] // the first sample is before any traffic
+	if most := int(cycles.Load() / perSample); len(under) > most {
+		t.Errorf("%d samples under traffic for %d cycles: want at most one every %d cycles", len(under), cycles.Load(), perSample)
+	}
+	if len(under) < soakMinSamples {
+		t.Errorf("only %d cycles in %s (%d samples): the run reached its bound before %d samples", cycles.Load(), elapsed.Round(time.Millisecond), len(under), soakMinSamples)
+	}
+	if err := soakGrowth(under); err != nil {
 		t.Error(err)
 	}
+}
+
+// soakCyclesPerSample is how many cycles go between two samples: soakSamples samples over a run
+// of d whose cycles keep to their ticks, and at least one cycle of each worker.
+func soakCyclesPerSample(d time.Duration) int64 {
+	planned := int64(soakWorkers) * int64(d/soakTick)
+	return max(planned/soakSamples, soakWorkers)
 }
 
 // soakGrowth compares the medians of the first and the last third of the samples.

@@ -33,6 +33,21 @@ type Options struct {
 	// scenario (and round trips of its floor): ListenEvents 0 means DefaultListenEvents; the load
 	// command passes DefaultListenWarmup.
 	ListenEvents, ListenWarmup int
+	// ListenClients and ListenConcurrentEvents are the trigger clients and the measured events
+	// of the concurrent listen scenario: 0 means DefaultListenClients,
+	// DefaultListenConcurrentEvents. Its warm-up is ListenWarmup events.
+	ListenClients, ListenConcurrentEvents int
+	// APILoadClients is how many clients send GET /api/v4/people during the drain under API
+	// load; 0 means DefaultAPILoadClients.
+	APILoadClients int
+	// FloorClients is the concurrency of the sign-and-POST floor of the deliveries (the attempts
+	// the engine may have in flight to one destination); 0 means DefaultFloorClients.
+	FloorClients int
+	// IsolationEvents, IsolationBusy and IsolationWait bound the isolation scenarios: measured
+	// triggers spread over the healthy destinations, triggers sent first to each hung destination,
+	// and the wait for the measured deliveries after the last trigger. 0 means the defaults.
+	IsolationEvents, IsolationBusy int
+	IsolationWait                  time.Duration
 	// Progress, when set, is told what runs.
 	Progress func(format string, args ...any)
 }
@@ -70,6 +85,27 @@ func (o *Options) defaults() {
 	}
 	if o.ListenWarmup < 0 {
 		o.ListenWarmup = 0
+	}
+	if o.ListenClients <= 0 {
+		o.ListenClients = DefaultListenClients
+	}
+	if o.ListenConcurrentEvents <= 0 {
+		o.ListenConcurrentEvents = DefaultListenConcurrentEvents
+	}
+	if o.APILoadClients <= 0 {
+		o.APILoadClients = DefaultAPILoadClients
+	}
+	if o.FloorClients <= 0 {
+		o.FloorClients = DefaultFloorClients
+	}
+	if o.IsolationEvents <= 0 {
+		o.IsolationEvents = DefaultIsolationEvents
+	}
+	if o.IsolationBusy <= 0 {
+		o.IsolationBusy = DefaultIsolationBusy
+	}
+	if o.IsolationWait <= 0 {
+		o.IsolationWait = DefaultIsolationWait
 	}
 	if o.DeliveryEvents <= 0 {
 		o.DeliveryEvents = max(100, int(o.Duration.Seconds()*DefaultDeliveryEvents))
@@ -138,7 +174,10 @@ type Report struct {
 	Results    []Result
 	Deliveries []DeliveryResult // webhook delivery scenarios (deliveries.go)
 	Listen     *ListenResult    // listen latency and its echo floor (listen.go), when run
-	LoadAtEnd  string           // load average when the last scenario finished
+	// ListenConcurrent is the listen latency with concurrent trigger clients, and its floor.
+	ListenConcurrent *ListenResult
+	Isolation        []IsolationResult // healthy destinations beside hung ones, and the floor (isolation.go)
+	LoadAtEnd        string            // load average when the last scenario finished
 }
 
 // Result finds a result by scenario name.
@@ -249,6 +288,9 @@ func RunSuite(opt Options) (rep *Report, err error) {
 	if err := runListen(opt, rep); err != nil {
 		return rep, err
 	}
+	if err := runIsolation(opt, rep); err != nil {
+		return rep, err
+	}
 	rep.LoadAtEnd = loadAverage()
 	return rep, nil
 }
@@ -284,6 +326,7 @@ func (r *Report) Markdown() string {
 	if len(r.Results) == 0 {
 		r.deliveriesMarkdown(&b)
 		r.listenMarkdown(&b)
+		r.isolationMarkdown(&b)
 		return b.String()
 	}
 	b.WriteString("| scenario | ops | errors | ops/s | p50 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
@@ -317,6 +360,7 @@ func (r *Report) Markdown() string {
 	b.WriteString("\n")
 	r.deliveriesMarkdown(&b)
 	r.listenMarkdown(&b)
+	r.isolationMarkdown(&b)
 	return b.String()
 }
 

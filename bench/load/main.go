@@ -1,7 +1,7 @@
 // Command load measures timbra against its floors on loopback TCP and prints a markdown
 // report (see BENCHMARKS.md):
 //
-//	go run ./bench/load [-duration 10s] [-concurrency 32] [-out FILE] [-only deliveries|listen]
+//	go run ./bench/load [-duration 10s] [-concurrency 32] [-out FILE] [-only deliveries|listen|isolation]
 //
 // It exits 1 when any measured operation fails.
 package main
@@ -31,10 +31,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&opt.Timeout, "timeout", bench.DefaultTimeout, "bound on one HTTP request")
 	fs.StringVar(&opt.Dir, "dir", "", "folder for the temporary databases (default: the system's temporary folder); fsync cost depends on its file system")
 	out := fs.String("out", "", "also write the report to this file")
-	only := fs.String("only", "", "run only the scenarios whose name matches this regular expression (deliveries: the webhook delivery scenarios; listen: the listen latency and its echo floor)")
+	only := fs.String("only", "", "run only the scenarios whose name matches this regular expression (deliveries: the webhook delivery scenarios; drains: the two drains; "+
+		"listen: the listen latency scenarios and their echo floors; 'listen concurrent': the concurrent one; isolation: healthy destinations beside hung ones, and the floor)")
 	fs.IntVar(&opt.DeliveryEvents, "delivery-events", 0, "pending deliveries the engine drains (default 1000 per second of -duration)")
 	fs.IntVar(&opt.ListenEvents, "listen-events", bench.DefaultListenEvents, "measured sequential events of the listen scenario (and echo round trips of its floor)")
-	fs.IntVar(&opt.ListenWarmup, "listen-warmup", bench.DefaultListenWarmup, "unmeasured events before them")
+	fs.IntVar(&opt.ListenWarmup, "listen-warmup", bench.DefaultListenWarmup, "unmeasured events before them (both listen scenarios)")
+	fs.IntVar(&opt.ListenClients, "listen-clients", bench.DefaultListenClients, "concurrent trigger clients of the concurrent listen scenario")
+	fs.IntVar(&opt.ListenConcurrentEvents, "listen-concurrent-events", bench.DefaultListenConcurrentEvents, "measured events of the concurrent listen scenario (and echo round trips of its floor)")
+	fs.IntVar(&opt.APILoadClients, "api-load-clients", bench.DefaultAPILoadClients, "clients sending GET /api/v4/people during the drain under API load")
+	fs.IntVar(&opt.FloorClients, "floor-clients", bench.DefaultFloorClients, "concurrent clients of the sign-and-POST delivery floor (the attempts the engine keeps in flight to one destination)")
+	fs.IntVar(&opt.IsolationEvents, "isolation-events", bench.DefaultIsolationEvents, "measured triggers of the isolation scenarios, spread over the healthy destinations")
+	fs.IntVar(&opt.IsolationBusy, "isolation-busy", bench.DefaultIsolationBusy, "triggers sent first to each hung destination")
+	fs.DurationVar(&opt.IsolationWait, "isolation-wait", bench.DefaultIsolationWait, "wait for the measured deliveries after the last trigger of the isolation scenarios")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the measured scenarios (client and servers) to this file")
 	fs.StringVar(&opt.DrainCPUProfile, "drain-cpuprofile", "", "write a CPU profile of the delivery engine's drain alone (not its preload) to this file")
 	if err := fs.Parse(args); err != nil {
