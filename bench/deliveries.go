@@ -137,6 +137,7 @@ func (r DeliveryResult) Err() error {
 // from the engine's start to the last delivery received.
 type APILoad struct {
 	Clients       int
+	Rate          int // offered requests per second; 0: each client sent as fast as answered
 	Ops, Errors   int // requests finished in the window; failed ones, warm-up included
 	First         string
 	Elapsed       time.Duration
@@ -153,6 +154,7 @@ func (a APILoad) PerSecond() float64 {
 
 // apiLoad is clients goroutines sending one authenticated GET after another until end.
 type apiLoad struct {
+	rate      int // requests per second offered in all; 0: as fast as answered
 	c         *http.Client
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -170,15 +172,24 @@ type apiWorker struct {
 
 // startAPILoad starts the clients, each with its own keep-alive connection to url, and waits
 // until each has finished a few requests (at most 5 s): the load is steady when measuring
-// starts.
-func startAPILoad(url string, header http.Header, clients int, timeout time.Duration) *apiLoad {
-	l := &apiLoad{c: Client(clients, timeout), stop: make(chan struct{}), workers: make([]apiWorker, clients)}
+// starts. rate > 0 paces them to that many requests per second in all.
+func startAPILoad(url string, header http.Header, clients, rate int, timeout time.Duration) *apiLoad {
+	l := &apiLoad{c: Client(clients, timeout), stop: make(chan struct{}), workers: make([]apiWorker, clients), rate: rate}
+	var every time.Duration // between two requests of one client
+	if rate > 0 {
+		every = time.Duration(float64(clients) * float64(time.Second) / float64(rate))
+	}
 	for i := range l.workers {
 		w := &l.workers[i]
 		w.lat = make([]time.Duration, 0, 1<<14)
 		op := HTTPOp(l.c, http.MethodGet, url, header, "")
 		l.wg.Go(func() {
+			next := time.Now().Add(every * time.Duration(i) / time.Duration(clients))
 			for {
+				if every > 0 {
+					next = next.Add(every)
+					time.Sleep(time.Until(next))
+				}
 				select {
 				case <-l.stop:
 					return
@@ -216,7 +227,7 @@ func (l *apiLoad) measure() {
 // end closes the window and stops the clients.
 func (l *apiLoad) end() APILoad {
 	l.measuring.Store(false)
-	out := APILoad{Clients: len(l.workers), Elapsed: time.Since(l.start)}
+	out := APILoad{Clients: len(l.workers), Rate: l.rate, Elapsed: time.Since(l.start)}
 	close(l.stop)
 	l.wg.Wait()
 	l.c.CloseIdleConnections()
@@ -586,19 +597,21 @@ func deliveryTimeout(n int) time.Duration {
 // the engine) and measures until the receiver has every one, and until the outbox is empty.
 // When profile is not empty, a CPU profile of the drain goes there.
 func RunDrain(dir string, rc *Receiver, n, preloadWorkers int, profile string) (DeliveryResult, error) {
-	return runDrain(DeliveryDrain, dir, rc, n, preloadWorkers, profile, 0, 0)
+	return runDrain(DeliveryDrain, dir, rc, n, preloadWorkers, profile, 0, 0, 0)
 }
 
 // RunDrainLoaded is RunDrain while loadClients clients send GET /api/v4/people with the
 // tenant's keys, one request after another over their own keep-alive connections, to the same
 // server (its handler on a loopback listener of its own, as Serve serves it). The clients start
 // before the engine, so the load is steady when the clock starts, and stop when the last
-// delivery arrives; timeout bounds each request.
-func RunDrainLoaded(dir string, rc *Receiver, n, preloadWorkers, loadClients int, timeout time.Duration) (DeliveryResult, error) {
-	return runDrain(DeliveryDrainLoaded, dir, rc, n, preloadWorkers, "", max(loadClients, 1), timeout)
+// delivery arrives; timeout bounds each request. With rate > 0 the clients together offer that
+// many requests per second, each on its own schedule, instead of sending as fast as the server
+// answers.
+func RunDrainLoaded(dir string, rc *Receiver, n, preloadWorkers, loadClients, rate int, timeout time.Duration) (DeliveryResult, error) {
+	return runDrain(DeliveryDrainLoaded, dir, rc, n, preloadWorkers, "", max(loadClients, 1), rate, timeout)
 }
 
-func runDrain(name, dir string, rc *Receiver, n, preloadWorkers int, profile string, loadClients int, timeout time.Duration) (res DeliveryResult, err error) {
+func runDrain(name, dir string, rc *Receiver, n, preloadWorkers int, profile string, loadClients, rate int, timeout time.Duration) (res DeliveryResult, err error) {
 	res = DeliveryResult{Name: name, Events: n}
 	dt, err := NewDeliveryTarget(dir, rc)
 	if err != nil {
@@ -619,7 +632,7 @@ func runDrain(name, dir string, rc *Receiver, n, preloadWorkers int, profile str
 			return res, err
 		}
 		defer func() { err = errors.Join(err, apiSrv.Close()) }()
-		load = startAPILoad(apiSrv.URL+PeoplePath, dt.T.Header(), loadClients, timeout)
+		load = startAPILoad(apiSrv.URL+PeoplePath, dt.T.Header(), loadClients, rate, timeout)
 		defer func() {
 			if res.Load == nil { // an early return
 				load.end()
@@ -976,7 +989,7 @@ func runDeliveries(opt Options, rep *Report) error {
 	if selected(DeliveryDrainLoaded) {
 		n := opt.DeliveryEvents
 		opt.Progress("measure %s (%d events preloaded, %d API clients)", DeliveryDrainLoaded, n, opt.APILoadClients)
-		r, err := RunDrainLoaded(opt.Dir, rc, n, opt.Concurrency, opt.APILoadClients, opt.Timeout)
+		r, err := RunDrainLoaded(opt.Dir, rc, n, opt.Concurrency, opt.APILoadClients, opt.APILoadRate, opt.Timeout)
 		if err == nil && r.Load != nil {
 			opt.Progress("  API load: %.0f GET/s, p50 %s p99 %s, errors %d", r.Load.PerSecond(), ms(r.Load.P50), ms(r.Load.P99), r.Load.Errors)
 		}
@@ -1100,9 +1113,13 @@ func (r *Report) deliveriesMarkdown(b *strings.Builder) {
 	}
 	for _, x := range r.Deliveries {
 		if l := x.Load; l != nil {
-			fmt.Fprintf(b, "\nAPI load of %q: %d clients sending GET %s (tenant keys, keep-alive) to the same server from before the engine started; "+
+			offered := "each as fast as answered"
+			if l.Rate > 0 {
+				offered = fmt.Sprintf("%d per s offered in all", l.Rate)
+			}
+			fmt.Fprintf(b, "\nAPI load of %q: %d clients sending GET %s (tenant keys, keep-alive; %s) to the same server from before the engine started; "+
 				"during the drain (%s): %d requests, %.0f per s, p50 %s, p99 %s, max %s, %d errors.\n",
-				x.Name, l.Clients, PeoplePath, l.Elapsed.Round(time.Millisecond), l.Ops, l.PerSecond(), ms(l.P50), ms(l.P99), ms(l.Max), l.Errors)
+				x.Name, l.Clients, PeoplePath, offered, l.Elapsed.Round(time.Millisecond), l.Ops, l.PerSecond(), ms(l.P50), ms(l.P99), ms(l.Max), l.Errors)
 		}
 	}
 	pairs := []struct {
