@@ -84,6 +84,7 @@ type Engine struct {
 	rescanAll  bool
 	rescan     map[string]bool // tenants whose destinations are read again
 	dirty      map[*dest]bool  // destinations whose queue is read again; true: from its first entry
+	fetched    []fetchedJob    // entries read by the current step, their bodies not yet read
 	timers     dueHeap
 	inFlight   int
 	unrecorded int
@@ -308,6 +309,7 @@ func (e *Engine) step() time.Duration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.Svc.Now().UTC()
+	e.fetched = e.fetched[:0]
 	for len(e.timers) > 0 && !e.timers[0].at.After(now) {
 		t := heap.Pop(&e.timers).(timerEntry)
 		if t.at.Equal(t.d.timerAt) { // else stale: an earlier entry already read the queue again
@@ -317,6 +319,25 @@ func (e *Engine) step() time.Duration {
 	}
 	if err := e.refill(now); err != nil {
 		e.Log.Error("webhook outbox: read", "err", err)
+	}
+	if len(e.fetched) > 0 {
+		// The entries just read are the engine's (taken): their bodies are read without the
+		// lock, so attempts that end meanwhile start the next ones.
+		fetched := e.fetched
+		e.mu.Unlock()
+		err := e.readBodies(fetched)
+		e.mu.Lock()
+		for _, f := range fetched {
+			if err != nil { // given back, read again in a second
+				delete(f.d.taken, f.job.DeliveryID)
+				e.mark(f.d, true)
+				e.schedule(f.d, now.Add(time.Second))
+				continue
+			}
+			f.d.queue = append(f.d.queue, f.job)
+			e.ready(f.d)
+		}
+		clear(fetched)
 	}
 	e.dispatch()
 	wait := 30 * time.Second
@@ -424,18 +445,39 @@ func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time, fromStart bool) err
 		return err
 	}
 	for _, item := range q {
-		j := job{Queued: item}
-		j.body, err = tx.Events(item.TenantID).Body(item.EventID)
-		if errors.Is(err, storage.ErrNotFound) {
-			j.close = "EventDeleted" // purged with its retention: nothing left to send
-		} else if err != nil {
-			return err
-		}
 		d.taken[item.DeliveryID] = struct{}{}
-		d.queue = append(d.queue, j)
+		e.fetched = append(e.fetched, fetchedJob{d: d, job: job{Queued: item}})
 	}
-	e.ready(d)
 	return nil
+}
+
+// fetchedJob is an entry read from a destination's outbox, its body not yet read.
+type fetchedJob struct {
+	d   *dest
+	job job
+}
+
+// readBodies reads the event bodies of entries the engine has taken, in one read transaction.
+// An entry whose event is gone closes unsent.
+func (e *Engine) readBodies(fetched []fetchedJob) error {
+	err := e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
+		for i := range fetched {
+			j := &fetched[i].job
+			body, err := tx.Events(j.TenantID).Body(j.EventID)
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				j.close = "EventDeleted" // purged with its retention: nothing left to send
+			case err != nil:
+				return err
+			}
+			j.body = body
+		}
+		return nil
+	})
+	if err != nil {
+		e.Log.Error("webhook outbox: read event bodies", "err", err)
+	}
+	return err
 }
 
 // mark has a destination's queue read on the next step: from its first entry (fromStart), or
