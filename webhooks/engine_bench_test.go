@@ -14,10 +14,21 @@ import (
 func BenchmarkEngineDrain(b *testing.B) {
 	rig := newStoppedRig(b, nil)
 	rig.hook("a", "https://a.example/ok")
-	for range b.N {
-		if _, err := rig.svc.Emit(context.Background(), "a", "invoice.stamped", "inv", nil); err != nil {
-			b.Fatal(err)
+	now := time.Now().UTC()
+	err := rig.svc.Store.Update(context.Background(), func(tx storage.Tx) error {
+		for range b.N {
+			e, err := newEvent("a", "invoice.stamped", "inv", nil, false, now)
+			if err != nil {
+				return err
+			}
+			if err := rig.svc.emitIn(tx, e, now); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 	b.ResetTimer()
 	rig.start()
