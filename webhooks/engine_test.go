@@ -292,8 +292,7 @@ func TestEngineDisabledWhileQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(r.release)
-	r.waitSettled()
-	time.Sleep(50 * time.Millisecond) // nothing else may arrive
+	r.waitSettled() // every outcome recorded: every attempt made has returned
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n := len(r.got[url]); n != 1 {
