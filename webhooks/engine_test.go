@@ -195,6 +195,22 @@ func TestEngineSlowDestinationDelaysOnlyItself(t *testing.T) {
 	}
 }
 
+// holdsNothing tells whether the engine has no delivery queued, in flight or waiting for its
+// record.
+func (e *Engine) holdsNothing() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.inFlight > 0 || e.unrecorded > 0 {
+		return false
+	}
+	for _, d := range e.dests {
+		if len(d.queue) > 0 || len(d.taken) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // waitSettled waits until no delivery is pending and checks that every one succeeded once.
 func (r *engineRig) waitSettled() {
 	r.t.Helper()
@@ -292,7 +308,9 @@ func TestEngineDisabledWhileQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(r.release)
-	r.waitSettled() // every outcome recorded: every attempt made has returned
+	r.waitSettled()
+	// the queued ones were closed by the disable: wait until the engine has let go of all ten
+	r.wait("the engine holds nothing", func() bool { return r.engine.holdsNothing() })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n := len(r.got[url]); n != 1 {
