@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,8 +39,17 @@ func FuzzCSVManifest(f *testing.F) {
 				if len(me.Lines) == 0 {
 					t.Fatalf("a manifest error without lines")
 				}
+				// the messages' own words (the columns, the header) are not quoted from the input,
+				// even where a password cell happens to equal one of them
+				msg := strings.ReplaceAll(err.Error(), strings.Join(manifestColumns, ","), "")
+				for _, c := range manifestColumns {
+					msg = strings.ReplaceAll(msg, strconv.Quote(c), "")
+				}
+				for _, w := range []string{"missing column", "unknown column", "given twice", "fields, want", "manifest", "line", "empty"} {
+					msg = strings.ReplaceAll(msg, w, "")
+				}
 				for _, secret := range passwordCells(text) {
-					if len(secret) >= 6 && strings.Contains(err.Error(), secret) {
+					if len(secret) >= 6 && strings.Contains(msg, secret) {
 						t.Fatalf("the error quotes the password column %q: %v", secret, err)
 					}
 				}
