@@ -347,7 +347,7 @@ func RunListen(dir string, n, warmup int, timeout time.Duration, progress func(s
 		}
 	}
 	progress("measure %s (%d events after %d warm-up)", ListenScenario, n, warmup)
-	trig, recv, fwd, printed := make([]time.Duration, 0, n), make([]time.Duration, 0, n), make([]time.Duration, 0, n), make([]time.Duration, 0, n)
+	samples := make([]ListenSample, 0, n)
 	start := time.Now()
 	for range n {
 		s, m, err := lt.One()
@@ -357,18 +357,29 @@ func RunListen(dir string, n, warmup int, timeout time.Duration, progress func(s
 			break
 		}
 		msg = m
-		trig, recv, fwd, printed = append(trig, s.Trigger), append(recv, s.Received), append(fwd, s.Forwarded), append(printed, s.Printed)
+		samples = append(samples, s)
 	}
 	res.Elapsed = time.Since(start)
-	res.Events = len(printed) + res.Errors
+	res.Events = len(samples) + res.Errors
+	return res, res.summarize(samples, msg, ListenFloor, n, warmup, timeout, progress)
+}
+
+// summarize sets the latencies of the samples and, when every event went through, measures the
+// echo floor of the same message (n round trips after warmup).
+func (res *ListenResult) summarize(samples []ListenSample, msg []byte, floor string, n, warmup int, timeout time.Duration, progress func(string, ...any)) error {
+	trig, recv, fwd, printed := make([]time.Duration, 0, len(samples)), make([]time.Duration, 0, len(samples)), make([]time.Duration, 0, len(samples)), make([]time.Duration, 0, len(samples))
+	for _, s := range samples {
+		trig, recv, fwd, printed = append(trig, s.Trigger), append(recv, s.Received), append(fwd, s.Forwarded), append(printed, s.Printed)
+	}
 	res.Trigger, res.Received, res.Forwarded, res.Printed = latencies(trig), latencies(recv), latencies(fwd), latencies(printed)
 	if res.Errors > 0 || len(msg) == 0 {
-		return res, nil
+		return nil
 	}
 	res.MessageBytes = len(msg)
-	progress("measure %s (%d round trips of %d bytes)", ListenFloor, n, len(msg))
-	res.Echo, res.EchoTrips, err = measureEcho(ListenFloor, msg, n, warmup, timeout)
-	return res, err
+	progress("measure %s (%d round trips of %d bytes)", floor, n, len(msg))
+	var err error
+	res.Echo, res.EchoTrips, err = measureEcho(floor, msg, n, warmup, timeout)
+	return err
 }
 
 // measureEcho is the floor of the listen scenarios: n round trips of msg through a bare
@@ -459,18 +470,7 @@ func RunListenConcurrent(dir string, clients, n, warmup int, timeout time.Durati
 	res.Elapsed = time.Since(start)
 	res.Errors, res.First = nerr, first
 	res.Events = len(samples) + nerr
-	trig, recv, fwd, printed := make([]time.Duration, 0, n), make([]time.Duration, 0, n), make([]time.Duration, 0, n), make([]time.Duration, 0, n)
-	for _, s := range samples {
-		trig, recv, fwd, printed = append(trig, s.Trigger), append(recv, s.Received), append(fwd, s.Forwarded), append(printed, s.Printed)
-	}
-	res.Trigger, res.Received, res.Forwarded, res.Printed = latencies(trig), latencies(recv), latencies(fwd), latencies(printed)
-	if res.Errors > 0 || len(msg) == 0 {
-		return res, nil
-	}
-	res.MessageBytes = len(msg)
-	progress("measure %s (%d round trips of %d bytes)", ListenConcurrentFloor, n, len(msg))
-	res.Echo, res.EchoTrips, err = measureEcho(ListenConcurrentFloor, msg, n, warmup, timeout)
-	return res, err
+	return res, res.summarize(samples, msg, ListenConcurrentFloor, n, warmup, timeout, progress)
 }
 
 // runListen runs the listen scenarios Options select: the sequential one and the concurrent
