@@ -133,6 +133,7 @@ type dest struct {
 	next       time.Time // the earliest due time after the last refill; zero: none known
 	timerAt    time.Time // when the timer heap wakes it; zero: no entry
 	reload     bool      // the webhook changed: read it before the next attempt
+	hookRead   bool      // hook holds the webhook as read (and not changed since)
 	// cursor is the last entry read: a read that only continues (more was due than one read
 	// takes) starts after it instead of walking past what the engine holds. Anything that may
 	// put an entry before it (a new delivery's wake, a retry's timer, a failed record) reads
@@ -406,11 +407,13 @@ func (e *Engine) dest(k destKey) *dest {
 // fill tops up a destination's queue from the outbox, and reads its webhook when it changed or
 // new work came. Called with e.mu held.
 func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time, fromStart bool) error {
-	if d.reload {
+	// The webhook is read once, then again only when it changed (Service.Changed, a disable by
+	// the recorder) or its previous secret stopped signing.
+	if d.reload || !d.hookRead || (d.hook.prevUsed && !previousSigns(d.hook.prev, d.hook.prevTill, now)) {
 		if err := e.readHook(tx, d, now); err != nil {
 			return err
 		}
-		d.reload = false
+		d.reload, d.hookRead = false, true
 	}
 	room := refillBatch - len(d.queue)
 	if room <= 0 {
@@ -440,9 +443,6 @@ func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time, fromStart bool) err
 	if len(q) == 0 {
 		e.forget(d)
 		return nil
-	}
-	if err := e.readHook(tx, d, now); err != nil {
-		return err
 	}
 	for _, item := range q {
 		d.taken[item.DeliveryID] = struct{}{}
