@@ -62,13 +62,16 @@ func NewSecret() string {
 	return SecretPrefix + base64.StdEncoding.EncodeToString(key[:])
 }
 
+// strictBase64 is made once: Strict returns a copy of the whole encoding.
+var strictBase64 = base64.StdEncoding.Strict()
+
 // secretKey returns the HMAC key of a secret: the base64 decoding of what follows "whsec_".
 func secretKey(secret string) ([]byte, error) {
 	enc, ok := strings.CutPrefix(secret, SecretPrefix)
 	if !ok {
 		return nil, fmt.Errorf("%w: it does not start with %q", ErrInvalidSecret, SecretPrefix)
 	}
-	key, err := base64.StdEncoding.Strict().DecodeString(enc)
+	key, err := strictBase64.DecodeString(enc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not padded standard base64", ErrInvalidSecret)
 	}
