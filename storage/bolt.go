@@ -159,14 +159,14 @@ func (r records[T]) get(id string) (T, error) {
 	if raw == nil {
 		return v, ErrNotFound
 	}
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := decodeRecord(raw, &v); err != nil {
 		return v, fmt.Errorf("storage: decode %s/%s: %w", r.tenant, id, err)
 	}
 	return v, nil
 }
 
 func (r records[T]) put(id string, v T) error {
-	raw, err := json.Marshal(v)
+	raw, err := encodeRecord(v)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func pageOf[T any](b *bolt.Bucket, prefix []byte, offset, limit int, get func(k,
 				return nil, 0, err
 			}
 			var item T
-			if err := json.Unmarshal(raw, &item); err != nil {
+			if err := decodeRecord(raw, &item); err != nil {
 				return nil, 0, fmt.Errorf("storage: decode %s: %w", k, err)
 			}
 			out = append(out, item)

@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -86,7 +85,7 @@ func decodeEach[T any](fn func(T) bool, get func(k, v []byte) []byte) func(k, v 
 			return true
 		}
 		var item T
-		if err := json.Unmarshal(raw, &item); err != nil {
+		if err := decodeRecord(raw, &item); err != nil {
 			return true // a record that does not decode is skipped, never fatal to a listing
 		}
 		return fn(item)
@@ -141,10 +140,8 @@ func (e boltEvents) Body(id string) ([]byte, error) {
 	if raw == nil {
 		return nil, ErrNotFound
 	}
-	var v struct {
-		Body json.RawMessage `json:"body"`
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
+	var v Event
+	if err := decodeRecord(raw, &v); err != nil {
 		return nil, fmt.Errorf("storage: decode %s/%s: %w", e.tenant, id, err)
 	}
 	return v.Body, nil
@@ -161,7 +158,7 @@ func older[T any](b *bolt.Bucket, tenant string, t time.Time, fn func(T) bool) e
 	var items []T // collected first: the caller may delete what it is given
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, limit) < 0; k, v = c.Next() {
 		var item T
-		if err := json.Unmarshal(v, &item); err != nil {
+		if err := decodeRecord(v, &item); err != nil {
 			return fmt.Errorf("storage: decode %s: %w", k, err)
 		}
 		items = append(items, item)
@@ -330,7 +327,7 @@ func (d boltDeliveries) ByWebhook(webhookID string, offset, limit int) ([]Delive
 		if total >= offset && len(out) < limit {
 			if raw := get(k, v); raw != nil {
 				var item Delivery
-				if json.Unmarshal(raw, &item) == nil {
+				if decodeRecord(raw, &item) == nil {
 					out = append(out, item)
 				}
 			}

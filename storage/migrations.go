@@ -157,6 +157,10 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return indexOutbox(tx, time.Now().UTC())
 	},
+	// 14: deliveries and events are written in the binary form of codec.go. Those written
+	// before stay JSON and read as they are, so nothing moves: the version only keeps an older
+	// timbra, which reads JSON alone, from opening the database.
+	func(*bolt.Tx) error { return nil },
 }
 
 // indexOutbox writes deliveries_due and deliveries_pending_count for every pending delivery, and

@@ -1,0 +1,255 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Records are JSON, except deliveries and events: the delivery engine reads and writes them on
+// every attempt, so they are kept in a compact binary form that is read without reflection or
+// parsing. A binary record starts with its format byte, which is never '{', so records written
+// as JSON before schema 14 read back as they are.
+const binaryV1 byte = 1
+
+// binaryRecord is a record kept in the binary form.
+type binaryRecord interface {
+	appendBinary(b []byte) []byte
+}
+
+// binaryDecoder reads a record kept in the binary form (its format byte already read).
+type binaryDecoder interface {
+	decodeBinary(b []byte) error
+}
+
+var errBadRecord = errors.New("malformed binary record")
+
+// encodeRecord is the stored form of v: binary when v's kind has one, else JSON.
+func encodeRecord(v any) ([]byte, error) {
+	if r, ok := v.(binaryRecord); ok {
+		return r.appendBinary(append(make([]byte, 0, 256), binaryV1)), nil
+	}
+	return json.Marshal(v)
+}
+
+// decodeRecord reads a stored record into v, in whichever form it was written.
+func decodeRecord(raw []byte, v any) error {
+	if len(raw) > 0 && raw[0] == binaryV1 {
+		if r, ok := v.(binaryDecoder); ok {
+			return r.decodeBinary(raw[1:])
+		}
+		return errBadRecord
+	}
+	return json.Unmarshal(raw, v)
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// appendTime keeps the instant (Unix seconds and nanoseconds); it reads back in UTC.
+func appendTime(b []byte, t time.Time) []byte {
+	return binary.AppendUvarint(binary.AppendVarint(b, t.Unix()), uint64(t.Nanosecond()))
+}
+
+// reader reads the fields of a binary record in order; the first malformed field sets err and
+// every later read answers zero values.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail() { r.err, r.b = errBadRecord, nil }
+
+func (r *reader) uint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) int() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.fail()
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *reader) string() string {
+	n := r.uint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) time() time.Time {
+	s, ns := r.int(), r.uint()
+	if ns >= uint64(time.Second) {
+		r.fail()
+	}
+	if r.err != nil {
+		return time.Time{}
+	}
+	return time.Unix(s, int64(ns)).UTC()
+}
+
+// done is the reader's error, or one for bytes left over.
+func (r *reader) done() error {
+	if r.err == nil && len(r.b) > 0 {
+		return errBadRecord
+	}
+	return r.err
+}
+
+// flags of a delivery's optional fields
+const (
+	hasStatusCode = 1 << iota
+	hasError
+	hasNextAttempt
+	isSynthetic
+)
+
+func (d Delivery) appendBinary(b []byte) []byte {
+	var flags byte
+	if d.LastStatusCode != nil {
+		flags |= hasStatusCode
+	}
+	if d.LastError != nil {
+		flags |= hasError
+	}
+	if d.NextAttemptAt != nil {
+		flags |= hasNextAttempt
+	}
+	if d.Synthetic {
+		flags |= isSynthetic
+	}
+	for _, s := range []string{d.ID, d.TenantID, d.WebhookID, d.EventID, d.EventType, d.Kind, d.Status, d.LastResponseExcerpt} {
+		b = appendString(b, s)
+	}
+	b = binary.AppendVarint(binary.AppendVarint(b, int64(d.Attempts)), int64(d.MaxAttempts))
+	b = append(b, flags)
+	if d.LastStatusCode != nil {
+		b = binary.AppendVarint(b, int64(*d.LastStatusCode))
+	}
+	if d.LastError != nil {
+		b = appendString(b, *d.LastError)
+	}
+	if d.NextAttemptAt != nil {
+		b = appendTime(b, *d.NextAttemptAt)
+	}
+	b = appendTime(appendTime(b, d.CreatedAt), d.UpdatedAt)
+	b = binary.AppendUvarint(b, uint64(len(d.History)))
+	for _, a := range d.History {
+		b = appendTime(b, a.At)
+		if a.StatusCode != nil {
+			b = binary.AppendVarint(append(b, 1), int64(*a.StatusCode))
+		} else {
+			b = append(b, 0)
+		}
+		b = binary.AppendVarint(appendString(b, a.Error), a.DurationMS)
+	}
+	return b
+}
+
+func (d *Delivery) decodeBinary(b []byte) error {
+	r := reader{b: b}
+	*d = Delivery{}
+	for _, s := range []*string{&d.ID, &d.TenantID, &d.WebhookID, &d.EventID, &d.EventType, &d.Kind, &d.Status, &d.LastResponseExcerpt} {
+		*s = r.string()
+	}
+	d.Attempts, d.MaxAttempts = int(r.int()), int(r.int())
+	flags := r.byte()
+	if flags&hasStatusCode != 0 {
+		c := int(r.int())
+		d.LastStatusCode = &c
+	}
+	if flags&hasError != 0 {
+		e := r.string()
+		d.LastError = &e
+	}
+	if flags&hasNextAttempt != 0 {
+		t := r.time()
+		d.NextAttemptAt = &t
+	}
+	d.Synthetic = flags&isSynthetic != 0
+	d.CreatedAt, d.UpdatedAt = r.time(), r.time()
+	n := r.uint()
+	if n > uint64(len(r.b)) { // every attempt takes more than a byte: a bound before allocating
+		r.fail()
+	}
+	if n > 0 && r.err == nil {
+		d.History = make([]Attempt, n)
+		for i := range d.History {
+			a := &d.History[i]
+			a.At = r.time()
+			if r.byte() == 1 {
+				c := int(r.int())
+				a.StatusCode = &c
+			}
+			a.Error, a.DurationMS = r.string(), r.int()
+		}
+	}
+	return r.done()
+}
+
+// An event's body is the rest of its record, after the other fields.
+const hasPerson = 1
+
+func (e Event) appendBinary(b []byte) []byte {
+	var flags byte
+	if e.PersonID != nil {
+		flags |= hasPerson
+	}
+	if e.Synthetic {
+		flags |= isSynthetic
+	}
+	b = appendString(appendString(appendString(b, e.ID), e.TenantID), e.Type)
+	b = append(b, flags)
+	if e.PersonID != nil {
+		b = appendString(b, *e.PersonID)
+	}
+	b = appendTime(appendString(b, e.RelatedObjectID), e.CreatedAt)
+	return append(b, e.Body...)
+}
+
+func (e *Event) decodeBinary(b []byte) error {
+	r := reader{b: b}
+	*e = Event{}
+	e.ID, e.TenantID, e.Type = r.string(), r.string(), r.string()
+	flags := r.byte()
+	if flags&hasPerson != 0 {
+		p := r.string()
+		e.PersonID = &p
+	}
+	e.Synthetic = flags&isSynthetic != 0
+	e.RelatedObjectID, e.CreatedAt = r.string(), r.time()
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.b) > 0 {
+		e.Body = bytes.Clone(r.b)
+	}
+	return nil
+}
