@@ -48,7 +48,9 @@ const (
 
 	refillBatch = 64  // deliveries one destination reads from the outbox at a time
 	recordBatch = 256 // outcomes recorded in one transaction, at most
-
+	// recordLinger is how long the first outcome of a batch waits for others to share its
+	// commit: fewer commits cost less than the wait (the attempt is already answered).
+	recordLinger = 5 * time.Millisecond
 )
 
 // SendFunc makes one attempt (webhook.Send through the guarded client, in production).
@@ -461,9 +463,10 @@ type fetchedJob struct {
 // An entry whose event is gone closes unsent.
 func (e *Engine) readBodies(fetched []fetchedJob) error {
 	err := e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
+		events := perTenant(tx.Events)
 		for i := range fetched {
 			j := &fetched[i].job
-			body, err := tx.Events(j.TenantID).Body(j.EventID)
+			body, err := events(j.TenantID).Body(j.EventID)
 			switch {
 			case errors.Is(err, storage.ErrNotFound):
 				j.close = "EventDeleted" // purged with its retention: nothing left to send
@@ -712,13 +715,14 @@ func (e *Engine) settler(out chan<- []outcome) {
 		}
 		now := e.Svc.Now().UTC()
 		err := e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
+			deliveries := perTenant(tx.Deliveries)
 			for i := range batch {
 				o := &batch[i]
 				o.delivery, o.retry = nil, time.Time{}
 				if o.job.close != "" {
 					continue
 				}
-				d, err := tx.Deliveries(o.job.TenantID).Get(o.job.DeliveryID)
+				d, err := deliveries(o.job.TenantID).Get(o.job.DeliveryID)
 				if errors.Is(err, storage.ErrNotFound) {
 					continue
 				}
@@ -790,12 +794,15 @@ func (e *Engine) toListener(ctx context.Context, h hookInfo, j job, hd http.Head
 	return webhook.Attempt{StatusCode: ack.StatusCode, Error: ack.Error, Excerpt: excerpt, Duration: time.Since(start)}
 }
 
-// recorder commits settled outcomes, as many as are waiting (about recordBatch) in one
-// transaction, until the settlers are done.
+// recorder commits settled outcomes in one transaction per batch: up to recordBatch, or what
+// came within recordLinger of the first, until the settlers are done.
 func (e *Engine) recorder(settled <-chan []outcome) {
 	batch := make([]outcome, 0, recordBatch)
+	linger := time.NewTimer(0)
+	<-linger.C
 	for b := range settled {
 		batch = append(batch[:0], b...)
+		linger.Reset(recordLinger)
 	more:
 		for len(batch) < recordBatch {
 			select {
@@ -804,10 +811,11 @@ func (e *Engine) recorder(settled <-chan []outcome) {
 					break more
 				}
 				batch = append(batch, b...)
-			default:
+			case <-linger.C:
 				break more
 			}
 		}
+		linger.Stop()
 		retries, changed, err := e.record(batch)
 		if err != nil {
 			e.Log.Error("webhook outbox: record attempts", "attempts", len(batch), "err", err)
@@ -857,6 +865,7 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 		}
 		hooks := map[destKey]*hookState{}
 		var order []*hookState
+		deliveries := perTenant(tx.Deliveries)
 		for i, o := range batch {
 			j := o.job
 			hs := hooks[o.d.key]
@@ -875,7 +884,7 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 				order = append(order, hs)
 			}
 			if o.delivery != nil {
-				ok, err := tx.Deliveries(j.TenantID).Finish(*o.delivery, j.Due)
+				ok, err := deliveries(j.TenantID).Finish(*o.delivery, j.Due)
 				if err != nil {
 					return err
 				}
@@ -887,7 +896,7 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 					continue
 				}
 			}
-			err := tx.Deliveries(j.TenantID).Update(j.DeliveryID, func(d *storage.Delivery) bool {
+			err := deliveries(j.TenantID).Update(j.DeliveryID, func(d *storage.Delivery) bool {
 				claimed := d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(j.Due)
 				if !claimed && (j.close != "" || !closedByWebhook(*d)) {
 					return false
@@ -924,6 +933,20 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 		return nil
 	})
 	return retries, changed, err
+}
+
+// perTenant opens each tenant's part of a store once in a transaction that visits many of its
+// records: opening one walks to its buckets.
+func perTenant[T any](open func(tenant string) T) func(tenant string) T {
+	opened := map[string]T{}
+	return func(tenant string) T {
+		v, ok := opened[tenant]
+		if !ok {
+			v = open(tenant)
+			opened[tenant] = v
+		}
+		return v
+	}
 }
 
 // outcomeOn writes an attempt's outcome on its delivery and answers the time of the retry (zero
