@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -699,20 +700,23 @@ func (e *Engine) attempt(h hookInfo, j job) outcome {
 // one read transaction, in parallel with the other settlers and with the recorder, which then
 // only checks that nothing changed each delivery (Deliveries.Finish) and saves it.
 func (e *Engine) settler(out chan<- []outcome) {
+	var waiting []outcome
 	for o := range e.results {
-		batch := append(make([]outcome, 0, 16), o)
+		waiting = append(waiting[:0], o)
 	more:
-		for len(batch) < recordBatch {
+		for len(waiting) < recordBatch {
 			select {
 			case o, ok := <-e.results:
 				if !ok {
 					break more
 				}
-				batch = append(batch, o)
+				waiting = append(waiting, o)
 			default:
 				break more
 			}
 		}
+		batch := slices.Clone(waiting) // its own, sized to what came: batches are often small
+		clear(waiting)
 		now := e.Svc.Now().UTC()
 		err := e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
 			deliveries := perTenant(tx.Deliveries)
