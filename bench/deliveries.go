@@ -58,10 +58,18 @@ const (
 	// DefaultAPILoadClients is how many clients send GET /api/v4/people during the drain under
 	// API load.
 	DefaultAPILoadClients = 8
+	// DefaultAPILoadShare is the part of the API's capacity (what the load clients get alone,
+	// measured in the same run) they offer during the drain under API load, unless a rate is
+	// given: a busy server, not a saturated one (a drain that needs the whole machine keeps about
+	// the part of it the API leaves).
+	DefaultAPILoadShare = 0.2
 	// DefaultFloorClients is the concurrency of the sign-and-POST floor: the attempts the engine
 	// keeps in flight to one destination.
 	DefaultFloorClients = webhooks.DefaultPerDestination
 )
+
+// apiCapacityProbe is how long the API load clients run alone to measure the API's capacity.
+const apiCapacityProbe = 2 * time.Second
 
 // Targets of the drains, as ratios of deliveries per second measured in the same run.
 const (
@@ -137,8 +145,9 @@ func (r DeliveryResult) Err() error {
 // from the engine's start to the last delivery received.
 type APILoad struct {
 	Clients       int
-	Rate          int // offered requests per second; 0: each client sent as fast as answered
-	Ops, Errors   int // requests finished in the window; failed ones, warm-up included
+	Rate          int     // offered requests per second; 0: each client sent as fast as answered
+	Capacity      float64 // requests per second the clients got alone, closed loop, when Rate was derived from it
+	Ops, Errors   int     // requests finished in the window; failed ones, warm-up included
 	First         string
 	Elapsed       time.Duration
 	P50, P99, Max time.Duration
@@ -155,6 +164,7 @@ func (a APILoad) PerSecond() float64 {
 // apiLoad is clients goroutines sending one authenticated GET after another until end.
 type apiLoad struct {
 	rate      int // requests per second offered in all; 0: as fast as answered
+	capacity  float64
 	c         *http.Client
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -227,7 +237,7 @@ func (l *apiLoad) measure() {
 // end closes the window and stops the clients.
 func (l *apiLoad) end() APILoad {
 	l.measuring.Store(false)
-	out := APILoad{Clients: len(l.workers), Rate: l.rate, Elapsed: time.Since(l.start)}
+	out := APILoad{Clients: len(l.workers), Rate: l.rate, Capacity: l.capacity, Elapsed: time.Since(l.start)}
 	close(l.stop)
 	l.wg.Wait()
 	l.c.CloseIdleConnections()
@@ -604,9 +614,10 @@ func RunDrain(dir string, rc *Receiver, n, preloadWorkers int, profile string) (
 // tenant's keys, one request after another over their own keep-alive connections, to the same
 // server (its handler on a loopback listener of its own, as Serve serves it). The clients start
 // before the engine, so the load is steady when the clock starts, and stop when the last
-// delivery arrives; timeout bounds each request. With rate > 0 the clients together offer that
-// many requests per second, each on its own schedule, instead of sending as fast as the server
-// answers.
+// delivery arrives; timeout bounds each request. The clients together offer rate requests per
+// second, each on its own schedule; with rate 0, DefaultAPILoadShare of what they got alone
+// from the same server in apiCapacityProbe just before (a busy server); with rate < 0 each
+// sends as fast as the server answers (a saturated one).
 func RunDrainLoaded(dir string, rc *Receiver, n, preloadWorkers, loadClients, rate int, timeout time.Duration) (DeliveryResult, error) {
 	return runDrain(DeliveryDrainLoaded, dir, rc, n, preloadWorkers, "", max(loadClients, 1), rate, timeout)
 }
@@ -632,7 +643,20 @@ func runDrain(name, dir string, rc *Receiver, n, preloadWorkers int, profile str
 			return res, err
 		}
 		defer func() { err = errors.Join(err, apiSrv.Close()) }()
-		load = startAPILoad(apiSrv.URL+PeoplePath, dt.T.Header(), loadClients, rate, timeout)
+		url := apiSrv.URL + PeoplePath
+		var capacity float64
+		switch {
+		case rate == 0: // half of what the same clients get alone from the same server
+			probe := startAPILoad(url, dt.T.Header(), loadClients, 0, timeout)
+			probe.measure()
+			time.Sleep(apiCapacityProbe)
+			capacity = probe.end().PerSecond()
+			rate = max(int(capacity*DefaultAPILoadShare), 1)
+		case rate < 0:
+			rate = 0
+		}
+		load = startAPILoad(url, dt.T.Header(), loadClients, rate, timeout)
+		load.capacity = capacity
 		defer func() {
 			if res.Load == nil { // an early return
 				load.end()
@@ -1114,7 +1138,10 @@ func (r *Report) deliveriesMarkdown(b *strings.Builder) {
 	for _, x := range r.Deliveries {
 		if l := x.Load; l != nil {
 			offered := "each as fast as answered"
-			if l.Rate > 0 {
+			switch {
+			case l.Capacity > 0:
+				offered = fmt.Sprintf("%d per s offered in all: %.0f%% of the %.0f per s they got alone from the same server just before", l.Rate, DefaultAPILoadShare*100, l.Capacity)
+			case l.Rate > 0:
 				offered = fmt.Sprintf("%d per s offered in all", l.Rate)
 			}
 			fmt.Fprintf(b, "\nAPI load of %q: %d clients sending GET %s (tenant keys, keep-alive; %s) to the same server from before the engine started; "+

@@ -40,8 +40,9 @@ type Options struct {
 	// APILoadClients is how many clients send GET /api/v4/people during the drain under API
 	// load; 0 means DefaultAPILoadClients.
 	APILoadClients int
-	// APILoadRate paces those clients to this many requests per second in all; 0: each sends
-	// as fast as the server answers.
+	// APILoadRate paces those clients to this many requests per second in all; 0: to
+	// DefaultAPILoadShare of what they get alone from the same server, measured just before;
+	// below 0: each sends as fast as the server answers (a saturated server).
 	APILoadRate int
 	// FloorClients is the concurrency of the sign-and-POST floor of the deliveries (the attempts
 	// the engine may have in flight to one destination); 0 means DefaultFloorClients.
