@@ -221,10 +221,17 @@ func TestHeadOfLineWebhookEndpoint(t *testing.T) {
 	}
 }
 
-// TestHeadOfLineListener: tenant A's listen session reads its events and never acknowledges
-// them (a forward that hangs). Tenant B's session, which acknowledges at once, must still get
-// its event while none of A's deliveries has yet failed by the server's ack timeout.
+// TestHeadOfLineListener: tenant A's listen session hangs, in two ways: it reads its events and
+// never acknowledges them (a forward that hangs), or it never reads at all (a client stopped in
+// a debugger). Tenant B's session, which acknowledges at once, must still get its event while
+// none of A's deliveries has yet failed by the server's ack timeout.
 func TestHeadOfLineListener(t *testing.T) {
+	for _, mode := range []string{"never acknowledges", "never reads"} {
+		t.Run(mode, func(t *testing.T) { headOfLineListener(t, mode == "never reads") })
+	}
+}
+
+func headOfLineListener(t *testing.T, neverReads bool) {
 	const hungEvents = 70 // more than the engine's 64 workers
 	f := newHookFixture(t, "")
 	b := f.asTenant(f.newTenant("tenant-b@example.com"), nil)
@@ -232,28 +239,27 @@ func TestHeadOfLineListener(t *testing.T) {
 	connA, readyA := f.dialListen(t, "")
 	connB, _ := b.dialListen(t, "")
 
-	// A reads every event (so its pings are answered) and never acknowledges one
 	var readA atomic.Int64
 	var wg sync.WaitGroup
 	t.Cleanup(func() { connA.Close(); connB.Close(); wg.Wait() })
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		connA.SetReadDeadline(time.Time{})
-		for {
-			var ev listener.Event
-			if err := connA.ReadJSON(&ev); err != nil {
-				return
+	if !neverReads {
+		// A reads every event (so its pings are answered) and never acknowledges one
+		wg.Go(func() {
+			connA.SetReadDeadline(time.Time{})
+			for {
+				var ev listener.Event
+				if err := connA.ReadJSON(&ev); err != nil {
+					return
+				}
+				if ev.Type == listener.TypeEvent {
+					readA.Add(1)
+				}
 			}
-			if ev.Type == listener.TypeEvent {
-				readA.Add(1)
-			}
-		}
-	}()
+		})
+	}
 	// B acknowledges every event at once, as a listener without a forward target does
 	gotB := make(chan listener.Event, 10)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		connB.SetReadDeadline(time.Time{})
 		for {
 			var ev listener.Event
@@ -271,13 +277,19 @@ func TestHeadOfLineListener(t *testing.T) {
 			default:
 			}
 		}
-	}()
+	})
 
 	for range hungEvents {
 		f.trigger("")
 	}
-	if !waitFor(10*time.Second, func() bool { return readA.Load() >= 1 }) {
-		t.Fatal("tenant A's listen session received no event within 10 s")
+	// A's session holds every slot of its destination before B's event is made
+	full := func() bool {
+		r := f.do("GET", "/api/v4/webhooks/"+readyA.WebhookID+"/queue", "")
+		var q api.WebhookQueue
+		return json.Unmarshal(r.env.Data, &q) == nil && q.InFlight == q.Concurrency && q.Concurrency > 0
+	}
+	if !waitFor(10*time.Second, full) {
+		t.Fatal("tenant A's listen session did not have its attempts in flight within 10 s")
 	}
 	f.clock.Add(time.Millisecond) // B's event comes a moment after A's
 	evB := b.trigger("")
@@ -292,12 +304,12 @@ func TestHeadOfLineListener(t *testing.T) {
 		t.Fatalf("head-of-line blocking: tenant B's event did not reach its session within 60 s; tenant A's session has %d unacknowledged events, its deliveries %v (errors %v)",
 			readA.Load(), states, errs)
 	}
-	// a delivery to A's session ends only when the server's ack wait passes: any that ended
-	// (recorded before its worker takes another delivery) was ahead of B in line
+	// a delivery to A's session ends only when the server's ack wait passes (or, for a client
+	// that never reads, its write wait): any that ended was ahead of B in line
 	states, errs := f.deliveryStates(readyA.WebhookID)
 	t.Logf("tenant A's session: %d unacknowledged events read; its deliveries now %v", readA.Load(), states)
 	if n := ended(states); n > 0 {
-		t.Errorf("head-of-line blocking: tenant B's event arrived only after %d of tenant A's listener deliveries had failed (errors %v, the server's %v ack wait): A's unacknowledged session held every worker",
+		t.Errorf("head-of-line blocking: tenant B's event arrived only after %d of tenant A's listener deliveries had failed (errors %v, the server's %v ack wait): A's session held every worker",
 			n, errs, listener.AckWait)
 	}
 }
