@@ -2,7 +2,8 @@
 // bbolt; the rest of the program sees the Store and Tx interfaces, so a second backend can be
 // added without touching the rules (storagetest is the conformance suite every backend passes).
 //
-// The schema, every bucket and key layout in one place. Records are JSON values. Keys inside a
+// The schema, every bucket and key layout in one place. Records are JSON values, except events
+// and deliveries (binary since schema 14, codec.go; older ones stay JSON). Keys inside a
 // tenant are "<tenantID>/<recordID>"; record IDs are UUID version 7, so key order is creation
 // order. Secondary indexes are their own buckets, written and deleted in the same transaction as
 // the record. An index without tenant prefix enforces uniqueness across the whole service.
