@@ -62,7 +62,7 @@ const (
 	// measured in the same run) they offer during the drain under API load, unless a rate is
 	// given: a busy server, not a saturated one (a drain that needs the whole machine keeps about
 	// the part of it the API leaves).
-	DefaultAPILoadShare = 0.2
+	DefaultAPILoadShare = 0.1
 	// DefaultFloorClients is the concurrency of the sign-and-POST floor: the attempts the engine
 	// keeps in flight to one destination.
 	DefaultFloorClients = webhooks.DefaultPerDestination

@@ -39,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opt.ListenClients, "listen-clients", bench.DefaultListenClients, "concurrent trigger clients of the concurrent listen scenario")
 	fs.IntVar(&opt.ListenConcurrentEvents, "listen-concurrent-events", bench.DefaultListenConcurrentEvents, "measured events of the concurrent listen scenario (and echo round trips of its floor)")
 	fs.IntVar(&opt.APILoadClients, "api-load-clients", bench.DefaultAPILoadClients, "clients sending GET /api/v4/people during the drain under API load")
-	fs.IntVar(&opt.APILoadRate, "api-load-rate", 0, "requests per second those clients offer in all (0: a fifth of what they get alone from the same server, measured just before; -1: each as fast as the server answers)")
+	fs.IntVar(&opt.APILoadRate, "api-load-rate", 0, "requests per second those clients offer in all (0: a tenth of what they get alone from the same server, measured just before; -1: each as fast as the server answers)")
 	fs.IntVar(&opt.FloorClients, "floor-clients", bench.DefaultFloorClients, "concurrent clients of the sign-and-POST delivery floor (the attempts the engine keeps in flight to one destination)")
 	fs.IntVar(&opt.IsolationEvents, "isolation-events", bench.DefaultIsolationEvents, "measured triggers of the isolation scenarios, spread over the healthy destinations")
 	fs.IntVar(&opt.IsolationBusy, "isolation-busy", bench.DefaultIsolationBusy, "triggers sent first to each hung destination")
