@@ -47,15 +47,14 @@ import (
 // invoiceBench is a server on loopback with the mini SAT catalogs, the owner as issuer with a
 // default pair, a recipient and a product.
 type invoiceBench struct {
-	t        *Timbra
-	l        *Listening
-	issuer   *csd.PrivateKey // the issuer's key, opened once, for the floor
-	pac      *csd.PrivateKey
-	cadena   []byte // an invoice's cadena original and its TFD's, as stamped
-	tfd      []byte
-	byRef    string
-	byValue  string
-	closeAll func()
+	t       *Timbra
+	l       *Listening
+	issuer  *csd.PrivateKey // the issuer's key, opened once, for the floor
+	pac     *csd.PrivateKey
+	cadena  []byte // an invoice's cadena original and its TFD's, as stamped
+	tfd     []byte
+	byRef   string
+	byValue string
 }
 
 func (ib *invoiceBench) body(mode string) string {

@@ -59,7 +59,7 @@ func configShowRun(o *configShowOptions) error {
 		return err
 	}
 	show := func(v value, secret bool) shownSetting {
-		s := shownSetting{Value: v.Value, Source: v.Source}
+		s := shownSetting(v)
 		if secret {
 			s.Value = maskSecret(v.Value)
 		}

@@ -251,6 +251,7 @@ func listenRun(ctx context.Context, o *listenOptions) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, listener.ErrReplaced):
+		//lint:ignore ST1005 the exact line users see and the developer guide quotes
 		return errors.New("Replaced: another timbra listen of yours took over this session; this one stops.")
 	case errors.As(err, &he):
 		return handshakeError(he)

@@ -162,14 +162,13 @@ func (k *checker) amount(prop string, v api.Amount) (cfdi.Decimal, bool) {
 
 // issuer is the resolved issuer and its seal.
 type issuer struct {
-	personID             *string
-	tin, name, regime    string
-	cert                 *csd.Certificate
-	key                  *csd.PrivateKey
-	certFailureProp      string // where a certificate failure found later is reported
-	certAttempted        any
-	byReference          bool
-	credentialsAttempted bool
+	personID          *string
+	tin, name, regime string
+	cert              *csd.Certificate
+	key               *csd.PrivateKey
+	certFailureProp   string // where a certificate failure found later is reported
+	certAttempted     any
+	byReference       bool
 }
 
 type recipient struct {

@@ -306,15 +306,16 @@ func TestOpenAPISchemaRules(t *testing.T) {
 	}
 	type sample struct {
 		Embedded
-		Plain    string            `json:"plain"`
-		Opt      string            `json:"opt,omitempty"`
-		Ptr      *string           `json:"ptr"`
-		List     []inner           `json:"list"`
-		Map      map[string]string `json:"map"`
-		When     time.Time         `json:"when"`
-		Amount   api.Amount        `json:"amount"`
-		Any      any               `json:"any"`
-		Skipped  string            `json:"-"`
+		Plain   string            `json:"plain"`
+		Opt     string            `json:"opt,omitempty"`
+		Ptr     *string           `json:"ptr"`
+		List    []inner           `json:"list"`
+		Map     map[string]string `json:"map"`
+		When    time.Time         `json:"when"`
+		Amount  api.Amount        `json:"amount"`
+		Any     any               `json:"any"`
+		Skipped string            `json:"-"`
+		//lint:ignore U1000 the generator must leave an unexported field out
 		unexport string
 		Inner    *inner `json:"inner"`
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // MaxBatchDelay is how long a write through Batch waits for others to share its commit.
@@ -32,7 +33,7 @@ func Open(path string) (*Bolt, error) {
 		return nil, fmt.Errorf("create database folder: %w", err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("database %s is in use by another process (is a timbra server already running on it?)", path)
 	}
 	if err != nil {

@@ -58,8 +58,8 @@ func timeKey(tenant string, t time.Time) []byte {
 // lo and hi bound the keys (hi exclusive).
 func newest(b *bolt.Bucket, prefix, lo, hi []byte, fn func(k, v []byte) bool) {
 	c := b.Cursor()
-	k, v := c.Seek(hi)
-	if k == nil {
+	var k, v []byte
+	if k, _ = c.Seek(hi); k == nil {
 		k, v = c.Last()
 	} else {
 		k, v = c.Prev()

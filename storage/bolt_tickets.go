@@ -62,7 +62,7 @@ func (s boltTickets) days(b *bolt.Bucket, from, to string, reverse bool, fn func
 	var k, v []byte
 	step := c.Next
 	if reverse {
-		if k, v = c.Seek(last); k == nil {
+		if k, _ = c.Seek(last); k == nil {
 			k, v = c.Last()
 		} else {
 			k, v = c.Prev()

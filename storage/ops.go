@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // WriteBackup writes a consistent copy of the whole database to w from one read transaction:
@@ -90,7 +91,7 @@ func Inspect(path string) (r Report, err error) {
 		return r, err
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 2 * time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return r, fmt.Errorf("database %s is in use by another process (stop the server first)", path)
 	}
 	if err != nil {

@@ -278,15 +278,13 @@ func BenchmarkNew(b *testing.B) {
 	ids, descs := loadProducts(b)
 	b.ReportAllocs()
 	var before, after runtime.MemStats
-	var ix *Index
 	for b.Loop() {
-		ix = New(ids, descs)
+		runtime.KeepAlive(New(ids, descs))
 	}
 	b.StopTimer()
-	ix = nil
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ix = New(ids, descs)
+	ix := New(ids, descs)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc), "heap-B")
