@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/server"
 )
 
@@ -28,7 +29,7 @@ var catalogServer struct {
 
 func withCatalogs(b *testing.B) (*server.Server, http.Header) {
 	b.Helper()
-	dir := filepath.Join("..", "..", "shared", "catalogs")
+	dir := testpaths.Shared("catalogs")
 	if _, err := os.Stat(filepath.Join(dir, "tables.list")); err != nil {
 		b.Skipf("the SAT catalog source %s is absent", dir)
 	}

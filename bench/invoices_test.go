@@ -18,6 +18,7 @@ import (
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -73,7 +74,7 @@ func benchPair(tb testing.TB, sat bool) (cer, key []byte, password string) {
 		}
 		return p.Cer, p.Key, p.Password
 	}
-	dir := filepath.Join("..", "..", "shared", "sat", "certs")
+	dir := testpaths.Shared("sat", "certs")
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -95,7 +96,7 @@ func newInvoiceBench(b *testing.B, sat, cache bool) *invoiceBench {
 		srv.TaxFiles().KeyCacheSize = -1
 	}
 	ctx := context.Background()
-	src, err := source.Open(ctx, filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(ctx, testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

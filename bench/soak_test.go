@@ -25,6 +25,7 @@ import (
 
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/listener"
 )
 
@@ -167,7 +168,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	src, err := source.Open(ctx, filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(ctx, testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +506,7 @@ func (s *soak) cycle(w, n int) {
 // setUpInvoice makes the by-value invoice body with SAT's test CSD and gives the owner stamps;
 // without the CSD the soak runs without invoices.
 func (s *soak) setUpInvoice(tb *Timbra) {
-	dir := filepath.Join("..", "..", "shared", "sat", "certs")
+	dir := testpaths.Shared("sat", "certs")
 	cer, err1 := os.ReadFile(filepath.Join(dir, "EKU9003173C9.cer"))
 	key, err2 := os.ReadFile(filepath.Join(dir, "EKU9003173C9.key"))
 	pw, err3 := os.ReadFile(filepath.Join(dir, "EKU9003173C9.password.txt"))

@@ -13,6 +13,7 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/apierr"
 	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -302,7 +303,7 @@ func copyDir(t *testing.T, from, to string) {
 
 // sharedCatalogs is the full SAT source beside the repository, when present.
 func sharedCatalogs(t testing.TB) string {
-	dir := filepath.Join("..", "..", "shared", "catalogs")
+	dir := testpaths.Shared("catalogs")
 	if _, err := os.Stat(filepath.Join(dir, "tables.list")); err != nil {
 		t.Skipf("the SAT catalog source %s is absent: the whole-source test needs it", dir)
 	}

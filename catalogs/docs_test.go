@@ -5,11 +5,13 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated tables of docs/catalogs.md")
 
-const docsPath = "../docs/catalogs.md"
+var docsPath = testpaths.Repo("docs", "catalogs.md")
 
 // docRow is a catalog's line in docs/catalogs.md.
 func docRow(c *Catalog) string {

@@ -2,14 +2,15 @@ package cfdi
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // FuzzParse: Parse never panics, and what it accepts can be written, cadena'd and parsed again.
 func FuzzParse(f *testing.F) {
 	for _, n := range []string{"cfdi40-valid.xml", "cfdi40-real.xml"} {
-		if b, err := os.ReadFile(filepath.Join("..", "..", "shared", "sat", "samples", n)); err == nil {
+		if b, err := os.ReadFile(testpaths.Shared("sat", "samples", n)); err == nil {
 			f.Add(b)
 		}
 	}

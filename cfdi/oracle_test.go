@@ -6,13 +6,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
-// satDir is ../shared/sat from the repository's root (this package is one level down), or the
+// satDir is ../shared/sat from the repository's root (testpaths.Shared), or the
 // test is skipped.
 func satDir(t testing.TB) string {
 	t.Helper()
-	d, err := filepath.Abs(filepath.Join("..", "..", "shared", "sat"))
+	d, err := filepath.Abs(testpaths.Shared("sat"))
 	if err != nil {
 		t.Fatal(err)
 	}

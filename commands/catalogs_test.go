@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -22,7 +23,7 @@ func miniZip(t *testing.T) string {
 		t.Fatal(err)
 	}
 	zw := zip.NewWriter(f)
-	root := filepath.Join("..", "catalogs", "testdata", "mini")
+	root := testpaths.Repo("catalogs", "testdata", "mini")
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -9,14 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/urfave/cli/v2"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite docs/cli and docs/man from the command tree")
 
-const (
-	cliDocsDir = "../docs/cli"
-	manPath    = "../docs/man/timbra.1"
+var (
+	cliDocsDir = testpaths.Repo("docs", "cli")
+	manPath    = testpaths.Repo("docs", "man", "timbra.1")
 )
 
 // docsApp is the command tree the docs are generated from: a fixed version, so that the

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/webhook"
 	"github.com/urfave/cli/v2"
 )
@@ -20,17 +21,17 @@ import (
 // keeps them true to the command tree: every `timbra …` line of their sh and console blocks must
 // name commands that exist and only flags those commands take.
 
-// guideFiles are the documents whose commands are checked, relative to this package.
+// guideFiles are the documents whose commands are checked.
 func guideFiles(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("../docs/guides/*.md")
+	files, err := filepath.Glob(testpaths.Repo("docs", "guides", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatal("no guides in ../docs/guides")
+		t.Fatal("no guides in docs/guides")
 	}
-	return append(files, "../README.md")
+	return append(files, testpaths.Repo("README.md"))
 }
 
 func TestGuideCommands(t *testing.T) {
@@ -40,7 +41,7 @@ func TestGuideCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := strings.TrimPrefix(filepath.ToSlash(file), "../")
+		name, _ := filepath.Rel(testpaths.Repo(), file)
 		lines := guideCommandLines(string(text))
 		checked := 0
 		for _, l := range lines {
@@ -398,7 +399,7 @@ func TestGuideReceivers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the guide's code")
 	}
-	doc, err := os.ReadFile("../docs/guides/developer.md")
+	doc, err := os.ReadFile(testpaths.Repo("docs", "guides", "developer.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/auth"
 	"github.com/timbra-mx/timbra/ids"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/invoices/invoicetest"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
@@ -24,7 +25,7 @@ import (
 // (verifyInvoiceXMLs).
 func invoicesTenant(t *testing.T, s *server.Server, outDir string) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "sat", "certs")
+	dir := testpaths.Shared("sat", "certs")
 	var files [3][]byte
 	for i, name := range []string{"EKU9003173C9.cer", "EKU9003173C9.key", "EKU9003173C9.password.txt"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -89,7 +90,7 @@ func verifyInvoiceXMLs(t *testing.T, s *server.Server, outDir string, want int) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, checked := invoicetest.Verify(t, xml, pac.Cert, filepath.Join("..", "..", "shared", "sat"))
+		_, checked := invoicetest.Verify(t, xml, pac.Cert, testpaths.Shared("sat"))
 		t.Logf("%s verifies (SAT XSLT compared: %v)", filepath.Base(name), checked.XSLT)
 	}
 }

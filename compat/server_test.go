@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/server"
 )
 
@@ -50,7 +51,7 @@ func newServer(t *testing.T, cfg server.Config) (*server.Server, *server.Data, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := source.Open(context.Background(), filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(context.Background(), testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

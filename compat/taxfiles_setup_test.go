@@ -12,6 +12,7 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/auth"
 	"github.com/timbra-mx/timbra/ids"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -22,7 +23,7 @@ import (
 // shared folder is absent.
 func taxFilesTenant(t *testing.T, s *server.Server) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "sat", "certs")
+	dir := testpaths.Shared("sat", "certs")
 	var files [3][]byte
 	for i, name := range []string{"EKU9003173C9.cer", "EKU9003173C9.key", "EKU9003173C9.password.txt"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))

@@ -25,10 +25,11 @@ import (
 
 	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // satDir is the shared SAT material, beside the repository (see shared/sat/README.md).
-const satDir = "../../shared/sat"
+var satDir = testpaths.Shared("sat")
 
 // satFile reads a file of the shared SAT material, skipping the test when it is absent.
 func satFile(t testing.TB, rel string) []byte {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // catalogRecord is a catalog record (CatalogDto, spec 1 §7.3) as the catalogs resource holds it.
@@ -37,7 +39,7 @@ var catalogSchemaValues = NewSchema(
 // productCodes is c_ClaveProdServ (52,514 records): read from ../shared when it is there,
 // otherwise made up with the same count and similar texts.
 var productCodes = sync.OnceValues(func() ([]*catalogRecord, string) {
-	const path = "../../shared/catalogs/data/cfdi_40_productos_servicios.sql"
+	path := testpaths.Shared("catalogs", "data", "cfdi_40_productos_servicios.sql")
 	if recs, err := readCatalogSQL(path); err == nil && len(recs) > 0 {
 		return recs, "c_ClaveProdServ from " + path
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/catalogs/source"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/webhook"
@@ -173,7 +174,7 @@ func newFuzzTarget(tb testing.TB) *fuzzTarget {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	src, err := source.Open(ctx, filepath.Join("..", "catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(ctx, testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

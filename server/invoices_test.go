@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,13 +14,14 @@ import (
 	"github.com/timbra-mx/timbra/auth"
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/invoices"
 	"github.com/timbra-mx/timbra/invoices/invoicetest"
 	"github.com/timbra-mx/timbra/storage"
 )
 
 // sharedSat is ../shared/sat from this package's folder (the XSLT oracles use it when present).
-var sharedSat = filepath.Join("..", "..", "shared", "sat")
+var sharedSat = testpaths.Shared("sat")
 
 // invoiceFixture is a fixture with the mini SAT catalogs and a member of the tenant holding
 // stamps, who makes the invoices.

@@ -5,11 +5,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // openAPIOracle holds an independent OpenAPI validator (npm @seriousme/openapi-schema-validator,
 // which checks a document against the official OpenAPI 3.1 JSON Schemas).
-var openAPIOracle = filepath.Join("..", "compat", "openapi")
+var openAPIOracle = testpaths.Repo("compat", "openapi")
 
 // TestOpenAPIOfficialSchema has the independent validator check the document served (written to
 // a file as GET /api/v4/openapi.json answers it), and a broken copy to show it can fail. It

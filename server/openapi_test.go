@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,12 +16,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 var updateOpenAPI = flag.Bool("update", false, "rewrite docs/openapi.json from the route documentation")
 
 // openAPIFile is the committed copy of the document, from this package's folder.
-var openAPIFile = filepath.Join("..", "docs", "openapi.json")
+var openAPIFile = testpaths.Repo("docs", "openapi.json")
 
 // TestOpenAPIRoutes holds the document to the router: every registered pattern is documented
 // and every documented pattern is registered.

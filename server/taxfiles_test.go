@@ -20,12 +20,13 @@ import (
 	"github.com/timbra-mx/timbra/auth"
 	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/taxfiles"
 )
 
 // satCerts is where the SAT test certificates are, from this package's folder.
-const satCerts = "../../shared/sat/certs"
+var satCerts = testpaths.Shared("sat", "certs")
 
 // realPair reads the SAT test CSD EKU9003173C9 (certificate, key, password); the test skips
 // when the shared folder is absent.

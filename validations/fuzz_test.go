@@ -3,13 +3,13 @@ package validations
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // FuzzProductionCheck feeds arbitrary bytes as the XML: the production checker never fails or
@@ -25,7 +25,7 @@ func FuzzProductionCheck(f *testing.F) {
 	f.Add(good[:len(good)/3])
 	f.Add([]byte(`<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" Version="4.0"><cfdi:Emisor/><cfdi:Receptor/><cfdi:Conceptos/><cfdi:Complemento><tfd:TimbreFiscalDigital xmlns:tfd="http://www.sat.gob.mx/TimbreFiscalDigital"/></cfdi:Complemento></cfdi:Comprobante>`))
 	for _, name := range []string{"cfdi40-real.xml", "cfdi40-valid.xml"} {
-		if b, err := os.ReadFile(filepath.Join("..", "..", "shared", "sat", "samples", name)); err == nil {
+		if b, err := os.ReadFile(testpaths.Shared("sat", "samples", name)); err == nil {
 			f.Add(b)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/timbra-mx/timbra/cfdi"
 	"github.com/timbra-mx/timbra/csd"
 	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/validations/validationstest"
 )
 
@@ -22,7 +23,7 @@ import (
 // without it.
 func sharedSat(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "sat")
+	dir := testpaths.Shared("sat")
 	if _, err := os.Stat(filepath.Join(dir, "samples", "cfdi40-real.xml")); err != nil {
 		t.Skipf("SAT samples not found at %s (../shared/sat beside the repository): %v", dir, err)
 	}

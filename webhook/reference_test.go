@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // referenceDir holds the Standard Webhooks reference verifier (npm standardwebhooks).
-var referenceDir = filepath.Join("..", "compat", "standardwebhooks")
+var referenceDir = testpaths.Repo("compat", "standardwebhooks")
 
 // TestReferenceVerifier signs deliveries with Sign and Headers and has the reference library
 // (new Webhook(secret).verify(payload, headers), npm standardwebhooks) verify them. It needs

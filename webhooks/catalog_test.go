@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // TestCatalogIsDocumented keeps docs/events.md in step with Catalog.
 func TestCatalogIsDocumented(t *testing.T) {
-	raw, err := os.ReadFile("../docs/events.md")
+	raw, err := os.ReadFile(testpaths.Repo("docs", "events.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // productsFile is c_ClaveProdServ as the shared catalog data has it.
-const productsFile = "../../../shared/catalogs/data/cfdi_40_productos_servicios.sql"
+var productsFile = testpaths.Shared("catalogs", "data", "cfdi_40_productos_servicios.sql")
 
 var products struct {
 	once       sync.Once

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // fixture is a small catalog folder in the SQL-text format, by slash path.
@@ -685,7 +687,7 @@ func TestRedirectToPlainHTTPRefused(t *testing.T) {
 
 // sharedCatalogs is the catalog folder shared beside the repository.
 func sharedCatalogs(tb testing.TB) string {
-	dir := filepath.Join("..", "..", "..", "shared", "catalogs")
+	dir := testpaths.Shared("catalogs")
 	if _, err := os.Stat(filepath.Join(dir, "schemas")); err != nil {
 		tb.Skipf("the shared catalogs are not at %s (they sit beside the repository as shared/catalogs): %v", dir, err)
 	}
