@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/server"
 )

@@ -30,11 +30,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
+	"github.com/timbra-mx/timbra/internal/webhooks"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/webhook"
-	"github.com/timbra-mx/timbra/webhooks"
 )
 
 // WideFloorClients is the concurrency of the wide floors, 64 clients (the engine's worker count

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/internal/webhook"
 )
 
 func newReceiver(tb testing.TB) *Receiver {

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/ids"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/ids"
+	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/storage"
 )
 

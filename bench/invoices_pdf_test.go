@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/invoices"
 )
 
 // The invoice PDF, measured for an invoice of 50 items (stamped once by reference on the bench

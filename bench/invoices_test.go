@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/catalogs/source"
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/csd"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/people"
 	"github.com/timbra-mx/timbra/internal/testpaths"
-	"github.com/timbra-mx/timbra/people"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -96,7 +96,7 @@ func newInvoiceBench(b *testing.B, sat, cache bool) *invoiceBench {
 		srv.TaxFiles().KeyCacheSize = -1
 	}
 	ctx := context.Background()
-	src, err := source.Open(ctx, testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(ctx, testpaths.Repo("internal", "catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

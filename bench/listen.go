@@ -22,8 +22,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
-	"github.com/timbra-mx/timbra/webhook"
 )
 
 // Names of the listen scenarios; -only listen selects them all, -only 'listen concurrent' the

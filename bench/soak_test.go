@@ -23,8 +23,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/listener"
 )
@@ -168,7 +168,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	src, err := source.Open(ctx, testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(ctx, testpaths.Repo("internal", "catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 )

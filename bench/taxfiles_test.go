@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/commands"
-	"github.com/timbra-mx/timbra/csd"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
 	"github.com/timbra-mx/timbra/server"
 )
 

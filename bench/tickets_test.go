@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/ids"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/ids"
+	"github.com/timbra-mx/timbra/internal/tickets"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/tickets"
 )
 
 // The Auto CFDI usage report of GET /api/v4/auto-invoice/reports/consumption: it walks the two

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 const testAdminToken = "op-token-0123456789"

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 

@@ -3,7 +3,7 @@ package commands
 import (
 	"fmt"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 

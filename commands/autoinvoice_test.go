@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 func TestAutoInvoiceCommands(t *testing.T) {

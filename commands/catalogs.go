@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/catalogs"
-	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/catalogs"
+	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/storage"
 )
 

@@ -23,7 +23,7 @@ func miniZip(t *testing.T) string {
 		t.Fatal(err)
 	}
 	zw := zip.NewWriter(f)
-	root := testpaths.Repo("catalogs", "testdata", "mini")
+	root := testpaths.Repo("internal", "catalogs", "testdata", "mini")
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 

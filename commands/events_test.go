@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // An envelope as the server writes it, spacing included: -o json must print data byte for byte.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/testpaths"
-	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/urfave/cli/v2"
 )
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/tui"
-	"github.com/timbra-mx/timbra/webhook"
 	"github.com/urfave/cli/v2"
 )
 

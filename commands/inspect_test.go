@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // loadAPI fakes the webhook list, the deliveries load endpoint (bare answers) and one event.

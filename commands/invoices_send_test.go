@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/timbra-mx/timbra/mail"
+	"github.com/timbra-mx/timbra/internal/mail"
 )
 
 func TestInvoicesSend(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/tui"
 )

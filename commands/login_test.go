@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/zalando/go-keyring"
 )
 

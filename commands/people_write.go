@@ -12,7 +12,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // personEcho answers a create or update with the body it received, as a person.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // productEcho answers a create or update with the body it received, as a product.

@@ -17,7 +17,7 @@ import (
 	"time"
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )

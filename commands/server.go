@@ -15,16 +15,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/timbra-mx/timbra/accounts"
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
-	"github.com/timbra-mx/timbra/catalogs"
-	"github.com/timbra-mx/timbra/catalogs/source"
-	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/internal/accounts"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/catalogs"
+	"github.com/timbra-mx/timbra/internal/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/secrets"
+	"github.com/timbra-mx/timbra/internal/webhook"
+	"github.com/timbra-mx/timbra/internal/webhooks"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/webhook"
-	"github.com/timbra-mx/timbra/webhooks"
 )
 
 // DefaultOwnerEmail is the owner of the tenant a new database starts with.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/timbra-mx/timbra/mail"
+	"github.com/timbra-mx/timbra/internal/mail"
 )
 
 // mailFlags are the SMTP settings of `timbra server` for invoices sent by e-mail

@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 )

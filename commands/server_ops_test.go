@@ -10,8 +10,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/server"
 )
 

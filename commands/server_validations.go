@@ -1,7 +1,7 @@
 package commands
 
 import (
-	"github.com/timbra-mx/timbra/validations"
+	"github.com/timbra-mx/timbra/internal/validations"
 	"github.com/urfave/cli/v2"
 )
 

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/csd"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )

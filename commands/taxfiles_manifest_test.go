@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 func TestCSVManifest(t *testing.T) {

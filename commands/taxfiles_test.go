@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/csd"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
 )
 
 const keyPW = "  clave con espacios  "

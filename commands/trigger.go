@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/webhooks"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhooks"
 	"github.com/urfave/cli/v2"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/validations"
+	"github.com/timbra-mx/timbra/internal/validations/validationstest"
 	"github.com/timbra-mx/timbra/server"
-	"github.com/timbra-mx/timbra/validations"
-	"github.com/timbra-mx/timbra/validations/validationstest"
 )
 
 // validateSetup runs a real production server whose trust store holds the stamping certificate

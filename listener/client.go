@@ -17,7 +17,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/internal/webhook"
 )
 
 // SignatureTolerance is how far an event's webhook-timestamp may be from the client's clock.

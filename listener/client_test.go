@@ -15,8 +15,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
-	"github.com/timbra-mx/timbra/webhook"
 )
 
 // clientWait bounds every wait of these tests, so that a bug fails instead of hanging.

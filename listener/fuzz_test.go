@@ -12,7 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/internal/webhook"
 )
 
 // FuzzClientFrames: what a server (or anything that answers the websocket) sends to `timbra

@@ -3,8 +3,8 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/autoinvoice"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/autoinvoice"
 )
 
 // autoInvoiceRoutes are the Auto CFDI settings and portal name (spec 3 §4.6).

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/autoinvoice"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/autoinvoice"
 )
 
 func dataOf[T any](t *testing.T, r result) T {

@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/catalogs"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 )
 
 // Catalog search pages (spec 1 §8: page size of a catalog search 1 to 100, default 50).

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
 // withMiniCatalogs imports the small catalog source of the catalogs package's tests.
 func withMiniCatalogs(t *testing.T, f *fixture) {
 	t.Helper()
-	src, err := source.Open(context.Background(), testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(context.Background(), testpaths.Repo("internal", "catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // creditRoutes are the credits operations of the API: the transfer the official client sends

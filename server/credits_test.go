@@ -8,10 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/timbra-mx/timbra/accounts"
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
-	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/internal/accounts"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/storage"
 )
 

@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/timbra-mx/timbra/accounts"
-	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/internal/accounts"
+	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/storage"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
 )
 
 // MaxBodyBytes is the largest request body accepted (spec 1 §8: up to 10 MB).

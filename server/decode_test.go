@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/internal/apierr"
 )
 
 func TestPathAt(t *testing.T) {

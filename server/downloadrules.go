@@ -3,12 +3,12 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/downloadrules"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/downloadrules"
 )
 
 // downloadRuleRoutes are the bulk-download rules (spec 2 §4.6) and the operator's approval of
-// them; subscriptions are the operator's too (accounts/subscriptions.go).
+// them; subscriptions are the operator's too (internal/accounts/subscriptions.go).
 func (s *Server) downloadRuleRoutes() {
 	s.mux.Handle("GET /api/v4/download-rules", s.apiRoute(s.standard, s.listDownloadRules))
 	s.mux.Handle("POST /api/v4/download-rules", s.apiRoute(s.standard, s.createDownloadRule))

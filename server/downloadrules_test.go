@@ -8,11 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/csd"
-	"github.com/timbra-mx/timbra/csd/csdtest"
-	"github.com/timbra-mx/timbra/downloadrules"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/downloadrules"
 	"github.com/timbra-mx/timbra/storage"
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // employmentRoutes are the employer and employee data of a person (spec 2 §4.4, §4.5). The path

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/employment"
-	"github.com/timbra-mx/timbra/ids"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/employment"
+	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/storage"
 )
 

@@ -19,13 +19,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/catalogs/source"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/catalogs/source"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
 	"github.com/timbra-mx/timbra/internal/testpaths"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/webhook"
 )
 
 // Fuzzing through the router: every route of the table with random path values, query strings,
@@ -174,7 +174,7 @@ func newFuzzTarget(tb testing.TB) *fuzzTarget {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	src, err := source.Open(ctx, testpaths.Repo("catalogs", "testdata", "mini"), source.Options{})
+	src, err := source.Open(ctx, testpaths.Repo("internal", "catalogs", "testdata", "mini"), source.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

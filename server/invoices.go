@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/invoices"
 )
 
 // invoiceRoutes are invoice creation (spec 3 §4.1) and the per-type endpoints discontinued on

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/csd/csdtest"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/storage"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/invoices"
 )
 
 // paymentByValue is a payment receipt by value as the official client's examples send it: the

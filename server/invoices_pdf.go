@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/invoices"
 )
 
 // invoicePDFRoutes is the printed representation of a stamped invoice (the official client's

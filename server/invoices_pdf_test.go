@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/invoices"
 )
 
 var updatePDF = flag.Bool("update-pdf", false, "rewrite testdata/invoice_pdf.golden.txt")

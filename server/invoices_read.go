@@ -3,8 +3,8 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/invoices"
 )
 
 // invoiceReadRoutes are the list, an invoice, its XML, its cancellation (with the recipient's

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/invoices"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/taxfiles"
-	"github.com/timbra-mx/timbra/webhook"
 )
 
 // readFixture is a hook fixture (controlled clock, webhook engine) with the mini catalogs and a

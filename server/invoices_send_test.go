@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/invoices"
-	"github.com/timbra-mx/timbra/mail"
-	"github.com/timbra-mx/timbra/mail/mailtest"
+	"github.com/timbra-mx/timbra/internal/invoices"
+	"github.com/timbra-mx/timbra/internal/mail"
+	"github.com/timbra-mx/timbra/internal/mail/mailtest"
 	"github.com/timbra-mx/timbra/storage"
 )
 

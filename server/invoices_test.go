@@ -10,13 +10,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/invoices"
+	"github.com/timbra-mx/timbra/internal/invoices/invoicetest"
 	"github.com/timbra-mx/timbra/internal/testpaths"
-	"github.com/timbra-mx/timbra/invoices"
-	"github.com/timbra-mx/timbra/invoices/invoicetest"
 	"github.com/timbra-mx/timbra/storage"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/listener"
 )
 

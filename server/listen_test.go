@@ -10,9 +10,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
-	"github.com/timbra-mx/timbra/webhook"
 )
 
 func (f *hookFixture) dialListen(t *testing.T, query string) (*websocket.Conn, listener.Ready) {

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/timbra-mx/timbra/internal/webhook"
+	"github.com/timbra-mx/timbra/internal/webhooks"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/webhook"
-	"github.com/timbra-mx/timbra/webhooks"
 )
 
 // Metrics are written by hand in the Prometheus text exposition format (version 0.0.4): a few

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/timbra-mx/timbra/apierr"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/ratelimit"
-	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/ratelimit"
+	"github.com/timbra-mx/timbra/internal/secrets"
 )
 
 // statusWriter remembers the status for the request log.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // The OpenAPI 3.1 document of the whole API, served at GET /api/v4/openapi.json and kept in

@@ -15,11 +15,11 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/csd"
-	"github.com/timbra-mx/timbra/csd/csdtest"
-	"github.com/timbra-mx/timbra/mail"
-	"github.com/timbra-mx/timbra/mail/mailtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/mail"
+	"github.com/timbra-mx/timbra/internal/mail/mailtest"
 )
 
 // answerCheck sends requests through a fixture's server and holds every answer to the document:

@@ -11,11 +11,11 @@ import (
 
 // openAPIOracle holds an independent OpenAPI validator (npm @seriousme/openapi-schema-validator,
 // which checks a document against the official OpenAPI 3.1 JSON Schemas).
-var openAPIOracle = testpaths.Repo("compat", "openapi")
+var openAPIOracle = testpaths.Repo("testscripts", "compat", "openapi")
 
 // TestOpenAPIOfficialSchema has the independent validator check the document served (written to
 // a file as GET /api/v4/openapi.json answers it), and a broken copy to show it can fail. It
-// needs node and `npm ci --prefix compat/openapi`; it skips without them, unless
+// needs node and `npm ci --prefix testscripts/compat/openapi`; it skips without them, unless
 // TIMBRA_REQUIRE_COMPAT=1 (CI), where it fails.
 func TestOpenAPIOfficialSchema(t *testing.T) {
 	node, err := exec.LookPath("node")
@@ -23,7 +23,7 @@ func TestOpenAPIOfficialSchema(t *testing.T) {
 		_, err = os.Stat(filepath.Join(openAPIOracle, "node_modules", "@seriousme", "openapi-schema-validator", "package.json"))
 	}
 	if err != nil {
-		msg := "needs node and the OpenAPI validator: run 'npm ci --prefix compat/openapi' (" + err.Error() + ")"
+		msg := "needs node and the OpenAPI validator: run 'npm ci --prefix testscripts/compat/openapi' (" + err.Error() + ")"
 		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
 			t.Fatal(msg)
 		}

@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"reflect"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/invoices"
-	"github.com/timbra-mx/timbra/loadquery"
-	"github.com/timbra-mx/timbra/taxfiles"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/invoices"
+	"github.com/timbra-mx/timbra/internal/loadquery"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
 )
 
 // routeDocs documents the route table, one entry per registered pattern (the catch-all "/" that

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // JSON Schema (2020-12, the dialect of OpenAPI 3.1) of the wire types, by reflection over what

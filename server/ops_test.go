@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/webhook"
 )
 
 func (f *fixture) raw(path string, token string) (*http.Response, []byte) {

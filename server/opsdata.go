@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/storage"
 )
 

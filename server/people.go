@@ -3,12 +3,12 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/people"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/people"
 )
 
 // peopleRoutes is the people resource (spec 2 §4.3). Update and delete follow the paths the
-// service's existing clients call (people/write.go says how).
+// service's existing clients call (internal/people/write.go says how).
 func (s *Server) peopleRoutes() {
 	s.mux.Handle("GET /api/v4/people", s.apiRoute(s.standard, s.listPeople))
 	s.mux.Handle("POST /api/v4/people", s.apiRoute(s.standard, s.createPerson))

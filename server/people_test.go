@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/secrets"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/storage"
 )
 

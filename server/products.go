@@ -3,12 +3,12 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/products"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/products"
 )
 
 // productRoutes are the products of the tenant, at the paths the service's existing clients
-// call (products/products.go says how).
+// call (internal/products/products.go says how).
 func (s *Server) productRoutes() {
 	s.mux.Handle("GET /api/v4/products", s.apiRoute(s.standard, s.listProducts))
 	s.mux.Handle("POST /api/v4/products", s.apiRoute(s.standard, s.createProduct))

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/products"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/products"
 )
 
 func productBase() map[string]any {

@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
 )
 
 // reply is a handler's answer when its status is not 200.

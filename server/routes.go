@@ -3,9 +3,9 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/accounts"
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/auth"
+	"github.com/timbra-mx/timbra/internal/accounts"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/auth"
 )
 
 // routes is the whole route table.

@@ -23,7 +23,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/storage"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 type fixture struct {

@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/taxfiles"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
 )
 
 // taxFileRoutes are the tax files of people (spec 2 §4.2): certificates and private keys, their

@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
-	"github.com/timbra-mx/timbra/auth"
-	"github.com/timbra-mx/timbra/csd"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/taxfiles"
 )
 
 // satCerts is where the SAT test certificates are, from this package's folder.

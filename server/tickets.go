@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
-	"github.com/timbra-mx/timbra/tickets"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/tickets"
 )
 
 // Texts of the tickets list's day filters.

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/cfdi"
-	"github.com/timbra-mx/timbra/invoices"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/invoices"
+	"github.com/timbra-mx/timbra/internal/tickets"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/tickets"
 )
 
 // mx is a Mexico City local time.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/timbra-mx/timbra/accounts"
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/csd"
+	"github.com/timbra-mx/timbra/internal/accounts"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/validations"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/validations"
 )
 
 // validationRoutes are the SAT validations of spec 3 §4.7.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/validations"
 	"github.com/timbra-mx/timbra/storage"
-	"github.com/timbra-mx/timbra/validations"
 )
 
 var catalogOrder = []string{"sat.xml.structure", "sat.certificate.validity", "sat.cfdi.sello", "sat.tfd.sello",

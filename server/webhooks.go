@@ -3,11 +3,11 @@ package server
 import (
 	"net/http"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/apierr"
-	"github.com/timbra-mx/timbra/loadquery"
-	"github.com/timbra-mx/timbra/ratelimit"
-	"github.com/timbra-mx/timbra/webhooks"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/loadquery"
+	"github.com/timbra-mx/timbra/internal/ratelimit"
+	"github.com/timbra-mx/timbra/internal/webhooks"
 )
 
 func (s *Server) webhookRoutes() {

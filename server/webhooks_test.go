@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
 )
 
 // clock is a controllable time source.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timbra-mx/timbra/ids"
+	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/storage/storagetest"
 )

@@ -17,7 +17,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/timbra-mx/timbra/cfdi"
+	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
 // receiversKey finds a script's receivers in its testscript values.

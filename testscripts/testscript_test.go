@@ -16,10 +16,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/timbra-mx/timbra/api"
 	"github.com/timbra-mx/timbra/commands"
-	"github.com/timbra-mx/timbra/csd"
-	"github.com/timbra-mx/timbra/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/csd/csdtest"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
@@ -43,7 +43,7 @@ func TestScripts(t *testing.T) {
 			// no script reaches the internet: those about catalogs import a local source
 			env.Setenv("TIMBRA_CATALOGS", "none")
 			// scripts that stamp import the small SAT catalog fixture of the catalogs package
-			mini, err := filepath.Abs(testpaths.Repo("catalogs", "testdata", "mini"))
+			mini, err := filepath.Abs(testpaths.Repo("internal", "catalogs", "testdata", "mini"))
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // tmuxWait bounds each wait of the terminal test: generous, because under -race the binary is

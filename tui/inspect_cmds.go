@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/timbra-mx/timbra/api"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // InspectAPI is what the deliveries inspector asks of the API. *api.Client has these methods;

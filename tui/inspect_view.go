@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/timbra-mx/timbra/api"
-	"github.com/timbra-mx/timbra/webhook"
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
 )
 
 // Widths of the table columns; the webhook's target takes what is left.

@@ -1,0 +1,314 @@
+// Package catalogs serves the API's catalogs (spec 3 §4.2, §4.3): the SAT catalogs, imported
+// from a catalog source into the database (import.go), and the catalogs the project defines
+// (builtin.go). It answers lookups, searches and load queries from memory: a catalog is read
+// from the database once, on first use, with its search index.
+package catalogs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/catalogs/search"
+	"github.com/timbra-mx/timbra/internal/loadquery"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// Service answers the catalog endpoints and the catalog checks of other areas.
+type Service struct {
+	store storage.Store
+
+	mu     sync.Mutex
+	set    *storage.CatalogSet // nil: no catalogs imported
+	loaded map[string]*loaded
+}
+
+// loaded is a catalog in memory: records sorted by id, their positions by id, and the index.
+type loaded struct {
+	once    sync.Once
+	err     error
+	records []api.CatalogRecord
+	ptrs    []*api.CatalogRecord
+	byID    map[string]int
+	index   *search.Index
+}
+
+// New returns the service over store, reading which catalogs are imported.
+func New(ctx context.Context, store storage.Store) (*Service, error) {
+	s := &Service{store: store}
+	if err := s.Reload(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Reload forgets what is in memory and reads the imported set again (after an import).
+func (s *Service) Reload(ctx context.Context) error {
+	var set *storage.CatalogSet
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		got, err := tx.Catalogs().Set()
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		set = &got
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read the imported catalogs: %w", err)
+	}
+	s.mu.Lock()
+	s.set, s.loaded = set, map[string]*loaded{}
+	s.mu.Unlock()
+	return nil
+}
+
+// Imported returns the description of the imported set, and false when there is none.
+func (s *Service) Imported() (storage.CatalogSet, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.set == nil {
+		return storage.CatalogSet{}, false
+	}
+	return *s.set, true
+}
+
+// catalog finds a catalog of the API by name and loads it.
+func (s *Service) catalog(ctx context.Context, name string) (*loaded, error) {
+	c, ok := Lookup(name)
+	if !ok {
+		return nil, apierr.NotFoundText(MsgNoSuchCatalog(name))
+	}
+	return s.load(ctx, c)
+}
+
+func (s *Service) load(ctx context.Context, c *Catalog) (*loaded, error) {
+	s.mu.Lock()
+	set := s.set
+	if c.Imported() && set == nil {
+		s.mu.Unlock()
+		return nil, ErrNotImported
+	}
+	l := s.loaded[c.Name]
+	if l == nil {
+		l = &loaded{}
+		s.loaded[c.Name] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() { l.err = l.fill(ctx, s.store, c, set) })
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l, nil
+}
+
+func (l *loaded) fill(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) error {
+	var recs []Record
+	if c.Imported() {
+		var err error
+		if recs, err = readTable(ctx, store, c, set); err != nil {
+			return err
+		}
+	} else {
+		recs = append(recs, c.Records...)
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	l.records = make([]api.CatalogRecord, len(recs))
+	l.ptrs = make([]*api.CatalogRecord, len(recs))
+	l.byID = make(map[string]int, len(recs))
+	ids := make([]string, len(recs))
+	descs := make([]string, len(recs))
+	for i, r := range recs {
+		l.records[i] = api.CatalogRecord{ID: r.ID, Description: r.Description}
+		l.ptrs[i] = &l.records[i]
+		l.byID[r.ID] = i
+		ids[i], descs[i] = r.ID, r.Description
+	}
+	l.index = search.New(ids, descs)
+	return nil
+}
+
+// readTable reads the records of an imported catalog from its table.
+func readTable(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) ([]Record, error) {
+	t, ok := set.Table(c.Table)
+	if !ok {
+		return nil, nil // the source has no such table: the catalog is empty, status says so
+	}
+	cols, err := columnsOf(t, c)
+	if err != nil {
+		return nil, err
+	}
+	var recs []Record
+	err = store.View(ctx, func(tx storage.Tx) error {
+		return tx.Catalogs().Rows(c.Table, func(_, raw []byte) error {
+			vals, err := decodeRow(raw)
+			if err != nil {
+				return fmt.Errorf("catalog %s: %w", c.Name, err)
+			}
+			r := cols.record(vals)
+			if c.Keep == nil || c.Keep(r.ID) {
+				recs = append(recs, r)
+			}
+			return nil
+		})
+	})
+	return recs, err
+}
+
+// columns are the positions of a catalog's id and description columns in its table's rows.
+type columns struct {
+	id   []int
+	desc int // -1: the id
+}
+
+func columnsOf(t storage.CatalogTable, c *Catalog) (columns, error) {
+	pos := func(name string) int {
+		for i, col := range t.Columns {
+			if col == name {
+				return i
+			}
+		}
+		return -1
+	}
+	cols := columns{desc: -1}
+	for _, name := range c.ID {
+		p := pos(name)
+		if p < 0 {
+			return cols, fmt.Errorf("catalog %s: table %s has no column %q (columns %v); the source has another structure", c.Name, t.Name, name, t.Columns)
+		}
+		cols.id = append(cols.id, p)
+	}
+	if c.Desc != "" {
+		if cols.desc = pos(c.Desc); cols.desc < 0 {
+			return cols, fmt.Errorf("catalog %s: table %s has no column %q (columns %v); the source has another structure", c.Name, t.Name, c.Desc, t.Columns)
+		}
+	}
+	return cols, nil
+}
+
+func (c columns) record(vals []any) Record {
+	parts := make([]string, 0, len(c.id))
+	for _, p := range c.id {
+		if v := valueText(vals, p); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	r := Record{ID: strings.Join(parts, "-")}
+	if c.desc >= 0 {
+		r.Description = valueText(vals, c.desc)
+	} else {
+		r.Description = r.ID
+	}
+	return r
+}
+
+func valueText(vals []any, p int) string {
+	if p >= len(vals) {
+		return ""
+	}
+	switch v := vals[p].(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	default:
+		return ""
+	}
+}
+
+// List is GET /api/v4/catalogs: every name, no paging.
+func (s *Service) List() []string { return Names() }
+
+// Get is GET /api/v4/catalogs/<name>/key/<id>.
+func (s *Service) Get(ctx context.Context, name, id string) (api.CatalogRecord, error) {
+	l, err := s.catalog(ctx, name)
+	if err != nil {
+		return api.CatalogRecord{}, err
+	}
+	i, ok := l.byID[id]
+	if !ok {
+		return api.CatalogRecord{}, apierr.NotFound(id)
+	}
+	return l.records[i], nil
+}
+
+// Search is GET /api/v4/catalogs/<name>/<term>: the records matching term, by relevance then id.
+func (s *Service) Search(ctx context.Context, name, term string, page, size int) (api.PagedList[api.CatalogRecord], error) {
+	l, err := s.catalog(ctx, name)
+	if err != nil {
+		return api.PagedList[api.CatalogRecord]{}, err
+	}
+	if f, long := termTooLong(term); long {
+		return api.PagedList[api.CatalogRecord]{}, apierr.Invalid(f)
+	}
+	pos, total := l.index.Search(term, (page-1)*size, size)
+	items := make([]api.CatalogRecord, len(pos))
+	for i, p := range pos {
+		items[i] = l.records[p]
+	}
+	return api.NewPage(items, page, size, total), nil
+}
+
+// Load is GET /api/v4/catalogs/<name>/load (spec 1 §7.6).
+func (s *Service) Load(ctx context.Context, name string, q url.Values) (loadquery.Result, error) {
+	l, err := s.catalog(ctx, name)
+	if err != nil {
+		return loadquery.Result{}, err
+	}
+	res, fs := loadquery.Load(RecordSchema, l.ptrs, q)
+	if fs != nil {
+		return loadquery.Result{}, apierr.Invalid(fs...)
+	}
+	return res, nil
+}
+
+// Lookup finds a record for the checks of other areas: ok false when the catalog has no such
+// id; ErrNotImported when the catalog needs an import that has not happened.
+func (s *Service) Lookup(ctx context.Context, name, id string) (api.CatalogRecord, bool, error) {
+	c, ok := Lookup(name)
+	if !ok {
+		return api.CatalogRecord{}, false, fmt.Errorf("catalogs: no catalog %q", name)
+	}
+	l, err := s.load(ctx, c)
+	if err != nil {
+		return api.CatalogRecord{}, false, err
+	}
+	i, ok := l.byID[id]
+	if !ok {
+		return api.CatalogRecord{}, false, nil
+	}
+	return l.records[i], true, nil
+}
+
+// DownloadList is GET /api/v4/download-catalogs.
+func (s *Service) DownloadList() []string { return DownloadNames() }
+
+// Download is GET /api/v4/download-catalogs/<name>: every record, no paging.
+func (s *Service) Download(name string) ([]api.CatalogRecord, error) {
+	c, ok := LookupDownload(name)
+	if !ok {
+		return nil, apierr.NotFoundText(MsgNoSuchCatalog(name))
+	}
+	out := make([]api.CatalogRecord, len(c.Records))
+	for i, r := range c.Records {
+		out[i] = api.CatalogRecord{ID: r.ID, Description: r.Description}
+	}
+	return out, nil
+}
+
+// RecordSchema describes a catalog record to load queries.
+var RecordSchema = loadquery.NewSchema(
+	loadquery.Field[*api.CatalogRecord]{Name: "id", Kind: loadquery.String, Get: func(r *api.CatalogRecord) any { return &r.ID }},
+	loadquery.Field[*api.CatalogRecord]{Name: "description", Kind: loadquery.String, Get: func(r *api.CatalogRecord) any { return &r.Description }},
+	loadquery.Field[*api.CatalogRecord]{Name: "createdAt", Kind: loadquery.Date, Get: func(r *api.CatalogRecord) any { return r.CreatedAt }},
+	loadquery.Field[*api.CatalogRecord]{Name: "updatedAt", Kind: loadquery.Date, Get: func(r *api.CatalogRecord) any { return r.UpdatedAt }},
+)

@@ -1,0 +1,187 @@
+package invoices
+
+// Reading invoices (GET /api/v4/invoices, /<id>, /<id>/xml). The spec shows none of them; they
+// follow the official clients and decide:
+//
+//   - Visibility: every person of the tenant sees every invoice of the tenant (the invoices are
+//     the company's books, not the stamping person's), as GET /api/v4/events does.
+//   - The list is in creation order and filters, all optional and combined with AND, by the
+//     CFDI's date (from, to: AAAA-MM-DD, inclusive, or AAAA-MM-DDThh:mm:ss), issuer and
+//     recipient (issuerTin / recipientTin, or issuerId / recipientId of by-reference people),
+//     typeCode, status and series (exact, case-insensitive). Its items carry no stamp
+//     responses (responses: []): the QR image and XML of every item would make a page heavy;
+//     GET /<id> has them.
+//   - The answer of an invoice is the one of its creation with its current status.
+//   - The XML answer is the stamped CFDI as SAT received it, named <UUID>.xml.
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// Paging of the list.
+const (
+	ListDefaultPageSize = 10
+	ListMaxPageSize     = 50
+)
+
+// Texts of the list filters.
+const (
+	MsgFilterDate = "La fecha '%s' no es válida para %s: usa AAAA-MM-DD o AAAA-MM-DDThh:mm:ss."
+)
+
+// ListFilter is the query of GET /api/v4/invoices, as sent.
+type ListFilter struct {
+	From, To, IssuerTin, IssuerID, RecipientTin, RecipientID, TypeCode, Status, Series string
+	Page, Size                                                                         int
+}
+
+// checkBound checks a date bound and tells whether it is a bare date.
+func checkBound(prop, v string, fs *[]api.Failure) {
+	if v == "" {
+		return
+	}
+	if _, err := time.Parse(time.DateOnly, v); err == nil {
+		return
+	}
+	if _, err := time.Parse(cfdi.DateLayout, v); err == nil {
+		return
+	}
+	*fs = append(*fs, apierr.Field(prop, fmt.Sprintf(MsgFilterDate, v, prop), v, CodeFormat, placeholders(prop, v)))
+}
+
+// inRange tells whether a CFDI date (AAAA-MM-DDThh:mm:ss) is within the bounds; a bare date
+// bound covers its whole day.
+func inRange(date, from, to string) bool {
+	if from != "" && date[:min(len(date), len(from))] < from {
+		return false
+	}
+	if to != "" && date[:min(len(date), len(to))] > to {
+		return false
+	}
+	return true
+}
+
+func same(filter, v string) bool { return filter == "" || strings.EqualFold(filter, v) }
+
+// view is the stored answer of an invoice with its current status.
+func view(rec storage.Invoice) (api.Invoice, error) {
+	var v api.Invoice
+	if err := json.Unmarshal(rec.View, &v); err != nil {
+		return v, fmt.Errorf("invoice %s: %w", rec.ID, err)
+	}
+	v.Status = rec.Status
+	v.UpdatedAt = api.FormatAudit(rec.UpdatedAt)
+	if v.Responses == nil {
+		v.Responses = []api.InvoiceResponse{}
+	}
+	return v, nil
+}
+
+// List is a page of the tenant's invoices that pass the filter.
+func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.PagedList[api.Invoice], error) {
+	var fs []api.Failure
+	checkBound("from", f.From, &fs)
+	checkBound("to", f.To, &fs)
+	if len(fs) > 0 {
+		return api.PagedList[api.Invoice]{}, apierr.Invalid(fs...)
+	}
+	// The summaries choose; only the page's invoices are decoded.
+	items := []api.Invoice{}
+	total := 0
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
+		inv := tx.Invoices(c.TenantID)
+		var page []string
+		err := inv.EachSummary(func(r storage.InvoiceSummary) error {
+			if !same(f.IssuerTin, r.IssuerTin) || !same(f.RecipientTin, r.RecipientTin) || !same(f.TypeCode, r.TypeCode) ||
+				!same(f.Status, r.Status) || !same(f.IssuerID, r.IssuerPersonID) || !same(f.RecipientID, r.RecipientPersonID) ||
+				!inRange(r.Date, f.From, f.To) || !same(f.Series, r.Series) {
+				return nil
+			}
+			if total >= (f.Page-1)*f.Size && len(page) < f.Size {
+				page = append(page, r.ID)
+			}
+			total++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range page {
+			rec, err := inv.Get(id)
+			if err != nil {
+				return err
+			}
+			v, err := view(rec)
+			if err != nil {
+				return err
+			}
+			items = append(items, v)
+		}
+		return nil
+	})
+	if err != nil {
+		return api.PagedList[api.Invoice]{}, err
+	}
+	return api.NewPage(items, f.Page, f.Size, total), nil
+}
+
+// record reads an invoice of the tenant: 404 when it has none with that id.
+func (s *Service) record(ctx context.Context, c auth.Caller, id string) (storage.Invoice, error) {
+	var rec storage.Invoice
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
+		var err error
+		rec, err = tx.Invoices(c.TenantID).Get(id)
+		return err
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return rec, apierr.NotFound(id)
+	}
+	return rec, err
+}
+
+// Get is an invoice of the tenant with its stamp response.
+func (s *Service) Get(ctx context.Context, c auth.Caller, id string) (api.Invoice, error) {
+	rec, err := s.record(ctx, c, id)
+	if err != nil {
+		return api.Invoice{}, err
+	}
+	v, err := view(rec)
+	if err != nil {
+		return api.Invoice{}, err
+	}
+	resp, err := Response(rec)
+	if err != nil {
+		return api.Invoice{}, err
+	}
+	v.Responses = []api.InvoiceResponse{resp}
+	return v, nil
+}
+
+// XML is the stamped CFDI of an invoice of the tenant as a file answer.
+func (s *Service) XML(ctx context.Context, c auth.Caller, id string) (api.InvoiceFile, error) {
+	rec, err := s.record(ctx, c, id)
+	if err != nil {
+		return api.InvoiceFile{}, err
+	}
+	return fileAnswer(rec.XML, rec.UUID, "xml", "application/xml"), nil
+}
+
+// fileAnswer is a file of an invoice as the API answers it: the official clients'
+// FileResponse (base64File, fileName, fileExtension) and the same content as base64Content with
+// its contentType, named after the invoice's UUID.
+func fileAnswer(content []byte, uuid, ext, contentType string) api.InvoiceFile {
+	b64 := base64.StdEncoding.EncodeToString(content)
+	return api.InvoiceFile{Base64File: b64, Base64Content: b64, FileName: uuid + "." + ext, FileExtension: ext, ContentType: contentType}
+}

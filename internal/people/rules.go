@@ -1,0 +1,112 @@
+package people
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+)
+
+// Texts of the write side (spec 2 §4.3; the required and length texts in the style the rest of
+// the API uses).
+const (
+	MsgTaxRegimeNotFound = "El régimen fiscal '%s' no existe en el catálogo c_RegimenFiscal del SAT."
+	MsgCfdiUseNotFound   = "El uso de CFDI '%s' no existe en el catálogo c_UsoCFDI del SAT."
+	MsgCountryNotFound   = "El país '%s' no existe en el catálogo c_Pais del SAT."
+	MsgUserTypeInvalid   = "UserTypeId debe ser uno de: C, U. 'T' está reservado y solo se permite cuando la persona ya es Tenant."
+	MsgLegalNameEmpty    = "'Legal Name' no debería estar vacío."
+	MsgEmailEmpty        = "'Email' no debería estar vacío."
+	MsgPasswordEmpty     = "'Password' no debería estar vacío."
+	// MsgPasswordRule is the one failure of a sign-in password that breaks the rule; its errorCode
+	// names the first requirement not met.
+	MsgPasswordRule = "La contraseña debe tener al menos 6 caracteres, una mayúscula (A-Z), una minúscula (a-z), un dígito (0-9) y un carácter que no sea letra ni dígito."
+	// MsgMaxLength is the failure of a text longer than its limit: property, limit, length.
+	MsgMaxLength   = "'%s' debe ser menor o igual que %d caracteres. Ingresó %d caracteres."
+	MsgIDsMismatch = "IDs mismatches"
+)
+
+// Limits of spec 1 §8.
+const (
+	MinPasswordLength = 6
+	MaxForeignTin     = 40
+	MaxTaxPassword    = 24
+)
+
+// User types a caller may send (spec 2 §2.1); UserTypeTenant is reserved.
+const (
+	UserTypeCustomer = "C"
+	UserTypeUser     = "U"
+)
+
+// Password error codes: the ASP.NET Identity codes the reference service answers.
+const (
+	CodePasswordTooShort       = "PasswordTooShort"
+	CodePasswordRequiresUpper  = "PasswordRequiresUpper"
+	CodePasswordRequiresLower  = "PasswordRequiresLower"
+	CodePasswordRequiresDigit  = "PasswordRequiresDigit"
+	CodePasswordRequiresNonAlp = "PasswordRequiresNonAlphanumeric"
+	CodeNotEmpty               = "NotEmptyValidator"
+	CodeMaxLength              = "MaximumLengthValidator"
+	CodeDuplicateEmail         = "DuplicateEmail"
+)
+
+// PasswordProblem returns the error code of the first requirement of the sign-in password rule
+// that password does not meet, in the order the rule's text lists them (length, upper, lower,
+// digit, other character), or "" when it meets them all. Letters are only the unaccented A to Z
+// and a to z: an accented letter or ñ is a character that is not a letter or digit.
+func PasswordProblem(password string) string {
+	var upper, lower, digit, other bool
+	for _, r := range password {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= '0' && r <= '9':
+			digit = true
+		default:
+			other = true
+		}
+	}
+	switch {
+	case utf8.RuneCountInString(password) < MinPasswordLength:
+		return CodePasswordTooShort
+	case !upper:
+		return CodePasswordRequiresUpper
+	case !lower:
+		return CodePasswordRequiresLower
+	case !digit:
+		return CodePasswordRequiresDigit
+	case !other:
+		return CodePasswordRequiresNonAlp
+	}
+	return ""
+}
+
+// CheckPassword returns the failure of a sign-in password that breaks the rule, or nil. Its
+// attemptedValue is null (spec 1 §7.4).
+func CheckPassword(password string) *api.Failure {
+	code := PasswordProblem(password)
+	if code == "" {
+		return nil
+	}
+	f := apierr.Field("Password", MsgPasswordRule, nil, code, nil)
+	return &f
+}
+
+// tooLong is the failure of a text over max characters; attempted is what the failure may
+// echo (masked for secrets).
+func tooLong(property, label, value string, max int, attempted any) (api.Failure, bool) {
+	n := utf8.RuneCountInString(value)
+	if n <= max {
+		return api.Failure{}, false
+	}
+	return apierr.Field(property, fmt.Sprintf(MsgMaxLength, label, max, n), attempted, CodeMaxLength,
+		map[string]any{"PropertyName": label, "MaxLength": max, "TotalLength": n}), true
+}
+
+// notEmpty is the failure of a required value that is missing or blank.
+func notEmpty(property, message string, attempted any) api.Failure {
+	return apierr.Field(property, message, attempted, CodeNotEmpty, nil)
+}

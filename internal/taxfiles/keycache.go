@@ -1,0 +1,185 @@
+package taxfiles
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// The opened default pairs are kept in memory so that a by-reference invoice does not pay the
+// key's decryption (PBKDF2 with 2,048 iterations and 3DES, about 1 ms of CPU) on every request.
+// What keeps this safe:
+//
+//   - The cache never decides which pair seals. DefaultPair reads the person and the files in a
+//     read transaction on every call, as without a cache; the cache only replaces opening the
+//     files it selected, and only when they are the same files with the same sealed bytes: an
+//     entry's key is the tenant, the person, both file ids and a SHA-256 of the four sealed
+//     blobs (content and password of each). A file deleted, replaced by a newer pair, or a
+//     person deleted is never selected again, so its entry can never be used again, in this
+//     server or in another one over the same database.
+//   - Entries also leave memory: every change this service makes (a delete, an upload for the
+//     person) drops the entries it concerns when it commits; a DefaultPair that selects another
+//     pair, or fails, drops the person's other entries; an entry lives at most KeyCacheTTL
+//     after it was opened (swept on every use of the cache); there are at most KeyCacheSize
+//     entries (least recently used dropped first).
+//   - Memory only: the cache is never written to disk, never logged, never answered; nothing
+//     but the *csd.PrivateKey given to the invoice being sealed leaves it. The same process
+//     already holds the master key that unseals every file, so keeping opened keys adds no
+//     secret an attacker with the process's memory would not already have.
+//   - Errors are not cached: a key that fails to open is opened again on the next call.
+
+// Defaults of the key cache.
+const (
+	DefaultKeyCacheSize = 256
+	DefaultKeyCacheTTL  = 10 * time.Minute
+)
+
+// pairKey identifies an opened pair.
+type pairKey struct {
+	tenantID, personID, certID, keyID string
+	sealed                            [sha256.Size]byte
+}
+
+// personKey is a person of a tenant.
+type personKey struct{ tenantID, personID string }
+
+type openedPair struct {
+	key    pairKey
+	cert   *csd.Certificate
+	pk     *csd.PrivateKey
+	opened time.Time
+}
+
+// keyCache is an LRU of opened pairs with a time to live; safe for concurrent use.
+type keyCache struct {
+	mu      sync.Mutex
+	entries map[pairKey]*list.Element // of *openedPair
+	lru     list.List                 // front: most recently used
+	opens   atomic.Int64              // keys decrypted by DefaultPair
+}
+
+func newPairKey(tenantID, personID string, cert, key storage.TaxFile) pairKey {
+	h := sha256.New()
+	for _, b := range [][]byte{cert.Content, cert.Password, key.Content, key.Password} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	k := pairKey{tenantID: tenantID, personID: personID, certID: cert.ID, keyID: key.ID}
+	h.Sum(k.sealed[:0])
+	return k
+}
+
+// get returns the pair of k when kept and opened less than ttl ago.
+func (c *keyCache) get(k pairKey, now time.Time, ttl time.Duration) (*csd.Certificate, *csd.PrivateKey, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sweep(now, ttl)
+	e, ok := c.entries[k]
+	if !ok {
+		return nil, nil, false
+	}
+	c.lru.MoveToFront(e)
+	p := e.Value.(*openedPair)
+	return p.cert, p.pk, true
+}
+
+// put keeps a pair just opened, dropping the person's other pairs (replaced) and the least
+// recently used beyond size.
+func (c *keyCache) put(k pairKey, cert *csd.Certificate, pk *csd.PrivateKey, now time.Time, size int, ttl time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sweep(now, ttl)
+	c.drop(func(o pairKey) bool { return o.tenantID == k.tenantID && o.personID == k.personID && o != k })
+	if e, ok := c.entries[k]; ok { // opened meanwhile by another request: keep the first
+		c.lru.MoveToFront(e)
+		return
+	}
+	if c.entries == nil {
+		c.entries = map[pairKey]*list.Element{}
+	}
+	c.entries[k] = c.lru.PushFront(&openedPair{key: k, cert: cert, pk: pk, opened: now})
+	for c.lru.Len() > size {
+		c.remove(c.lru.Back())
+	}
+}
+
+// forgetPerson drops every pair of a person.
+func (c *keyCache) forgetPerson(p personKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop(func(k pairKey) bool { return k.tenantID == p.tenantID && k.personID == p.personID })
+}
+
+// forgetFile drops every pair holding a file of the tenant.
+func (c *keyCache) forgetFile(tenantID, fileID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop(func(k pairKey) bool { return k.tenantID == tenantID && (k.certID == fileID || k.keyID == fileID) })
+}
+
+// len is the number of pairs kept.
+func (c *keyCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}
+
+// sweep drops the pairs opened ttl or more ago (or in the future: a clock set back). c.mu held.
+func (c *keyCache) sweep(now time.Time, ttl time.Duration) {
+	for e := c.lru.Front(); e != nil; {
+		next := e.Next()
+		if p := e.Value.(*openedPair); now.Sub(p.opened) >= ttl || now.Before(p.opened) {
+			c.remove(e)
+		}
+		e = next
+	}
+}
+
+// drop removes the pairs whose key matches. c.mu held.
+func (c *keyCache) drop(match func(pairKey) bool) {
+	for e := c.lru.Front(); e != nil; {
+		next := e.Next()
+		if match(e.Value.(*openedPair).key) {
+			c.remove(e)
+		}
+		e = next
+	}
+}
+
+// remove unlinks an entry and clears its references so the key is not reachable from the cache.
+func (c *keyCache) remove(e *list.Element) {
+	p := e.Value.(*openedPair)
+	delete(c.entries, p.key)
+	c.lru.Remove(e)
+	p.cert, p.pk = nil, nil
+}
+
+// keyCacheSize and keyCacheTTL are the settings in effect.
+func (s *Service) keyCacheSize() int {
+	if s.KeyCacheSize == 0 {
+		return DefaultKeyCacheSize
+	}
+	return s.KeyCacheSize
+}
+
+func (s *Service) keyCacheTTL() time.Duration {
+	if s.KeyCacheTTL <= 0 {
+		return DefaultKeyCacheTTL
+	}
+	return s.KeyCacheTTL
+}
+
+// KeysKept is the number of opened pairs in memory, and KeysOpened the number of keys
+// DefaultPair has decrypted since the service started (for tests and metrics; no secret).
+func (s *Service) KeysKept() int { return s.cache.len() }
+
+// KeysOpened: see KeysKept.
+func (s *Service) KeysOpened() int64 { return s.cache.opens.Load() }
