@@ -119,7 +119,6 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		cfg:       cfg,
 		log:       cfg.Logger,
 		accounts:  &accounts.Service{Store: store, Keys: keys, Environment: cfg.Environment, Now: cfg.Now},
-		people:    &people.Service{Store: store, Keys: keys},
 		limiter:   ratelimit.New(cfg.Now),
 		mux:       newRouteMux(),
 		metrics:   newMetrics(),
@@ -131,8 +130,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if s.catalogs, err = catalogs.New(context.Background(), store); err != nil {
 		return nil, err
 	}
+	s.people = &people.Service{Store: store, Keys: keys, Catalogs: s.catalogs, Now: cfg.Now}
 	s.employ = &employment.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
-	s.people.Catalogs, s.people.Now = s.catalogs, cfg.Now
 	s.taxFiles = &taxfiles.Service{Store: store, Keys: keys, Now: cfg.Now}
 	s.products = &products.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
 	s.rules = &downloadrules.Service{Store: store, People: s.people, Environment: cfg.Environment, Now: cfg.Now}
@@ -140,7 +139,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhook client: %w", err)
 	}
-	s.webhooks = &webhooks.Service{
+	s.hub = listener.NewHub()
+	s.webhooks = webhooks.New(webhooks.Config{
 		Store: store, Keys: keys, Now: cfg.Now, Environment: cfg.Environment, NewSecret: webhook.NewSecret,
 		CheckURL: func(raw string) string {
 			if ok, reason := cfg.WebhookPolicy.CheckURL(raw); !ok {
@@ -148,7 +148,18 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 			}
 			return ""
 		},
-	}
+		Listeners: s.hub,
+		Send: func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {
+			a := webhook.Send(ctx, client, url, h, body)
+			if ctx.Err() == nil { // a canceled attempt (shutdown) is no outcome
+				s.metrics.delivery(a)
+			}
+			return a
+		},
+		Log:            cfg.Logger,
+		PerDestination: cfg.WebhookConcurrency,
+	})
+	s.engine = s.webhooks.Engine()
 	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks, Now: cfg.Now, Log: cfg.Logger}
 	if s.validations, err = newValidations(cfg, store, s.invoices); err != nil {
 		return nil, err
@@ -159,18 +170,6 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		return nil, fmt.Errorf("recover tickets: %w", err)
 	} else if n > 0 {
 		cfg.Logger.Warn("tickets left in progress by the last stop are pending again", "tickets", n)
-	}
-	s.hub = listener.NewHub()
-	s.webhooks.Listeners = s.hub
-	s.engine = webhooks.NewEngine(s.webhooks, func(ctx context.Context, url string, h http.Header, body []byte) webhook.Attempt {
-		a := webhook.Send(ctx, client, url, h, body)
-		if ctx.Err() == nil { // a canceled attempt (shutdown) is no outcome
-			s.metrics.delivery(a)
-		}
-		return a
-	}, cfg.Logger)
-	if cfg.WebhookConcurrency > 0 {
-		s.engine.PerDestination = cfg.WebhookConcurrency
 	}
 	s.routes()
 	return s, nil

@@ -25,16 +25,15 @@ func (s *Server) validationRoutes() {
 //
 // own answers sat.cfdi.status for the CFDIs the server stamped (the invoices service).
 func newValidations(cfg Config, store storage.Store, own validations.OwnStatus) (*validations.Service, error) {
-	svc := &validations.Service{Store: store, Checker: validations.Random{}, Now: cfg.Now}
-	prod, err := validations.NewProduction(cfg.Validations, ownStampCertificate(store))
+	prod, err := validations.NewProduction(cfg.Validations, ownStampCertificate(store), own)
 	if err != nil {
 		return nil, err
 	}
-	prod.Own = own
+	var checker validations.Checker = validations.Random{}
 	if cfg.Environment == accounts.EnvProduction {
-		svc.Checker = prod
+		checker = prod
 	}
-	return svc, nil
+	return &validations.Service{Store: store, Checker: checker, Now: cfg.Now}, nil
 }
 
 // ownStampCertificate reads the server's stamping certificate (the invoices area makes it on the

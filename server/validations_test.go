@@ -292,7 +292,7 @@ func TestValidateCredits(t *testing.T) {
 // service is not configured (NoDisponible).
 func TestValidateOwnStampInProduction(t *testing.T) {
 	f, m := invoiceFixture(t, 5)
-	prod, err := validations.NewProduction(validations.Config{}, ownStampCertificate(f.srv.accounts.Store))
+	prod, err := validations.NewProduction(validations.Config{}, ownStampCertificate(f.srv.accounts.Store), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,9 @@ type OwnStatus interface {
 	OwnEstado(ctx context.Context, doc *cfdi.Comprobante) (estado string, ok bool, err error)
 }
 
-// NewProduction reads the sources of cfg; own gives the server's own stamping certificates.
-func NewProduction(cfg Config, own CertSource) (*Production, error) {
+// NewProduction reads the sources of cfg; ownCerts gives the server's own stamping
+// certificates, and own the status of the CFDIs it stamped (nil: none, Status answers all).
+func NewProduction(cfg Config, ownCerts CertSource, own OwnStatus) (*Production, error) {
 	var certs []*csd.Certificate
 	for _, d := range cfg.StampTrustDirs {
 		cs, err := LoadCertificates(d)
@@ -53,7 +54,7 @@ func NewProduction(cfg Config, own CertSource) (*Production, error) {
 		}
 		certs = append(certs, cs...)
 	}
-	p := &Production{Trust: NewTrustStore(certs, own), Lists: map[string]*List{}}
+	p := &Production{Trust: NewTrustStore(certs, ownCerts), Lists: map[string]*List{}, Own: own}
 	for typ, path := range map[string]string{Type69B: cfg.List69B, Type69BBis: cfg.List69BBis} {
 		if path == "" {
 			continue

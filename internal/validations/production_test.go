@@ -62,7 +62,7 @@ func deref(s *string) string {
 
 func TestProductionSamples(t *testing.T) {
 	sat := sharedSat(t)
-	p, err := NewProduction(Config{StampTrustDirs: []string{filepath.Join(sat, "certs")}}, nil)
+	p, err := NewProduction(Config{StampTrustDirs: []string{filepath.Join(sat, "certs")}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestProductionSamples(t *testing.T) {
 	}
 
 	// Without SAT's certificate in the trust store the stamp's certificate is not found.
-	bare, _ := NewProduction(Config{}, nil)
+	bare, _ := NewProduction(Config{}, nil, nil)
 	want(t, check(t, bare, real), map[string]string{TypeTfdSello: NoEncontrado, TypeCfdiSello: Valido})
 
 	// The test-vector sample (sealed with EKU9003173C9, stamped with SAT's test certificate
@@ -237,7 +237,7 @@ func TestProductionLists(t *testing.T) {
 		"3,BBB010101BB1,OTRA MAS,Sentencia Favorable,2020\n"
 	os.WriteFile(filepath.Join(dir, "69b.csv"), []byte(csv69b), 0o600)
 	os.WriteFile(filepath.Join(dir, "69bbis.csv"), []byte("rfc\nCCC010101CC1\n"), 0o600)
-	p, err := NewProduction(Config{List69B: filepath.Join(dir, "69b.csv"), List69BBis: filepath.Join(dir, "69bbis.csv")}, nil)
+	p, err := NewProduction(Config{List69B: filepath.Join(dir, "69b.csv"), List69BBis: filepath.Join(dir, "69bbis.csv")}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestProductionLists(t *testing.T) {
 			t.Errorf("%s: read", name)
 		}
 	}
-	if _, err := NewProduction(Config{List69B: filepath.Join(dir, "missing.csv")}, nil); err == nil {
+	if _, err := NewProduction(Config{List69B: filepath.Join(dir, "missing.csv")}, nil, nil); err == nil {
 		t.Error("a missing list file starts")
 	}
 }
@@ -285,7 +285,7 @@ func TestProductionStatus(t *testing.T) {
 	defer srv.Close()
 	g := generate(t, csdtest.Options{RFC: "EKU9003173C9"}, time.Now().Add(-time.Hour), true)
 	x := xmlOf(t, g.Doc)
-	p, err := NewProduction(Config{StatusURL: srv.URL}, nil)
+	p, err := NewProduction(Config{StatusURL: srv.URL}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

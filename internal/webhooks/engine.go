@@ -176,15 +176,14 @@ type outcome struct {
 	retry    time.Time
 }
 
-// NewEngine returns an engine; call Run to start it. It sets svc.Wake.
-func NewEngine(svc *Service, send SendFunc, log *slog.Logger) *Engine {
-	e := &Engine{Svc: svc, Send: send, Log: log, PerDestination: DefaultPerDestination, PerTenant: DefaultPerTenant,
+// newEngine returns the engine of svc (New makes it); call Run to start it.
+func newEngine(svc *Service, send SendFunc, log *slog.Logger) *Engine {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{Svc: svc, Send: send, Log: log, PerDestination: DefaultPerDestination, PerTenant: DefaultPerTenant,
 		InFlight: DefaultInFlight, dests: map[destKey]*dest{}, tenants: map[string]*tenantQueue{},
 		rescan: map[string]bool{}, dirty: map[*dest]bool{}, kickCh: make(chan struct{}, 1)}
-	svc.Wake = e.WakeTenant
-	svc.Live = e.Live
-	svc.Changed = e.HookChanged
-	return e
 }
 
 // Live is what the engine knows of a destination beyond the outbox.

@@ -81,8 +81,9 @@ func newStoppedRig(t testing.TB, configure func(*Engine)) *engineRig {
 	t.Cleanup(func() { db.Close() })
 	keys, _ := secrets.New(bytes.Repeat([]byte{1}, secrets.KeySize))
 	r := &engineRig{t: t, release: make(chan struct{}), got: map[string][]string{}, current: map[string]int{}, peak: map[string]int{}}
-	r.svc = &Service{Store: db, Keys: keys, Now: time.Now, CheckURL: func(string) string { return "" }, NewSecret: webhook.NewSecret}
-	r.engine = NewEngine(r.svc, r.send, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	r.svc = New(Config{Store: db, Keys: keys, Now: time.Now, CheckURL: func(string) string { return "" }, NewSecret: webhook.NewSecret,
+		Send: r.send, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r.engine = r.svc.Engine()
 	if configure != nil {
 		configure(r.engine)
 	}

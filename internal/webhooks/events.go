@@ -319,8 +319,8 @@ func (s *Service) EmitIn(tx storage.Tx, tenant, typ, relatedID string, personID 
 // WakeEngine tells the delivery engine that a tenant's deliveries are due (after EmitIn's
 // transaction).
 func (s *Service) WakeEngine(tenant string) {
-	if s.Wake != nil {
-		s.Wake(tenant)
+	if s.engine != nil {
+		s.engine.WakeTenant(tenant)
 	}
 }
 

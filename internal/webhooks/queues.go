@@ -18,10 +18,10 @@ type Queue struct {
 
 // live asks the engine, when one runs.
 func (s *Service) live(tenant, webhook string) Live {
-	if s.Live == nil {
+	if s.engine == nil {
 		return Live{Concurrency: DefaultPerDestination}
 	}
-	return s.Live(tenant, webhook)
+	return s.engine.Live(tenant, webhook)
 }
 
 // Queue answers a webhook's queue: its pending count and oldest (kept by the store, not

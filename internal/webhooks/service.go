@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,22 +35,51 @@ type Service struct {
 	CheckURL func(raw string) string
 	// NewSecret makes a signing secret (whsec_ + 44 base64 characters).
 	NewSecret func() string
-	// Wake tells the delivery engine that a tenant has a delivery due now; nil when no engine
-	// runs.
-	Wake func(tenant string)
-	// Changed tells the delivery engine that a webhook changed (its URL, status or secrets) or
-	// is gone; nil when no engine runs.
-	Changed func(tenant, webhook string)
-	// Live tells what the delivery engine knows of a destination; nil when no engine runs.
-	Live func(tenant, webhook string) Live
 	// Listeners is the hub of open listen sessions; nil when none can connect.
 	Listeners Listeners
 	// LockWait is how long a change waits for another change of the same tenant's webhooks
 	// before answering 409.
 	LockWait time.Duration
 
-	locks sync.Map // tenant → chan struct{} of capacity 1
+	engine *Engine  // nil when the service was made without one
+	locks  sync.Map // tenant → chan struct{} of capacity 1
 }
+
+// Config is what the service needs: its dependencies, and the delivery engine's (Send set: the
+// service has an engine, which its changes wake and tell about).
+type Config struct {
+	Store       storage.Store
+	Keys        *secrets.Keys
+	Now         func() time.Time
+	Environment string
+	CheckURL    func(raw string) string
+	NewSecret   func() string
+	Listeners   Listeners
+	LockWait    time.Duration
+
+	// Send makes one attempt to a URL; nil: no engine (deliveries wait in the outbox).
+	Send SendFunc
+	Log  *slog.Logger
+	// PerDestination bounds the attempts in flight to one destination; 0: DefaultPerDestination.
+	PerDestination int
+}
+
+// New returns the events and webhooks service and, when cfg.Send is set, its delivery engine
+// (Engine; Run sends).
+func New(cfg Config) *Service {
+	s := &Service{Store: cfg.Store, Keys: cfg.Keys, Now: cfg.Now, Environment: cfg.Environment, CheckURL: cfg.CheckURL,
+		NewSecret: cfg.NewSecret, Listeners: cfg.Listeners, LockWait: cfg.LockWait}
+	if cfg.Send != nil {
+		s.engine = newEngine(s, cfg.Send, cfg.Log)
+		if cfg.PerDestination > 0 {
+			s.engine.PerDestination = cfg.PerDestination
+		}
+	}
+	return s
+}
+
+// Engine is the service's delivery engine; nil when it was made without one.
+func (s *Service) Engine() *Engine { return s.engine }
 
 // enqueue runs fn in a read-write transaction that makes deliveries, then wakes the engine.
 // Concurrent calls share a commit (Batch); fn may run twice, and only its last run commits.
@@ -64,8 +94,8 @@ func (s *Service) enqueue(ctx context.Context, tenant string, fn func(tx storage
 // hookChanged tells the engine, after the change committed, to read the webhook again before
 // its next attempt.
 func (s *Service) hookChanged(tenant, webhook string) {
-	if s.Changed != nil {
-		s.Changed(tenant, webhook)
+	if s.engine != nil {
+		s.engine.HookChanged(tenant, webhook)
 	}
 }
 

@@ -21,8 +21,8 @@ func TestConcurrentChangeIs409(t *testing.T) {
 	}
 	defer db.Close()
 	keys, _ := secrets.New(bytes.Repeat([]byte{1}, secrets.KeySize))
-	s := &Service{Store: db, Keys: keys, Now: time.Now, LockWait: 50 * time.Millisecond,
-		CheckURL: func(string) string { return "" }, NewSecret: func() string { return "whsec_x" }}
+	s := New(Config{Store: db, Keys: keys, Now: time.Now, LockWait: 50 * time.Millisecond,
+		CheckURL: func(string) string { return "" }, NewSecret: func() string { return "whsec_x" }})
 	c := auth.Caller{TenantID: "t", PersonID: "p", IsOwner: true}
 	url := "https://example.com/x"
 	in := api.WebhookCreate{URL: &url, EnabledEvents: []string{"*"}}
