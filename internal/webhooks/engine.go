@@ -409,7 +409,7 @@ func (e *Engine) dest(k destKey) *dest {
 // fill tops up a destination's queue from the outbox, and reads its webhook when it changed or
 // new work came. Called with e.mu held.
 func (e *Engine) fill(tx storage.Tx, d *dest, now time.Time, fromStart bool) error {
-	// The webhook is read once, then again only when it changed (Service.Changed, a disable by
+	// The webhook is read once, then again only when it changed (HookChanged, a disable by
 	// the recorder) or its previous secret stopped signing.
 	if d.reload || !d.hookRead || (d.hook.prevUsed && !previousSigns(d.hook.prev, d.hook.prevTill, now)) {
 		if err := e.readHook(tx, d, now); err != nil {
