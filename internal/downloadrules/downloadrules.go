@@ -22,11 +22,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/timbra-mx/timbra/internal/cfdi"
 	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/timbra-mx/timbra/internal/cfdi"
 
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/api"
@@ -143,7 +144,7 @@ func text(p *string) string {
 func checkDescription(in *string) []api.Failure {
 	d := text(in)
 	if d == "" {
-		return []api.Failure{apierr.Field("Description", fmt.Sprintf(MsgNotEmpty, "Description"), in, people.CodeNotEmpty,
+		return []api.Failure{apierr.Field("Description", fmt.Sprintf(apierr.MsgNotEmpty, "Description"), in, people.CodeNotEmpty,
 			map[string]any{"PropertyName": "Description", "PropertyValue": in})}
 	}
 	if n := utf8.RuneCountInString(d); n > MaxDescription {
@@ -159,7 +160,7 @@ func required(prop string, v *string) (api.Failure, bool) {
 	}
 	words := map[string]string{"PersonId": "Person Id", "SatQueryTypeId": "Sat Query Type Id", "DownloadTypeId": "Download Type Id",
 		"SatInvoiceStatusId": "Sat Invoice Status Id", "Id": "Id"}[prop]
-	return apierr.Field(prop, fmt.Sprintf(MsgNotEmpty, words), v, people.CodeNotEmpty,
+	return apierr.Field(prop, fmt.Sprintf(apierr.MsgNotEmpty, words), v, people.CodeNotEmpty,
 		map[string]any{"PropertyName": words, "PropertyValue": v}), true
 }
 

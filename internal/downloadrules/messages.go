@@ -4,7 +4,6 @@ package downloadrules
 // (auth.MsgOnlyOwnerModifyOwner) and the 404 (apierr.NotFound); the others are timbra's, in the
 // style of the people and products areas.
 const (
-	MsgNotEmpty    = "'%s' no debería estar vacío."
 	MsgMaxLength   = "'%s' debe ser menor o igual que %d caracteres. Ingresó %d caracteres."
 	MsgIDsMismatch = "IDs mismatches"
 

@@ -94,22 +94,6 @@ type checker struct {
 
 func (k *checker) add(f api.Failure) { k.fs = append(k.fs, f) }
 
-// words is a property name as the validator shows it: SatJobRiskId → Sat Job Risk Id.
-func words(prop string) string {
-	var b strings.Builder
-	for i, r := range prop {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func placeholders(prop string, value any) map[string]any {
-	return map[string]any{"PropertyName": words(prop), "PropertyPath": prop, "PropertyValue": value}
-}
-
 // required checks a required string: absent, empty or blank fails. It returns the value.
 func (k *checker) required(prop string, v *string) string {
 	if v == nil || strings.TrimSpace(*v) == "" {
@@ -117,7 +101,7 @@ func (k *checker) required(prop string, v *string) string {
 		if v != nil {
 			attempted = *v
 		}
-		k.add(apierr.Field(prop, fmt.Sprintf(MsgNotEmpty, words(prop)), attempted, "NotEmptyValidator", placeholders(prop, attempted)))
+		k.add(apierr.Field(prop, fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words(prop)), attempted, "NotEmptyValidator", apierr.Placeholders(prop, attempted)))
 		return ""
 	}
 	return *v
@@ -140,7 +124,7 @@ func (k *checker) catalog(prop, catalog, msg, id string) error {
 		return err
 	}
 	if !ok {
-		k.add(apierr.Field(prop, fmt.Sprintf(msg, id), id, "", placeholders(prop, id)))
+		k.add(apierr.Field(prop, fmt.Sprintf(msg, id), id, "", apierr.Placeholders(prop, id)))
 	}
 	return nil
 }
@@ -149,17 +133,17 @@ func (k *checker) catalog(prop, catalog, msg, id string) error {
 func (k *checker) amount(prop string, v api.Decimal, msgMin, msgMax string) string {
 	d, ok := parseDecimal(string(v))
 	if !ok { // the decoder only lets numbers through; say so rather than store garbage
-		k.add(apierr.Field(prop, fmt.Sprintf("'%s' no es un número.", words(prop)), string(v), "", nil))
+		k.add(apierr.Field(prop, fmt.Sprintf("'%s' no es un número.", apierr.Words(prop)), string(v), "", nil))
 		return ""
 	}
 	switch amountRange(d) {
 	case -1:
-		p := placeholders(prop, v)
+		p := apierr.Placeholders(prop, v)
 		p["ComparisonValue"], p["ComparisonProperty"] = 0, ""
 		k.add(apierr.Field(prop, msgMin, v, "GreaterThanOrEqualValidator", p))
 		return ""
 	case 1:
-		p := placeholders(prop, v)
+		p := apierr.Placeholders(prop, v)
 		p["ComparisonValue"], p["ComparisonProperty"] = api.Decimal(MaxAmount), ""
 		k.add(apierr.Field(prop, msgMax, v, "LessThanOrEqualValidator", p))
 		return ""
@@ -280,7 +264,7 @@ func (s *Service) checkEmployer(ctx context.Context, personID string, in api.Emp
 	}
 	if in.OwnResourceAmount != nil { // null is not validated
 		if e.SatFundSourceID == nil {
-			k.add(apierr.Field("SatFundSourceId", MsgFundSourceRequired, deref(in.SatFundSourceID), "NotEmptyValidator", placeholders("SatFundSourceId", deref(in.SatFundSourceID))))
+			k.add(apierr.Field("SatFundSourceId", MsgFundSourceRequired, deref(in.SatFundSourceID), "NotEmptyValidator", apierr.Placeholders("SatFundSourceId", deref(in.SatFundSourceID))))
 		}
 		if t := k.amount("OwnResourceAmount", *in.OwnResourceAmount, MsgOwnAmountMin, MsgOwnAmountMax); t != "" {
 			e.OwnResourceAmount = &t
@@ -404,7 +388,7 @@ func (s *Service) checkEmployee(ctx context.Context, personID string, in api.Emp
 		if d, ok := startDate(v); ok {
 			e.LaborRelationStartDate = d
 		} else {
-			k.add(apierr.Field("LaborRelationStartDate", fmt.Sprintf(MsgStartDate, v), v, "", placeholders("LaborRelationStartDate", v)))
+			k.add(apierr.Field("LaborRelationStartDate", fmt.Sprintf(MsgStartDate, v), v, "", apierr.Placeholders("LaborRelationStartDate", v)))
 		}
 	}
 	for _, x := range []struct {
@@ -428,7 +412,7 @@ func (s *Service) checkEmployee(ctx context.Context, personID string, in api.Emp
 		if seniorityPattern.MatchString(v) {
 			e.Seniority = v
 		} else {
-			k.add(apierr.Field("Seniority", fmt.Sprintf(MsgSeniority, v), v, "", placeholders("Seniority", v)))
+			k.add(apierr.Field("Seniority", fmt.Sprintf(MsgSeniority, v), v, "", apierr.Placeholders("Seniority", v)))
 		}
 	}
 	for _, x := range []struct {
@@ -440,7 +424,7 @@ func (s *Service) checkEmployee(ctx context.Context, personID string, in api.Emp
 		{"IntegratedDailySalary", MsgDailySalaryMin, MsgDailySalaryMax, in.IntegratedDailySalary, &e.IntegratedDailySalary},
 	} {
 		if x.in == nil {
-			k.add(apierr.Field(x.prop, fmt.Sprintf(MsgNotNull, words(x.prop)), nil, "NotNullValidator", placeholders(x.prop, nil)))
+			k.add(apierr.Field(x.prop, fmt.Sprintf(apierr.MsgNotNull, apierr.Words(x.prop)), nil, "NotNullValidator", apierr.Placeholders(x.prop, nil)))
 			continue
 		}
 		*x.out = k.amount(x.prop, *x.in, x.min, x.max)

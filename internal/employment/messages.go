@@ -31,11 +31,9 @@ const (
 	MsgEmployerNotValid = "La persona especificada no es válida o no pertenece a tu organización."
 	MsgSeniority        = "La antigüedad '%s' no es válida: usa una duración ISO 8601 en semanas, P<n>W (por ejemplo P52W), o en años, meses y días, P<a>Y<m>M<d>D (por ejemplo P1Y2M15D); omite los años o los meses en cero, los días siempre van (P0D como mínimo)."
 	MsgStartDate        = "La fecha de inicio de la relación laboral '%s' no es válida: usa el formato AAAA-MM-DD, por ejemplo 2024-01-15."
-	// MsgNotEmpty and MsgNotNull are the required-field texts of the validator the reference
+	// apierr.MsgNotEmpty and apierr.MsgNotNull are the required-field texts of the validator the reference
 	// service uses (NotEmptyValidator for strings, NotNullValidator for numbers), with the
 	// property's name in words ('Employee Number').
-	MsgNotEmpty = "'%s' no debería estar vacío."
-	MsgNotNull  = "'%s' no debe estar vacío."
 )
 
 // Catalog failures, in the style of spec 2 §4.3 (`El régimen fiscal '<valor>' no existe en el

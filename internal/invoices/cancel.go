@@ -202,7 +202,7 @@ func (s *Service) cancelTarget(ctx context.Context, c auth.Caller, in api.Invoic
 			f := &k.fs[i]
 			if strings.HasPrefix(f.PropertyName, "Issuer.") {
 				f.PropertyName = strings.TrimPrefix(f.PropertyName, "Issuer.")
-				f.Placeholders = placeholders(f.PropertyName, f.AttemptedValue)
+				f.Placeholders = apierr.Placeholders(f.PropertyName, f.AttemptedValue)
 			}
 		}
 		if is.cert != nil && !is.cert.ValidAt(now) {
@@ -396,7 +396,7 @@ func (s *Service) wake(tenant string) {
 // AnswerCancellation is the recipient's answer to a pending cancellation; it answers the status.
 func (s *Service) AnswerCancellation(ctx context.Context, c auth.Caller, id string, in api.InvoiceCancellationAnswer) (api.InvoiceStatus, error) {
 	if in.Accept == nil {
-		return api.InvoiceStatus{}, apierr.Invalid(apierr.Field("Accept", MsgAnswerNeeded, nil, CodeNotEmpty, placeholders("Accept", nil)))
+		return api.InvoiceStatus{}, apierr.Invalid(apierr.Field("Accept", MsgAnswerNeeded, nil, CodeNotEmpty, apierr.Placeholders("Accept", nil)))
 	}
 	now := s.now().UTC()
 	var event string
@@ -468,7 +468,7 @@ func statusOf(tx storage.Tx, tenant string, rec storage.Invoice, now time.Time) 
 func (s *Service) Status(ctx context.Context, c auth.Caller, in api.InvoiceStatusQuery) (api.InvoiceStatus, error) {
 	id, u := strings.TrimSpace(in.ID), strings.TrimSpace(in.InvoiceUUID)
 	if id == "" && u == "" {
-		return api.InvoiceStatus{}, apierr.Invalid(apierr.Field("Id", MsgStatusTarget, nil, CodeNotEmpty, placeholders("Id", nil)))
+		return api.InvoiceStatus{}, apierr.Invalid(apierr.Field("Id", MsgStatusTarget, nil, CodeNotEmpty, apierr.Placeholders("Id", nil)))
 	}
 	now := s.now()
 	notFound := api.InvoiceStatus{StatusCode: StatusCodeNotFound, Status: StatusNotFound}

@@ -180,7 +180,7 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 		if strings.Contains(err.Error(), "negative") {
 			msg = MsgTotalNegative
 		}
-		return api.Invoice{}, apierr.Invalid(apierr.Field("Items", msg, nil, CodeRule, placeholders("Items", nil)))
+		return api.Invoice{}, apierr.Invalid(apierr.Field("Items", msg, nil, CodeRule, apierr.Placeholders("Items", nil)))
 	}
 	if local != nil {
 		doc.Complemento = append(doc.Complemento, local)

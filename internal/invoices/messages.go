@@ -4,8 +4,6 @@ package invoices
 // follow its style: Spanish, the value sent between quotes, the SAT catalog or CFDI 4.0
 // attribute named where it helps. Required fields use the validator text of the other areas.
 const (
-	MsgNotEmpty = "'%s' no debería estar vacío."
-
 	MsgVersion      = "La versión de CFDI '%s' no se admite: usa 4.0."
 	MsgDate         = "La fecha '%s' no es válida: usa AAAA-MM-DDThh:mm:ss, sin zona horaria (hora del lugar de expedición)."
 	MsgDateFuture   = "La fecha del comprobante '%s' es posterior a la fecha actual (%s, hora del centro de México)."

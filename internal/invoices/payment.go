@@ -270,11 +270,11 @@ func (k *checker) money(prop string, v api.Amount, currency string) (cfdi.Decima
 		return d, false
 	}
 	if d.Sign() <= 0 {
-		k.add(prop, fmt.Sprintf(MsgAmountPositive, words(prop)), string(v), CodeRule)
+		k.add(prop, fmt.Sprintf(MsgAmountPositive, apierr.Words(prop)), string(v), CodeRule)
 		return d, false
 	}
 	if cd := decimalsOf(currency); d.Places() > cd {
-		k.add(prop, fmt.Sprintf(MsgAmountDecimals, words(prop), cd, currency, string(v)), string(v), CodeFormat)
+		k.add(prop, fmt.Sprintf(MsgAmountDecimals, apierr.Words(prop), cd, currency, string(v)), string(v), CodeFormat)
 		return d, false
 	}
 	return d, true
@@ -319,12 +319,12 @@ func (k *checker) paidInvoice(p string, in api.InvoicePaidInvoiceInput, payCur s
 	}
 	var okAnt, okPaid bool
 	if in.PreviousBalance == "" {
-		k.add(p+".PreviousBalance", fmt.Sprintf(MsgNotEmpty, "Previous Balance"), nil, CodeNotEmpty)
+		k.add(p+".PreviousBalance", fmt.Sprintf(apierr.MsgNotEmpty, "Previous Balance"), nil, CodeNotEmpty)
 	} else {
 		out.ImpSaldoAnt, okAnt = k.money(p+".PreviousBalance", in.PreviousBalance, cur)
 	}
 	if in.PaymentAmount == "" {
-		k.add(p+".PaymentAmount", fmt.Sprintf(MsgNotEmpty, "Payment Amount"), nil, CodeNotEmpty)
+		k.add(p+".PaymentAmount", fmt.Sprintf(apierr.MsgNotEmpty, "Payment Amount"), nil, CodeNotEmpty)
 	} else {
 		out.ImpPagado, okPaid = k.money(p+".PaymentAmount", in.PaymentAmount, cur)
 	}

@@ -37,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/employment"
 	"github.com/timbra-mx/timbra/storage"
@@ -598,7 +599,7 @@ func (k *checker) payrollEmployer(in *api.InvoiceIssuerInput, is *issuer) *cfdi.
 	}
 	const prop = "Issuer.EmployerData"
 	if !sentJSON(in.EmployerData) {
-		k.add(prop, fmt.Sprintf(MsgNotEmpty, "Employer Data"), nil, CodeNotEmpty)
+		k.add(prop, fmt.Sprintf(apierr.MsgNotEmpty, "Employer Data"), nil, CodeNotEmpty)
 		return nil
 	}
 	var d employerDataInput
@@ -614,7 +615,7 @@ func (k *checker) payrollEmployer(in *api.InvoiceIssuerInput, is *issuer) *cfdi.
 	case curp != "" && !individual:
 		k.add(prop+".Curp", fmt.Sprintf(MsgCurpMoral, is.tin), d.Curp, CodeRule)
 	case curp == "" && individual:
-		k.add(prop+".Curp", fmt.Sprintf(MsgNotEmpty, "Curp"), nil, CodeNotEmpty)
+		k.add(prop+".Curp", fmt.Sprintf(apierr.MsgNotEmpty, "Curp"), nil, CodeNotEmpty)
 	case curp != "" && !curpPattern.MatchString(curp):
 		k.add(prop+".Curp", fmt.Sprintf(MsgCurp, d.Curp), d.Curp, CodeFormat)
 	default:
@@ -690,7 +691,7 @@ func (k *checker) payrollEmployee(in *api.InvoiceRecipientInput, rc *recipient, 
 	}
 	const prop = "Recipient.EmployeeData"
 	if !sentJSON(in.EmployeeData) {
-		k.add(prop, fmt.Sprintf(MsgNotEmpty, "Employee Data"), nil, CodeNotEmpty)
+		k.add(prop, fmt.Sprintf(apierr.MsgNotEmpty, "Employee Data"), nil, CodeNotEmpty)
 		return nil
 	}
 	var d employeeDataInput
@@ -739,7 +740,7 @@ func (k *checker) payrollEmployee(in *api.InvoiceRecipientInput, rc *recipient, 
 		k.required(prop+".Seniority", d.Seniority)
 		k.required(prop+".SatJobRiskId", d.SatJobRiskID)
 		if d.IntegratedDailySalary == "" {
-			k.add(prop+".IntegratedDailySalary", fmt.Sprintf(employment.MsgNotNull, "Integrated Daily Salary"), nil, CodeNotEmpty)
+			k.add(prop+".IntegratedDailySalary", fmt.Sprintf(apierr.MsgNotNull, "Integrated Daily Salary"), nil, CodeNotEmpty)
 		}
 	}
 	if r := strings.ToUpper(strings.TrimSpace(d.SubcontractorRfc)); r != "" && k.rfc(prop+".SubcontractorRfc", r) {
@@ -768,13 +769,13 @@ func salary(v string) string {
 func (k *checker) mxn(prop string, v api.Amount, required bool) (cfdi.Decimal, bool) {
 	if v == "" {
 		if required {
-			k.add(prop, fmt.Sprintf(MsgNotEmpty, words(prop)), nil, CodeNotEmpty)
+			k.add(prop, fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words(prop)), nil, CodeNotEmpty)
 		}
 		return cfdi.Zero, false
 	}
 	d, err := cfdi.ParseDecimal(strings.TrimSpace(string(v)))
 	if err != nil || d.Sign() < 0 || d.Round(2).Cmp(d) != 0 {
-		k.add(prop, fmt.Sprintf(MsgPayrollAmount, words(prop), string(v)), string(v), CodeFormat)
+		k.add(prop, fmt.Sprintf(MsgPayrollAmount, apierr.Words(prop), string(v)), string(v), CodeFormat)
 		return cfdi.Zero, false
 	}
 	return d, true
@@ -797,7 +798,7 @@ func (k *checker) integer(prop string, v api.Amount, min, max int) string {
 	d, err := cfdi.ParseDecimal(s)
 	n, _ := strconv.Atoi(d.String())
 	if v == "" || err != nil || d.Places() > 0 || n < min || n > max {
-		k.add(prop, fmt.Sprintf(MsgPayrollInteger, words(prop), min, max, s), attempted(s), CodeFormat)
+		k.add(prop, fmt.Sprintf(MsgPayrollInteger, apierr.Words(prop), min, max, s), attempted(s), CodeFormat)
 		return ""
 	}
 	return strconv.Itoa(n)

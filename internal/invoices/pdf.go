@@ -100,7 +100,7 @@ func ParsePDFOptions(in PDFRequest) (PDFOptions, error) {
 	var fs []failure
 	var opt PDFOptions
 	if strings.TrimSpace(in.InvoiceID) == "" {
-		fs = append(fs, failure{"InvoiceId", fmt.Sprintf(MsgNotEmpty, "Invoice Id"), in.InvoiceID, CodeNotEmpty})
+		fs = append(fs, failure{"InvoiceId", fmt.Sprintf(apierr.MsgNotEmpty, "Invoice Id"), in.InvoiceID, CodeNotEmpty})
 	}
 	color := func(prop, v, def string) [3]int {
 		if strings.TrimSpace(v) == "" {

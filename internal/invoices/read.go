@@ -58,7 +58,7 @@ func checkBound(prop, v string, fs *[]api.Failure) {
 	if _, err := time.Parse(cfdi.DateLayout, v); err == nil {
 		return
 	}
-	*fs = append(*fs, apierr.Field(prop, fmt.Sprintf(MsgFilterDate, v, prop), v, CodeFormat, placeholders(prop, v)))
+	*fs = append(*fs, apierr.Field(prop, fmt.Sprintf(MsgFilterDate, v, prop), v, CodeFormat, apierr.Placeholders(prop, v)))
 }
 
 // inRange tells whether a CFDI date (AAAA-MM-DDThh:mm:ss) is within the bounds; a bare date

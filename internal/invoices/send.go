@@ -74,8 +74,8 @@ type Sender struct {
 func (s *Sender) Send(ctx context.Context, c auth.Caller, in SendInput) (bool, error) {
 	id := strings.TrimSpace(in.InvoiceID)
 	if id == "" {
-		return false, apierr.Invalid(apierr.Field("InvoiceId", fmt.Sprintf(MsgNotEmpty, "Invoice Id"), attempted(in.InvoiceID),
-			CodeNotEmpty, placeholders("InvoiceId", attempted(in.InvoiceID))))
+		return false, apierr.Invalid(apierr.Field("InvoiceId", fmt.Sprintf(apierr.MsgNotEmpty, "Invoice Id"), attempted(in.InvoiceID),
+			CodeNotEmpty, apierr.Placeholders("InvoiceId", attempted(in.InvoiceID))))
 	}
 	var rec storage.Invoice
 	var personEmail string
@@ -101,11 +101,11 @@ func (s *Sender) Send(ctx context.Context, c auth.Caller, in SendInput) (bool, e
 	if to == "" {
 		to = recipientEmail(rec, personEmail)
 		if to == "" {
-			return false, apierr.Invalid(apierr.Field("ToEmail", MsgSendEmailMissing, nil, CodeNotEmpty, placeholders("ToEmail", nil)))
+			return false, apierr.Invalid(apierr.Field("ToEmail", MsgSendEmailMissing, nil, CodeNotEmpty, apierr.Placeholders("ToEmail", nil)))
 		}
 	}
 	if !mail.ValidAddress(to) {
-		return false, apierr.Invalid(apierr.Field("ToEmail", fmt.Sprintf(MsgSendEmailInvalid, to), to, CodeEmail, placeholders("ToEmail", to)))
+		return false, apierr.Invalid(apierr.Field("ToEmail", fmt.Sprintf(MsgSendEmailInvalid, to), to, CodeEmail, apierr.Placeholders("ToEmail", to)))
 	}
 	if s.Transport == nil || s.From == "" {
 		return false, &apierr.Error{Status: http.StatusServiceUnavailable, Details: MsgSendNoTransport}

@@ -34,28 +34,6 @@ const (
 // masked is the attemptedValue of an object or list that holds a secret (spec 1 §7.4).
 const masked = "[masked]"
 
-// words is a property name as the validator shows it: ItemCode → Item Code.
-func words(prop string) string {
-	if i := strings.LastIndexByte(prop, '.'); i >= 0 {
-		prop = prop[i+1:]
-	}
-	if i := strings.IndexByte(prop, '['); i >= 0 {
-		prop = prop[:i]
-	}
-	var b strings.Builder
-	for i, r := range prop {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func placeholders(prop string, value any) map[string]any {
-	return map[string]any{"PropertyName": words(prop), "PropertyPath": prop, "PropertyValue": value}
-}
-
 func attempted(s string) any {
 	if s == "" {
 		return nil
@@ -75,7 +53,7 @@ type checker struct {
 type callerRef struct{ tenantID string }
 
 func (k *checker) add(prop, msg string, value any, code string) {
-	k.fs = append(k.fs, apierr.Field(prop, msg, value, code, placeholders(prop, value)))
+	k.fs = append(k.fs, apierr.Field(prop, msg, value, code, apierr.Placeholders(prop, value)))
 }
 
 func (k *checker) fail(err error) {
@@ -87,7 +65,7 @@ func (k *checker) fail(err error) {
 // required reports an empty required text; it tells whether the value is there.
 func (k *checker) required(prop, v string) bool {
 	if strings.TrimSpace(v) == "" {
-		k.add(prop, fmt.Sprintf(MsgNotEmpty, words(prop)), attempted(v), CodeNotEmpty)
+		k.add(prop, fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words(prop)), attempted(v), CodeNotEmpty)
 		return false
 	}
 	return true
@@ -144,7 +122,7 @@ func (k *checker) zip(prop, v string) bool {
 
 func (k *checker) maxLen(prop, v string, max int) {
 	if n := utf8.RuneCountInString(v); n > max {
-		k.add(prop, fmt.Sprintf(MsgTooLong, words(prop), max, n), v, CodeFormat)
+		k.add(prop, fmt.Sprintf(MsgTooLong, apierr.Words(prop), max, n), v, CodeFormat)
 	}
 }
 
@@ -152,7 +130,7 @@ func (k *checker) maxLen(prop, v string, max int) {
 func (k *checker) amount(prop string, v api.Amount) (cfdi.Decimal, bool) {
 	d, err := cfdi.ParseDecimal(strings.TrimSpace(string(v)))
 	if err != nil {
-		k.add(prop, fmt.Sprintf(MsgAmount, words(prop), string(v)), string(v), CodeFormat)
+		k.add(prop, fmt.Sprintf(MsgAmount, apierr.Words(prop), string(v)), string(v), CodeFormat)
 		return d, false
 	}
 	return d, true
@@ -333,7 +311,7 @@ func ParseDate(s string) (time.Time, bool) {
 func (k *checker) issuerOf(in *api.InvoiceIssuerInput) issuer {
 	var out issuer
 	if in == nil {
-		k.add("Issuer", fmt.Sprintf(MsgNotEmpty, "Issuer"), nil, CodeNotEmpty)
+		k.add("Issuer", fmt.Sprintf(apierr.MsgNotEmpty, "Issuer"), nil, CodeNotEmpty)
 		return out
 	}
 	if id := strings.TrimSpace(in.ID); id != "" {
@@ -415,7 +393,7 @@ func (k *checker) credentials(creds []api.InvoiceTaxCredential, out *issuer) {
 		b := creds[i].Base64File
 		m := apierr.Masked(b)
 		if b == nil || strings.TrimSpace(*b) == "" {
-			k.add(p, fmt.Sprintf(MsgNotEmpty, "Base64 File"), m, CodeNotEmpty)
+			k.add(p, fmt.Sprintf(apierr.MsgNotEmpty, "Base64 File"), m, CodeNotEmpty)
 			return nil
 		}
 		der, err := taxfiles.DecodeBase64(*b)
@@ -500,7 +478,7 @@ func (k *checker) person(prop, id string) (storage.Person, bool) {
 func (k *checker) recipientOf(in *api.InvoiceRecipientInput) recipient {
 	var out recipient
 	if in == nil {
-		k.add("Recipient", fmt.Sprintf(MsgNotEmpty, "Recipient"), nil, CodeNotEmpty)
+		k.add("Recipient", fmt.Sprintf(apierr.MsgNotEmpty, "Recipient"), nil, CodeNotEmpty)
 		return out
 	}
 	if id := strings.TrimSpace(in.ID); id != "" {
@@ -600,7 +578,7 @@ func (k *checker) lines(items []api.InvoiceItemInput, typ string, cd int) []line
 
 		okNumbers := true
 		if in.Quantity == "" {
-			k.add(p+".Quantity", fmt.Sprintf(MsgNotEmpty, "Quantity"), nil, CodeNotEmpty)
+			k.add(p+".Quantity", fmt.Sprintf(apierr.MsgNotEmpty, "Quantity"), nil, CodeNotEmpty)
 			okNumbers = false
 		} else if q, ok := k.amount(p+".Quantity", in.Quantity); !ok {
 			okNumbers = false
@@ -611,7 +589,7 @@ func (k *checker) lines(items []api.InvoiceItemInput, typ string, cd int) []line
 			l.item.Cantidad = q
 		}
 		if l.productID == nil && in.UnitPrice == "" {
-			k.add(p+".UnitPrice", fmt.Sprintf(MsgNotEmpty, "Unit Price"), nil, CodeNotEmpty)
+			k.add(p+".UnitPrice", fmt.Sprintf(apierr.MsgNotEmpty, "Unit Price"), nil, CodeNotEmpty)
 			okNumbers = false
 		} else if v, ok := k.amount(p+".UnitPrice", api.Amount(price)); !ok {
 			okNumbers = false

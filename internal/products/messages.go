@@ -5,10 +5,8 @@ package products
 // catálogo c_RegimenFiscal del SAT.`), required fields with the validator texts the people and
 // employment areas use, each naming the CFDI 4.0 attribute the field becomes where it helps.
 const (
-	// MsgNotEmpty and MsgNotNull are the required-field texts (NotEmptyValidator for texts,
+	// apierr.MsgNotEmpty and apierr.MsgNotNull are the required-field texts (NotEmptyValidator for texts,
 	// NotNullValidator for numbers), with the property's name in words ('Unit Price').
-	MsgNotEmpty = "'%s' no debería estar vacío."
-	MsgNotNull  = "'%s' no debe estar vacío."
 	// MsgIDsMismatch: the body's id is not the product of the path (the text of API keys,
 	// webhooks and people for the same case).
 	MsgIDsMismatch = "IDs mismatches"

@@ -54,30 +54,6 @@ func (s *Service) lookups(ctx context.Context, in api.ProductInput) map[lookupKe
 
 var errNoCatalogs = fmt.Errorf("products: no catalog service")
 
-// words is a property name as the validator shows it: UnitPrice → Unit Price.
-func words(prop string) string {
-	var b strings.Builder
-	for i, r := range prop {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// leaf is the last segment of a property path: ProductTaxes[0].TaxId → TaxId.
-func leaf(prop string) string {
-	if i := strings.LastIndexByte(prop, '.'); i >= 0 {
-		return prop[i+1:]
-	}
-	return prop
-}
-
-func placeholders(prop string, value any) map[string]any {
-	return map[string]any{"PropertyName": words(leaf(prop)), "PropertyPath": prop, "PropertyValue": value}
-}
-
 // checker gathers the failures of one body.
 type checker struct {
 	checks map[lookupKey]catalogCheck
@@ -88,11 +64,11 @@ type checker struct {
 func (k *checker) add(f api.Failure) { k.fs = append(k.fs, f) }
 
 func (k *checker) notEmpty(prop string, attempted any) {
-	k.add(apierr.Field(prop, fmt.Sprintf(MsgNotEmpty, words(leaf(prop))), attempted, "NotEmptyValidator", placeholders(prop, attempted)))
+	k.add(apierr.Field(prop, fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words(prop)), attempted, "NotEmptyValidator", apierr.Placeholders(prop, attempted)))
 }
 
 func (k *checker) notNull(prop string) {
-	k.add(apierr.Field(prop, fmt.Sprintf(MsgNotNull, words(leaf(prop))), nil, "NotNullValidator", placeholders(prop, nil)))
+	k.add(apierr.Field(prop, fmt.Sprintf(apierr.MsgNotNull, apierr.Words(prop)), nil, "NotNullValidator", apierr.Placeholders(prop, nil)))
 }
 
 // catalog checks an id against the lookups made; it tells whether the id may be kept.
@@ -108,7 +84,7 @@ func (k *checker) catalog(prop, catalog, msg, id string) bool {
 		return false
 	}
 	if !ch.found {
-		k.add(apierr.Field(prop, fmt.Sprintf(msg, id), id, "", placeholders(prop, id)))
+		k.add(apierr.Field(prop, fmt.Sprintf(msg, id), id, "", apierr.Placeholders(prop, id)))
 		return false
 	}
 	return true
@@ -118,12 +94,12 @@ func (k *checker) catalog(prop, catalog, msg, id string) bool {
 func (k *checker) amount(prop string, v api.Decimal, max *big.Rat, negative, decimals, large string) *big.Rat {
 	r, check := readAmount(string(v), max)
 	var msg, code string
-	p := placeholders(prop, v)
+	p := apierr.Placeholders(prop, v)
 	switch check {
 	case amountOK:
 		return r
 	case amountNotNumber: // the decoder lets only numbers through; say so rather than store garbage
-		msg = fmt.Sprintf("'%s' no es un número.", words(leaf(prop)))
+		msg = fmt.Sprintf("'%s' no es un número.", apierr.Words(prop))
 	case amountNegative:
 		msg, code = negative, "GreaterThanOrEqualValidator"
 		p["ComparisonValue"], p["ComparisonProperty"] = 0, ""
@@ -151,11 +127,11 @@ func apply(p *storage.Product, in api.ProductInput, create bool, checks map[look
 		case v == "":
 			k.notEmpty("Description", optional(in.Description))
 		case n > MaxDescription:
-			ph := placeholders("Description", v)
+			ph := apierr.Placeholders("Description", v)
 			ph["MinLength"], ph["MaxLength"], ph["TotalLength"] = 1, MaxDescription, n
 			k.add(apierr.Field("Description", fmt.Sprintf(MsgDescriptionLength, n), v, "LengthValidator", ph))
 		case strings.ContainsRune(v, '|'):
-			k.add(apierr.Field("Description", MsgDescriptionPipe, v, "", placeholders("Description", v)))
+			k.add(apierr.Field("Description", MsgDescriptionPipe, v, "", apierr.Placeholders("Description", v)))
 		default:
 			p.Description = v
 		}
@@ -273,13 +249,13 @@ func (k *checker) taxes(in []api.ProductTaxInput) ([]storage.ProductTax, bool) {
 			case "TaxFlagId":
 				attempted = line.TaxFlagID
 			}
-			k.add(apierr.Field(prop(failed), msg, attempted, "", placeholders(prop(failed), attempted)))
+			k.add(apierr.Field(prop(failed), msg, attempted, "", apierr.Placeholders(prop(failed), attempted)))
 			continue
 		}
 		line.Rate = text
 		key := [2]string{line.TaxID, line.TaxFlagID}
 		if j, dup := seen[key]; dup {
-			k.add(apierr.Field(prop("TaxId"), fmt.Sprintf(MsgTaxRepeated, line.TaxID, natureName(line.TaxFlagID), j), line.TaxID, "", placeholders(prop("TaxId"), line.TaxID)))
+			k.add(apierr.Field(prop("TaxId"), fmt.Sprintf(MsgTaxRepeated, line.TaxID, natureName(line.TaxFlagID), j), line.TaxID, "", apierr.Placeholders(prop("TaxId"), line.TaxID)))
 			continue
 		}
 		seen[key] = i

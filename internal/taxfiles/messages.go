@@ -14,10 +14,8 @@ const (
 
 // Texts of timbra's where the spec shows none.
 const (
-	// MsgNotEmpty and MsgNotNull are the required-field texts of the validator the reference
+	// apierr.MsgNotEmpty and apierr.MsgNotNull are the required-field texts of the validator the reference
 	// service uses, with the property's name in words.
-	MsgNotEmpty = "'%s' no debería estar vacío."
-	MsgNotNull  = "'%s' no debe estar vacío."
 	// MsgPersonNotValid: the personId of an upload is not a person of the tenant (the text of
 	// the API keys' personId).
 	MsgPersonNotValid = "La persona especificada no es válida o no pertenece a tu organización."

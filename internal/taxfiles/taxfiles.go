@@ -10,7 +10,7 @@
 //     (CertificateCsd, PrivateKeyCsd, CertificateFiel, PrivateKeyFiel, and Pfx for 4), ignoring
 //     case, or a string holding the integer. Anything else (another name, 1.5, true) is the
 //     spec's range failure naming the value as sent; an absent or null fileType is a required
-//     failure (MsgNotNull).
+//     failure (apierr.MsgNotNull).
 //   - Order: a missing personId is a 400 with the other failures; otherwise the permission
 //     check comes first (403), then every 400 of the body in one answer. A personId that is not
 //     a person of the tenant fails on PersonId (MsgPersonNotValid).
@@ -148,27 +148,11 @@ func ToAPI(f storage.TaxFile) api.TaxFile {
 	return out
 }
 
-// words is a property name as the validator shows it: FileType → File Type.
-func words(prop string) string {
-	var b strings.Builder
-	for i, r := range prop {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func placeholders(prop string, value any) map[string]any {
-	return map[string]any{"PropertyName": words(prop), "PropertyPath": prop, "PropertyValue": value}
-}
-
 // ParseFileType reads fileType as sent: the value, or the failure on FileType.
 func ParseFileType(raw json.RawMessage) (int, *api.Failure) {
 	text := strings.TrimSpace(string(raw))
 	if text == "" || text == "null" {
-		f := apierr.Field("FileType", fmt.Sprintf(MsgNotNull, words("FileType")), nil, CodeNotNull, placeholders("FileType", nil))
+		f := apierr.Field("FileType", fmt.Sprintf(apierr.MsgNotNull, apierr.Words("FileType")), nil, CodeNotNull, apierr.Placeholders("FileType", nil))
 		return 0, &f
 	}
 	var attempted any = text
@@ -196,14 +180,14 @@ func ParseFileType(raw json.RawMessage) (int, *api.Failure) {
 		}
 	}
 	if ok && value == api.TaxFilePfx {
-		f := apierr.Field("FileType", MsgPfx, attempted, CodePfx, placeholders("FileType", attempted))
+		f := apierr.Field("FileType", MsgPfx, attempted, CodePfx, apierr.Placeholders("FileType", attempted))
 		return 0, &f
 	}
 	if !ok || value < 0 || value > api.TaxFilePfx {
 		if ok {
 			shown = strconv.FormatInt(value, 10)
 		}
-		f := apierr.Field("FileType", fmt.Sprintf(MsgFileTypeRange, shown), attempted, CodeFileTypeRange, placeholders("FileType", attempted))
+		f := apierr.Field("FileType", fmt.Sprintf(MsgFileTypeRange, shown), attempted, CodeFileTypeRange, apierr.Placeholders("FileType", attempted))
 		return 0, &f
 	}
 	return int(value), nil
@@ -238,13 +222,13 @@ func (s *Service) checkUpload(in Upload, person *storage.Person, personID string
 
 	var rfc string
 	if personID == "" {
-		add(apierr.Field("PersonId", fmt.Sprintf(MsgNotEmpty, words("PersonId")), optional(in.PersonID), CodeNotEmpty, placeholders("PersonId", optional(in.PersonID))))
+		add(apierr.Field("PersonId", fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words("PersonId")), optional(in.PersonID), CodeNotEmpty, apierr.Placeholders("PersonId", optional(in.PersonID))))
 	} else if person == nil {
-		add(apierr.Field("PersonId", MsgPersonNotValid, personID, CodePersonNotValid, placeholders("PersonId", personID)))
+		add(apierr.Field("PersonId", MsgPersonNotValid, personID, CodePersonNotValid, apierr.Placeholders("PersonId", personID)))
 	} else if rfc = strings.TrimSpace(deref(person.Tin)); rfc == "" {
-		add(apierr.Field("Tin", fmt.Sprintf(MsgPersonWithoutTin, personID), optional(in.Tin), CodePersonWithoutTin, placeholders("Tin", optional(in.Tin))))
+		add(apierr.Field("Tin", fmt.Sprintf(MsgPersonWithoutTin, personID), optional(in.Tin), CodePersonWithoutTin, apierr.Placeholders("Tin", optional(in.Tin))))
 	} else if tin := strings.TrimSpace(deref(in.Tin)); tin != "" && !strings.EqualFold(tin, rfc) {
-		add(apierr.Field("Tin", fmt.Sprintf(MsgTinMismatch, tin, rfc), *in.Tin, CodeTinMismatch, placeholders("Tin", *in.Tin)))
+		add(apierr.Field("Tin", fmt.Sprintf(MsgTinMismatch, tin, rfc), *in.Tin, CodeTinMismatch, apierr.Placeholders("Tin", *in.Tin)))
 	}
 
 	fileType, ftFailure := ParseFileType(in.FileType)
@@ -253,11 +237,11 @@ func (s *Service) checkUpload(in Upload, person *storage.Person, personID string
 	}
 	masked := apierr.Masked(in.Base64File)
 	if in.Base64File == nil || strings.TrimSpace(*in.Base64File) == "" {
-		add(apierr.Field("Base64File", fmt.Sprintf(MsgNotEmpty, words("Base64File")), masked, CodeNotEmpty, placeholders("Base64File", masked)))
+		add(apierr.Field("Base64File", fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words("Base64File")), masked, CodeNotEmpty, apierr.Placeholders("Base64File", masked)))
 	} else if der, err := DecodeBase64(*in.Base64File); err != nil {
 		var pos base64.CorruptInputError
 		errors.As(err, &pos)
-		add(apierr.Field("Base64File", fmt.Sprintf(MsgNotBase64, int64(pos)), masked, CodeNotBase64, placeholders("Base64File", masked)))
+		add(apierr.Field("Base64File", fmt.Sprintf(MsgNotBase64, int64(pos)), masked, CodeNotBase64, apierr.Placeholders("Base64File", masked)))
 	} else {
 		out.der = der
 	}
@@ -269,19 +253,19 @@ func (s *Service) checkUpload(in Upload, person *storage.Person, personID string
 		cert, err := csd.ParseCertificate(out.der)
 		switch {
 		case err != nil:
-			add(apierr.Field("Base64File", MsgNotCertificate, masked, CodeNotCertificate, placeholders("Base64File", masked)))
+			add(apierr.Field("Base64File", MsgNotCertificate, masked, CodeNotCertificate, apierr.Placeholders("Base64File", masked)))
 		case cert.Kind == csd.KindUnknown:
-			add(apierr.Field("Base64File", MsgCertificateNotSAT, masked, CodeCertificateNotSAT, placeholders("Base64File", masked)))
+			add(apierr.Field("Base64File", MsgCertificateNotSAT, masked, CodeCertificateNotSAT, apierr.Placeholders("Base64File", masked)))
 		case cert.Kind == csd.KindFIEL && fileType == api.TaxFileCertificateCSD:
-			add(apierr.Field("FileType", MsgCertificateIsFIEL, fileType, CodeCertificateKind, placeholders("FileType", fileType)))
+			add(apierr.Field("FileType", MsgCertificateIsFIEL, fileType, CodeCertificateKind, apierr.Placeholders("FileType", fileType)))
 		case cert.Kind == csd.KindCSD && fileType == api.TaxFileCertificateFIEL:
-			add(apierr.Field("FileType", MsgCertificateIsCSD, fileType, CodeCertificateKind, placeholders("FileType", fileType)))
+			add(apierr.Field("FileType", MsgCertificateIsCSD, fileType, CodeCertificateKind, apierr.Placeholders("FileType", fileType)))
 		default:
 			if now.After(cert.ValidTo) {
-				add(apierr.Field("Base64File", fmt.Sprintf(MsgCertificateExpired, api.FormatAudit(cert.ValidTo)), masked, CodeCertificateExpired, placeholders("Base64File", masked)))
+				add(apierr.Field("Base64File", fmt.Sprintf(MsgCertificateExpired, api.FormatAudit(cert.ValidTo)), masked, CodeCertificateExpired, apierr.Placeholders("Base64File", masked)))
 			}
 			if rfc != "" && !strings.EqualFold(cert.RFC, rfc) {
-				add(apierr.Field("Base64File", fmt.Sprintf(MsgCertificateRFC, cert.RFC, strings.ToUpper(rfc)), masked, CodeCertificateRFC, placeholders("Base64File", masked)))
+				add(apierr.Field("Base64File", fmt.Sprintf(MsgCertificateRFC, cert.RFC, strings.ToUpper(rfc)), masked, CodeCertificateRFC, apierr.Placeholders("Base64File", masked)))
 			}
 			out.cert, out.publicKeyID = cert, cert.PublicKeyID()
 		}
@@ -298,7 +282,7 @@ func (s *Service) checkUpload(in Upload, person *storage.Person, personID string
 	if errors.Is(err, csd.ErrNotEncrypted) {
 		code = CodeKeyNotEncrypted
 	}
-	add(apierr.Field("Password", MsgWrongPassword, nil, code, placeholders("Password", nil)))
+	add(apierr.Field("Password", MsgWrongPassword, nil, code, apierr.Placeholders("Password", nil)))
 	return out, fs
 }
 
@@ -359,7 +343,7 @@ func (s *Service) Upload(ctx context.Context, c auth.Caller, in Upload) (api.Tax
 // saved.
 func save(tx storage.Tx, tenantID string, f storage.TaxFile) (storage.TaxFile, error) {
 	if _, err := tx.People(tenantID).Get(f.PersonID); errors.Is(err, storage.ErrNotFound) {
-		return f, apierr.Invalid(apierr.Field("PersonId", MsgPersonNotValid, f.PersonID, CodePersonNotValid, placeholders("PersonId", f.PersonID)))
+		return f, apierr.Invalid(apierr.Field("PersonId", MsgPersonNotValid, f.PersonID, CodePersonNotValid, apierr.Placeholders("PersonId", f.PersonID)))
 	} else if err != nil {
 		return f, err
 	}

@@ -1,0 +1,35 @@
+package apierr
+
+import "strings"
+
+// The validator's conventions (spec 1 §7.4), the same in every area: its texts for an empty and
+// a missing value, how it names a property in them, and the placeholders of a failure.
+const (
+	MsgNotEmpty = "'%s' no debería estar vacío."
+	MsgNotNull  = "'%s' no debe estar vacío."
+)
+
+// Words is how the validator names a property in its texts: the last part of its path, without
+// an index, split before each capital letter (Items[0].ItemCode → Item Code).
+func Words(prop string) string {
+	if i := strings.LastIndexByte(prop, '.'); i >= 0 {
+		prop = prop[i+1:]
+	}
+	if i := strings.IndexByte(prop, '['); i >= 0 {
+		prop = prop[:i]
+	}
+	var b strings.Builder
+	for i, r := range prop {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Placeholders are a failure's formatting placeholders: the property's name in words, its path
+// and the value it was given.
+func Placeholders(prop string, value any) map[string]any {
+	return map[string]any{"PropertyName": Words(prop), "PropertyPath": prop, "PropertyValue": value}
+}
