@@ -1,9 +1,7 @@
 package commands
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -378,13 +376,8 @@ func apiKeysRevokeRun(ctx context.Context, o *apiKeysRevokeOptions) error {
 		if d := deref(k.Description); d != "" {
 			what += ", " + d
 		}
-		fmt.Fprintf(ios.Err, "Revoke API key %s (%s) of person %s? It stops working at once. [y/N]: ", k.ID, what, k.PersonID)
-		answer, err := readLine(ctx, bufio.NewReader(ios.In))
-		if err != nil {
+		if err := confirm(ctx, ios, fmt.Sprintf("Revoke API key %s (%s) of person %s? It stops working at once.", k.ID, what, k.PersonID), "not revoked"); err != nil {
 			return err
-		}
-		if a := strings.ToLower(answer); a != "y" && a != "yes" {
-			return errors.New("not revoked")
 		}
 	}
 	if err := client.DeleteAPIKey(ctx, o.ID); err != nil {

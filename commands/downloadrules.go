@@ -1,11 +1,8 @@
 package commands
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
@@ -247,13 +244,8 @@ func downloadRulesDeleteRun(ctx context.Context, f *Factory, id string, yes bool
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(f.IO.Err, "Delete download rule %s (%s)? [y/N]: ", r.ID, r.Description)
-		answer, err := readLine(ctx, bufio.NewReader(f.IO.In))
-		if err != nil {
+		if err := confirm(ctx, f.IO, fmt.Sprintf("Delete download rule %s (%s)?", r.ID, r.Description), "not deleted"); err != nil {
 			return err
-		}
-		if a := strings.ToLower(answer); a != "y" && a != "yes" {
-			return errors.New("not deleted")
 		}
 	}
 	if err := client.DeleteDownloadRule(ctx, id); err != nil {

@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -243,13 +241,8 @@ func invoicesCancelRun(ctx context.Context, f *Factory, o *invoicesCancelOptions
 		if what == "" {
 			what = in.InvoiceUUID
 		}
-		fmt.Fprintf(f.IO.Err, "Cancel invoice %s with reason %s? This cannot be undone. [y/N]: ", what, in.CancellationReasonCode)
-		answer, err := readLine(ctx, bufio.NewReader(f.IO.In))
-		if err != nil {
+		if err := confirm(ctx, f.IO, fmt.Sprintf("Cancel invoice %s with reason %s? This cannot be undone.", what, in.CancellationReasonCode), "not cancelled"); err != nil {
 			return err
-		}
-		if a := strings.ToLower(answer); a != "y" && a != "yes" {
-			return errors.New("not cancelled")
 		}
 	}
 	ack, err := client.CancelInvoice(ctx, in)

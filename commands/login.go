@@ -181,6 +181,21 @@ func readLine(ctx context.Context, r *bufio.Reader) (string, error) {
 	})
 }
 
+// confirm asks question on the terminal and reads the answer: y or yes goes on, anything else
+// is the error refusal ("not deleted"). Off a terminal, commands ask for --yes instead (each
+// checks before calling).
+func confirm(ctx context.Context, ios *IOStreams, question, refusal string) error {
+	fmt.Fprintf(ios.Err, "%s [y/N]: ", question)
+	answer, err := readLine(ctx, bufio.NewReader(ios.In))
+	if err != nil {
+		return err
+	}
+	if a := strings.ToLower(answer); a != "y" && a != "yes" {
+		return errors.New(refusal)
+	}
+	return nil
+}
+
 // readSecret reads a line without echo when in is a terminal, or a plain line otherwise. The
 // terminal's state is restored when ctx ends first.
 func readSecret(ctx context.Context, in io.Reader, buffered *bufio.Reader) (string, error) {

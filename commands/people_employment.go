@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -120,19 +119,6 @@ func readBodyFile(c *cli.Context, path string, stdin io.Reader, in any) error {
 func isNotFound(err error) bool {
 	var e *api.Error
 	return errors.As(err, &e) && e.Status == http.StatusNotFound
-}
-
-// confirmDelete asks on the terminal; off a terminal --yes is required (checked by the caller).
-func confirmDelete(ctx context.Context, ios *IOStreams, question string) error {
-	fmt.Fprintf(ios.Err, "%s [y/N]: ", question)
-	answer, err := readLine(ctx, bufio.NewReader(ios.In))
-	if err != nil {
-		return err
-	}
-	if a := strings.ToLower(answer); a != "y" && a != "yes" {
-		return errors.New("not deleted")
-	}
-	return nil
 }
 
 func amountText(d *api.Decimal) string {
@@ -441,7 +427,7 @@ func newEmploymentDeleteCmd(f *Factory, kind string) *cli.Command {
 			}
 			id := c.Args().First()
 			if !yes {
-				if err := confirmDelete(c.Context, f.IO, "Delete the "+kind+" data of person "+id+"?"); err != nil {
+				if err := confirm(c.Context, f.IO, "Delete the "+kind+" data of person "+id+"?", "not deleted"); err != nil {
 					return err
 				}
 			}

@@ -333,13 +333,8 @@ func peopleDeleteRun(ctx context.Context, o *peopleDeleteOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(ios.Err, "Delete %s (%s, %s)? Its API keys stop working at once. [y/N]: ", p.ID, p.LegalName, p.Email)
-		answer, err := readLine(ctx, bufio.NewReader(ios.In))
-		if err != nil {
+		if err := confirm(ctx, ios, fmt.Sprintf("Delete %s (%s, %s)? Its API keys stop working at once.", p.ID, p.LegalName, p.Email), "not deleted"); err != nil {
 			return err
-		}
-		if a := strings.ToLower(answer); a != "y" && a != "yes" {
-			return errors.New("not deleted")
 		}
 	}
 	if err := client.DeletePerson(ctx, o.ID); err != nil {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -367,13 +366,8 @@ func productsDeleteRun(ctx context.Context, f *Factory, id string, yes bool) err
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(ios.Err, "Delete product %s (%s)? [y/N]: ", p.ID, p.Description)
-		answer, err := readLine(ctx, bufio.NewReader(ios.In))
-		if err != nil {
+		if err := confirm(ctx, ios, fmt.Sprintf("Delete product %s (%s)?", p.ID, p.Description), "not deleted"); err != nil {
 			return err
-		}
-		if a := strings.ToLower(answer); a != "y" && a != "yes" {
-			return errors.New("not deleted")
 		}
 	}
 	if err := client.DeleteProduct(ctx, id); err != nil {

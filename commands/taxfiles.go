@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -367,13 +366,8 @@ func taxFilesDeleteRun(ctx context.Context, o *taxFilesDeleteOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(ios.Err, "Delete the %s %s of %s (%s)? [y/N]: ", taxFileTypeText(x.FileType), x.ID, x.Tin, x.PersonID)
-		answer, err := readLine(ctx, bufio.NewReader(ios.In))
-		if err != nil {
+		if err := confirm(ctx, ios, fmt.Sprintf("Delete the %s %s of %s (%s)?", taxFileTypeText(x.FileType), x.ID, x.Tin, x.PersonID), "not deleted"); err != nil {
 			return err
-		}
-		if a := strings.ToLower(answer); a != "y" && a != "yes" {
-			return errors.New("not deleted")
 		}
 	}
 	if err := client.DeleteTaxFile(ctx, o.ID); err != nil {

@@ -304,7 +304,7 @@ func newTicketsCancelCmd(f *Factory) *cli.Command {
 				return usageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
 			}
 			if !yes {
-				if err := confirmDelete(c.Context, f.IO, "Cancel ticket "+c.Args().First()+"?"); err != nil {
+				if err := confirm(c.Context, f.IO, "Cancel ticket "+c.Args().First()+"?", "not cancelled"); err != nil {
 					return errors.New("not cancelled")
 				}
 			}

@@ -1,10 +1,8 @@
 package commands
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -554,13 +552,8 @@ func webhooksDeleteRun(ctx context.Context, o *webhooksDeleteOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(ios.Err, "Delete webhook %s (%s)? Deliveries to it stop; its delivery log stays. [y/N]: ", w.ID, webhookTarget(w))
-		answer, err := readLine(ctx, bufio.NewReader(ios.In))
-		if err != nil {
+		if err := confirm(ctx, ios, fmt.Sprintf("Delete webhook %s (%s)? Deliveries to it stop; its delivery log stays.", w.ID, webhookTarget(w)), "not deleted"); err != nil {
 			return err
-		}
-		if a := strings.ToLower(answer); a != "y" && a != "yes" {
-			return errors.New("not deleted")
 		}
 	}
 	if err := client.DeleteWebhook(ctx, o.ID); err != nil {
