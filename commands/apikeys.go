@@ -100,15 +100,12 @@ func newAPIKeysListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra api-keys list\n" +
 			"  timbra api-keys list --page 2 --page-size 5 -o json",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
-			&cli.IntFlag{Name: "page-size", Usage: "`N` keys per page (1 to 10)", DefaultText: "the server's", Destination: &o.PageSize},
-		},
+		Flags: pagingFlags(&o.pagingOptions, "keys", 10, ""),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c); err != nil {
+			if err := o.check(c, 0); err != nil {
 				return err
 			}
 			return apiKeysListRun(c.Context, o)

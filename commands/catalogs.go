@@ -84,7 +84,7 @@ func catalogRows(items []api.CatalogRecord) [][]string {
 }
 
 func newCatalogsSearchCmd(f *Factory) *cli.Command {
-	var page, size int
+	var pg pagingOptions
 	return &cli.Command{
 		Name:      "search",
 		Usage:     "Find the records of a catalog by key or by words of the description",
@@ -95,25 +95,19 @@ func newCatalogsSearchCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra catalogs search SatProductCodes leche\n" +
 			"  timbra catalogs search SatUnitMeasurements pieza --page-size 5 -o json",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &page},
-			&cli.IntFlag{Name: "page-size", Usage: "`N` records per page, 1 to 100", DefaultText: "50", Destination: &size},
-		},
+		Flags: pagingFlags(&pg, "records", 100, "50"),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c, "catalog NAME", "search TERM"); err != nil {
 				return err
 			}
-			if page < 1 {
-				return usageErrorf(c, "invalid value %d for --page: pages start at 1", page)
-			}
-			if c.IsSet("page-size") && (size < 1 || size > 100) {
-				return usageErrorf(c, "invalid value %d for --page-size: give 1 to 100", size)
+			if err := pg.check(c, 100); err != nil {
+				return err
 			}
 			client, err := f.Client()
 			if err != nil {
 				return err
 			}
-			res, err := client.SearchCatalog(c.Context, c.Args().Get(0), c.Args().Get(1), page, size)
+			res, err := client.SearchCatalog(c.Context, c.Args().Get(0), c.Args().Get(1), pg.Page, pg.PageSize)
 			if err != nil {
 				return err
 			}

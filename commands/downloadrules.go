@@ -28,7 +28,7 @@ func newDownloadRulesCmd(f *Factory) *cli.Command {
 }
 
 func newDownloadRulesListCmd(f *Factory) *cli.Command {
-	var page, size int
+	var pg pagingOptions
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the download rules of your tenant, one page at a time",
@@ -38,25 +38,19 @@ func newDownloadRulesListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra download-rules list\n" +
 			"  timbra download-rules list --page 2 --page-size 50 -o json",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &page},
-			&cli.IntFlag{Name: "page-size", Usage: "`N` rules per page (1 to 50)", DefaultText: "the server's", Destination: &size},
-		},
+		Flags: pagingFlags(&pg, "rules", 50, ""),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if page < 1 {
-				return usageErrorf(c, "invalid value %d for --page: pages start at 1", page)
-			}
-			if size < 0 || (c.IsSet("page-size") && size == 0) {
-				return usageErrorf(c, "invalid value %d for --page-size: give a positive number", size)
+			if err := pg.check(c, 0); err != nil {
+				return err
 			}
 			client, err := f.Client()
 			if err != nil {
 				return err
 			}
-			out, err := client.ListDownloadRules(c.Context, page, size)
+			out, err := client.ListDownloadRules(c.Context, pg.Page, pg.PageSize)
 			if err != nil {
 				return err
 			}

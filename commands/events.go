@@ -62,12 +62,12 @@ func newEventsListCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "related", Usage: "only events about the object `ID` (data.relatedObject.id)", Destination: &o.Related},
 			&cli.StringFlag{Name: "from", Usage: "only events at or after `TIME`", Destination: &o.From},
 			&cli.StringFlag{Name: "to", Usage: "only events at or before `TIME`", DefaultText: "now", Destination: &o.To},
-		}, pagingFlags(&o.pagingOptions, "events")...),
+		}, pagingFlags(&o.pagingOptions, "events", 50, "")...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c); err != nil {
+			if err := o.check(c, 0); err != nil {
 				return err
 			}
 			q := api.EventQuery{Type: strings.TrimSpace(o.Type), RelatedObjectID: strings.TrimSpace(o.Related), Page: o.Page, PageSize: o.PageSize}

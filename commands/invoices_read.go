@@ -36,7 +36,7 @@ func newInvoicesListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra invoices list --from 2026-11-01 --to 2026-11-30\n" +
 			"  timbra invoices list --recipient XAXX010101000 --status Cancelado -o json",
-		Flags: append(pagingFlags(&o.pagingOptions, "invoices"),
+		Flags: append(pagingFlags(&o.pagingOptions, "invoices", 50, ""),
 			&cli.StringFlag{Name: "from", Usage: "invoices dated on or after `DATE`", Destination: &o.from},
 			&cli.StringFlag{Name: "to", Usage: "invoices dated on or before `DATE`", Destination: &o.to},
 			&cli.StringFlag{Name: "issuer", Usage: "issuer `RFC`", Destination: &o.issuer},
@@ -49,7 +49,7 @@ func newInvoicesListCmd(f *Factory) *cli.Command {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c); err != nil {
+			if err := o.check(c, 0); err != nil {
 				return err
 			}
 			q := url.Values{}

@@ -25,9 +25,8 @@ func newPeopleCmd(f *Factory) *cli.Command {
 }
 
 type peopleListOptions struct {
-	f        *Factory
-	Page     int
-	PageSize int
+	f *Factory
+	pagingOptions
 }
 
 func newPeopleListCmd(f *Factory) *cli.Command {
@@ -41,19 +40,13 @@ func newPeopleListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra people list\n" +
 			"  timbra people list --page 2 --page-size 50 -o json",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
-			&cli.IntFlag{Name: "page-size", Usage: "`N` people per page", DefaultText: "the server's", Destination: &o.PageSize},
-		},
+		Flags: pagingFlags(&o.pagingOptions, "people", 0, ""),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if o.Page < 1 {
-				return usageErrorf(c, "invalid value %d for --page: pages start at 1", o.Page)
-			}
-			if o.PageSize < 0 || (c.IsSet("page-size") && o.PageSize == 0) {
-				return usageErrorf(c, "invalid value %d for --page-size: give a positive number", o.PageSize)
+			if err := o.check(c, 0); err != nil {
+				return err
 			}
 			return peopleListRun(c.Context, o)
 		},

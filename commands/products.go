@@ -30,9 +30,8 @@ func newProductsCmd(f *Factory) *cli.Command {
 }
 
 type productsListOptions struct {
-	f        *Factory
-	Page     int
-	PageSize int
+	f *Factory
+	pagingOptions
 }
 
 func newProductsListCmd(f *Factory) *cli.Command {
@@ -46,19 +45,13 @@ func newProductsListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra products list\n" +
 			"  timbra products list --page 2 --page-size 10 -o json",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
-			&cli.IntFlag{Name: "page-size", Usage: "`N` products per page (1 to 50)", DefaultText: "the server's", Destination: &o.PageSize},
-		},
+		Flags: pagingFlags(&o.pagingOptions, "products", 50, ""),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if o.Page < 1 {
-				return usageErrorf(c, "invalid value %d for --page: pages start at 1", o.Page)
-			}
-			if o.PageSize < 0 || (c.IsSet("page-size") && o.PageSize == 0) {
-				return usageErrorf(c, "invalid value %d for --page-size: give a positive number", o.PageSize)
+			if err := o.check(c, 0); err != nil {
+				return err
 			}
 			return productsListRun(c.Context, o)
 		},

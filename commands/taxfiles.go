@@ -77,9 +77,8 @@ func taxFileFields(p *printer, x api.TaxFile) []field {
 }
 
 type taxFilesListOptions struct {
-	f        *Factory
-	Page     int
-	PageSize int
+	f *Factory
+	pagingOptions
 }
 
 func newTaxFilesListCmd(f *Factory) *cli.Command {
@@ -94,19 +93,13 @@ func newTaxFilesListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra tax-files list\n" +
 			"  timbra tax-files list --page 2 --page-size 50 -o json",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
-			&cli.IntFlag{Name: "page-size", Usage: "`N` files per page (1 to 50)", DefaultText: "the server's", Destination: &o.PageSize},
-		},
+		Flags: pagingFlags(&o.pagingOptions, "files", 50, ""),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if o.Page < 1 {
-				return usageErrorf(c, "invalid value %d for --page: pages start at 1", o.Page)
-			}
-			if o.PageSize < 0 || (c.IsSet("page-size") && o.PageSize == 0) {
-				return usageErrorf(c, "invalid value %d for --page-size: give a positive number", o.PageSize)
+			if err := o.check(c, 0); err != nil {
+				return err
 			}
 			client, err := f.Client()
 			if err != nil {

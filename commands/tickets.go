@@ -148,7 +148,7 @@ func ticketsRecordMany(ctx context.Context, f *Factory, client *api.Client, many
 }
 
 func newTicketsListCmd(f *Factory) *cli.Command {
-	var page, size int
+	var pg pagingOptions
 	var status, issuer, from, to string
 	return &cli.Command{
 		Name:      "list",
@@ -160,26 +160,24 @@ func newTicketsListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra tickets list --status pending\n" +
 			"  timbra tickets list --from 2026-11-01 --to 2026-11-30 -o json",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "status", Usage: "only tickets in status `S`", Destination: &status},
 			&cli.StringFlag{Name: "issuer", Usage: "only tickets of the issuer with person `ID`", Destination: &issuer},
 			&cli.StringFlag{Name: "from", Usage: "paid on or after `DAY` (YYYY-MM-DD, Mexico City)", Destination: &from},
 			&cli.StringFlag{Name: "to", Usage: "paid on or before `DAY` (YYYY-MM-DD, Mexico City)", Destination: &to},
-			&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &page},
-			&cli.IntFlag{Name: "page-size", Usage: "`N` tickets per page (1 to 100)", DefaultText: "50", Destination: &size},
-		},
+		}, pagingFlags(&pg, "tickets", 100, "50")...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if page < 1 {
-				return usageErrorf(c, "invalid value %d for --page: pages start at 1", page)
+			if err := pg.check(c, 0); err != nil {
+				return err
 			}
 			client, err := f.Client()
 			if err != nil {
 				return err
 			}
-			list, err := client.ListTickets(c.Context, api.TicketFilter{Status: status, IssuerID: issuer, From: from, To: to, Page: page, Size: size})
+			list, err := client.ListTickets(c.Context, api.TicketFilter{Status: status, IssuerID: issuer, From: from, To: to, Page: pg.Page, Size: pg.PageSize})
 			if err != nil {
 				return err
 			}

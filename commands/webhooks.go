@@ -130,28 +130,6 @@ func secretNote(ios *IOStreams, extra string) {
 
 // ---- list
 
-type pagingOptions struct {
-	Page     int
-	PageSize int
-}
-
-func pagingFlags(o *pagingOptions, what string) []cli.Flag {
-	return []cli.Flag{
-		&cli.IntFlag{Name: "page", Usage: "page number `N`, from 1", Value: 1, Destination: &o.Page},
-		&cli.IntFlag{Name: "page-size", Usage: "`N` " + what + " per page (1 to 50)", DefaultText: "the server's", Destination: &o.PageSize},
-	}
-}
-
-func (o *pagingOptions) check(c *cli.Context) error {
-	if o.Page < 1 {
-		return usageErrorf(c, "invalid value %d for --page: pages start at 1", o.Page)
-	}
-	if o.PageSize < 0 || (c.IsSet("page-size") && o.PageSize == 0) {
-		return usageErrorf(c, "invalid value %d for --page-size: give a positive number", o.PageSize)
-	}
-	return nil
-}
-
 // pageFooter tells on a terminal which page of how many was shown.
 func pageFooter(f *Factory, page, pages, total int, what string) {
 	if f.IO.OutTTY && !f.JSON() && pages > 1 {
@@ -178,12 +156,12 @@ func newWebhooksListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra webhooks list\n" +
 			"  timbra webhooks list --page 2 --page-size 50 -o json",
-		Flags: pagingFlags(&o.pagingOptions, "webhooks"),
+		Flags: pagingFlags(&o.pagingOptions, "webhooks", 50, ""),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c); err != nil {
+			if err := o.check(c, 0); err != nil {
 				return err
 			}
 			return webhooksListRun(c.Context, o)
@@ -786,12 +764,12 @@ func newWebhooksDeliveriesCmd(f *Factory) *cli.Command {
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --status failed --event-type invoice.canceled\n" +
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --page-size 50 -o json",
-		Flags: append(deliveryFilterFlags(&o.Status, &o.EventType), pagingFlags(&o.pagingOptions, "deliveries")...),
+		Flags: append(deliveryFilterFlags(&o.Status, &o.EventType), pagingFlags(&o.pagingOptions, "deliveries", 50, "")...),
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
-			if err := o.check(c); err != nil {
+			if err := o.check(c, 0); err != nil {
 				return err
 			}
 			if err := checkDeliveryFilter(c, &o.Status, &o.EventType); err != nil {
