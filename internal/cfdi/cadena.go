@@ -68,27 +68,10 @@ func (c *Comprobante) Cadena() (string, error) {
 
 func (c *Comprobante) appendCadena(buf []byte) ([]byte, error) {
 	w := &cadenaBuilder{b: append(buf, '|')}
-	w.req(c.Version)
-	w.opt(c.Serie)
-	w.opt(c.Folio)
-	w.req(c.Fecha)
-	w.opt(c.FormaPago)
-	w.req(c.NoCertificado)
-	w.opt(c.CondicionesDePago)
-	w.req(c.SubTotal)
-	w.opt(c.Descuento)
-	w.req(c.Moneda)
-	w.opt(c.TipoCambio)
-	w.req(c.Total)
-	w.req(c.TipoDeComprobante)
-	w.req(c.Exportacion)
-	w.opt(c.MetodoPago)
-	w.req(c.LugarExpedicion)
-	w.opt(c.Confirmacion)
+	a := cadenaAttrs{w}
+	c.attrs(a)
 	if g := c.InformacionGlobal; g != nil {
-		w.req(g.Periodicidad)
-		w.req(g.Meses)
-		w.req(g.Año)
+		g.attrs(a)
 	}
 	for _, r := range c.CfdiRelacionados {
 		w.req(r.TipoRelacion)
@@ -96,49 +79,19 @@ func (c *Comprobante) appendCadena(buf []byte) ([]byte, error) {
 			w.req(u)
 		}
 	}
-	w.req(c.Emisor.Rfc)
-	w.req(c.Emisor.Nombre)
-	w.req(c.Emisor.RegimenFiscal)
-	w.opt(c.Emisor.FacAtrAdquirente)
-	r := &c.Receptor
-	w.req(r.Rfc)
-	w.req(r.Nombre)
-	w.req(r.DomicilioFiscalReceptor)
-	w.opt(r.ResidenciaFiscal)
-	w.opt(r.NumRegIdTrib)
-	w.req(r.RegimenFiscalReceptor)
-	w.req(r.UsoCFDI)
+	c.Emisor.attrs(a)
+	c.Receptor.attrs(a)
 	for i := range c.Conceptos {
 		k := &c.Conceptos[i]
-		w.req(k.ClaveProdServ)
-		w.opt(k.NoIdentificacion)
-		w.req(k.Cantidad)
-		w.req(k.ClaveUnidad)
-		w.opt(k.Unidad)
-		w.req(k.Descripcion)
-		w.req(k.ValorUnitario)
-		w.req(k.Importe)
-		w.opt(k.Descuento)
-		w.req(k.ObjetoImp)
-		for _, t := range k.Traslados {
-			w.req(t.Base)
-			w.req(t.Impuesto)
-			w.req(t.TipoFactor)
-			w.opt(t.TasaOCuota)
-			w.opt(t.Importe)
+		k.attrs(a)
+		for j := range k.Traslados {
+			k.Traslados[j].attrs(a)
 		}
-		for _, t := range k.Retenciones {
-			w.req(t.Base)
-			w.req(t.Impuesto)
-			w.req(t.TipoFactor)
-			w.req(t.TasaOCuota)
-			w.req(t.Importe)
+		for j := range k.Retenciones {
+			k.Retenciones[j].attrs(a)
 		}
-		if a := k.ACuentaTerceros; a != nil {
-			w.req(a.RfcACuentaTerceros)
-			w.req(a.NombreACuentaTerceros)
-			w.req(a.RegimenFiscalACuentaTerceros)
-			w.req(a.DomicilioFiscalACuentaTerceros)
+		if t := k.ACuentaTerceros; t != nil {
+			t.attrs(a)
 		}
 		for _, n := range k.InformacionAduanera {
 			w.req(n)
@@ -146,31 +99,21 @@ func (c *Comprobante) appendCadena(buf []byte) ([]byte, error) {
 		for _, n := range k.CuentaPredial {
 			w.req(n)
 		}
-		for _, p := range k.Partes {
-			w.req(p.ClaveProdServ)
-			w.opt(p.NoIdentificacion)
-			w.req(p.Cantidad)
-			w.opt(p.Unidad)
-			w.req(p.Descripcion)
-			w.opt(p.ValorUnitario)
-			w.opt(p.Importe)
+		for j := range k.Partes {
+			p := &k.Partes[j]
+			p.attrs(a)
 			for _, n := range p.InformacionAduanera {
 				w.req(n)
 			}
 		}
 	}
 	if t := c.Impuestos; t != nil {
-		for _, x := range t.Retenciones {
-			w.req(x.Impuesto)
-			w.req(x.Importe)
+		for i := range t.Retenciones {
+			t.Retenciones[i].attrs(a)
 		}
 		w.opt(t.TotalImpuestosRetenidos)
-		for _, x := range t.Traslados {
-			w.req(x.Base)
-			w.req(x.Impuesto)
-			w.req(x.TipoFactor)
-			w.opt(x.TasaOCuota)
-			w.opt(x.Importe)
+		for i := range t.Traslados {
+			t.Traslados[i].attrs(a)
 		}
 		w.opt(t.TotalImpuestosTrasladados)
 	}

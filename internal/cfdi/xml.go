@@ -125,32 +125,12 @@ func (c *Comprobante) XML() ([]byte, error) {
 		}
 	}
 	w.attr("xsi:schemaLocation", schema)
-	w.attr("Version", c.Version)
-	w.opt("Serie", c.Serie)
-	w.opt("Folio", c.Folio)
-	w.attr("Fecha", c.Fecha)
-	w.attr("Sello", c.Sello)
-	w.opt("FormaPago", c.FormaPago)
-	w.attr("NoCertificado", c.NoCertificado)
-	w.attr("Certificado", c.Certificado)
-	w.opt("CondicionesDePago", c.CondicionesDePago)
-	w.attr("SubTotal", c.SubTotal)
-	w.opt("Descuento", c.Descuento)
-	w.attr("Moneda", c.Moneda)
-	w.opt("TipoCambio", c.TipoCambio)
-	w.attr("Total", c.Total)
-	w.attr("TipoDeComprobante", c.TipoDeComprobante)
-	w.attr("Exportacion", c.Exportacion)
-	w.opt("MetodoPago", c.MetodoPago)
-	w.attr("LugarExpedicion", c.LugarExpedicion)
-	w.opt("Confirmacion", c.Confirmacion)
+	c.attrs(w)
 	w.endStart()
 
 	if g := c.InformacionGlobal; g != nil {
 		w.open("cfdi:InformacionGlobal")
-		w.attr("Periodicidad", g.Periodicidad)
-		w.attr("Meses", g.Meses)
-		w.attr("Año", g.Año)
+		g.attrs(w)
 		w.endEmpty()
 	}
 	for _, r := range c.CfdiRelacionados {
@@ -164,22 +144,11 @@ func (c *Comprobante) XML() ([]byte, error) {
 		}
 		w.close("cfdi:CfdiRelacionados")
 	}
-	e := &c.Emisor
 	w.open("cfdi:Emisor")
-	w.attr("Rfc", e.Rfc)
-	w.attr("Nombre", e.Nombre)
-	w.attr("RegimenFiscal", e.RegimenFiscal)
-	w.opt("FacAtrAdquirente", e.FacAtrAdquirente)
+	c.Emisor.attrs(w)
 	w.endEmpty()
-	r := &c.Receptor
 	w.open("cfdi:Receptor")
-	w.attr("Rfc", r.Rfc)
-	w.attr("Nombre", r.Nombre)
-	w.attr("DomicilioFiscalReceptor", r.DomicilioFiscalReceptor)
-	w.opt("ResidenciaFiscal", r.ResidenciaFiscal)
-	w.opt("NumRegIdTrib", r.NumRegIdTrib)
-	w.attr("RegimenFiscalReceptor", r.RegimenFiscalReceptor)
-	w.attr("UsoCFDI", r.UsoCFDI)
+	c.Receptor.attrs(w)
 	w.endEmpty()
 
 	w.raw("<cfdi:Conceptos>")
@@ -198,23 +167,18 @@ func (c *Comprobante) XML() ([]byte, error) {
 			w.endStart()
 			if len(t.Retenciones) > 0 {
 				w.raw("<cfdi:Retenciones>")
-				for _, x := range t.Retenciones {
+				for i := range t.Retenciones {
 					w.open("cfdi:Retencion")
-					w.attr("Impuesto", x.Impuesto)
-					w.attr("Importe", x.Importe)
+					t.Retenciones[i].attrs(w)
 					w.endEmpty()
 				}
 				w.close("cfdi:Retenciones")
 			}
 			if len(t.Traslados) > 0 {
 				w.raw("<cfdi:Traslados>")
-				for _, x := range t.Traslados {
+				for i := range t.Traslados {
 					w.open("cfdi:Traslado")
-					w.attr("Base", x.Base)
-					w.attr("Impuesto", x.Impuesto)
-					w.attr("TipoFactor", x.TipoFactor)
-					w.opt("TasaOCuota", x.TasaOCuota)
-					w.opt("Importe", x.Importe)
+					t.Traslados[i].attrs(w)
 					w.endEmpty()
 				}
 				w.close("cfdi:Traslados")
@@ -243,16 +207,7 @@ func (c *Comprobante) XML() ([]byte, error) {
 
 func writeConcepto(w *xmlWriter, k *Concepto) {
 	w.open("cfdi:Concepto")
-	w.attr("ClaveProdServ", k.ClaveProdServ)
-	w.opt("NoIdentificacion", k.NoIdentificacion)
-	w.attr("Cantidad", k.Cantidad)
-	w.attr("ClaveUnidad", k.ClaveUnidad)
-	w.opt("Unidad", k.Unidad)
-	w.attr("Descripcion", k.Descripcion)
-	w.attr("ValorUnitario", k.ValorUnitario)
-	w.attr("Importe", k.Importe)
-	w.opt("Descuento", k.Descuento)
-	w.attr("ObjetoImp", k.ObjetoImp)
+	k.attrs(w)
 	if len(k.Traslados) == 0 && len(k.Retenciones) == 0 && k.ACuentaTerceros == nil &&
 		len(k.InformacionAduanera) == 0 && len(k.CuentaPredial) == 0 && len(k.Partes) == 0 {
 		w.endEmpty()
@@ -263,26 +218,18 @@ func writeConcepto(w *xmlWriter, k *Concepto) {
 		w.raw("<cfdi:Impuestos>")
 		if len(k.Traslados) > 0 {
 			w.raw("<cfdi:Traslados>")
-			for _, t := range k.Traslados {
+			for i := range k.Traslados {
 				w.open("cfdi:Traslado")
-				w.attr("Base", t.Base)
-				w.attr("Impuesto", t.Impuesto)
-				w.attr("TipoFactor", t.TipoFactor)
-				w.opt("TasaOCuota", t.TasaOCuota)
-				w.opt("Importe", t.Importe)
+				k.Traslados[i].attrs(w)
 				w.endEmpty()
 			}
 			w.close("cfdi:Traslados")
 		}
 		if len(k.Retenciones) > 0 {
 			w.raw("<cfdi:Retenciones>")
-			for _, t := range k.Retenciones {
+			for i := range k.Retenciones {
 				w.open("cfdi:Retencion")
-				w.attr("Base", t.Base)
-				w.attr("Impuesto", t.Impuesto)
-				w.attr("TipoFactor", t.TipoFactor)
-				w.attr("TasaOCuota", t.TasaOCuota)
-				w.attr("Importe", t.Importe)
+				k.Retenciones[i].attrs(w)
 				w.endEmpty()
 			}
 			w.close("cfdi:Retenciones")
@@ -291,10 +238,7 @@ func writeConcepto(w *xmlWriter, k *Concepto) {
 	}
 	if a := k.ACuentaTerceros; a != nil {
 		w.open("cfdi:ACuentaTerceros")
-		w.attr("RfcACuentaTerceros", a.RfcACuentaTerceros)
-		w.attr("NombreACuentaTerceros", a.NombreACuentaTerceros)
-		w.attr("RegimenFiscalACuentaTerceros", a.RegimenFiscalACuentaTerceros)
-		w.attr("DomicilioFiscalACuentaTerceros", a.DomicilioFiscalACuentaTerceros)
+		a.attrs(w)
 		w.endEmpty()
 	}
 	for _, n := range k.InformacionAduanera {
@@ -307,15 +251,10 @@ func writeConcepto(w *xmlWriter, k *Concepto) {
 		w.attr("Numero", n)
 		w.endEmpty()
 	}
-	for _, p := range k.Partes {
+	for i := range k.Partes {
+		p := &k.Partes[i]
 		w.open("cfdi:Parte")
-		w.attr("ClaveProdServ", p.ClaveProdServ)
-		w.opt("NoIdentificacion", p.NoIdentificacion)
-		w.attr("Cantidad", p.Cantidad)
-		w.opt("Unidad", p.Unidad)
-		w.attr("Descripcion", p.Descripcion)
-		w.opt("ValorUnitario", p.ValorUnitario)
-		w.opt("Importe", p.Importe)
+		p.attrs(w)
 		if len(p.InformacionAduanera) == 0 {
 			w.endEmpty()
 			continue
