@@ -78,26 +78,20 @@ func (c *ImpuestosLocales) namespace() (string, string, string) {
 
 func (c *ImpuestosLocales) writeXML(w *xmlWriter) {
 	w.open("implocal:ImpuestosLocales")
-	w.attr("version", c.Version)
-	w.attr("TotaldeRetenciones", c.TotaldeRetenciones)
-	w.attr("TotaldeTraslados", c.TotaldeTraslados)
+	c.attrs(w)
 	if len(c.Retenciones) == 0 && len(c.Traslados) == 0 {
 		w.endEmpty()
 		return
 	}
 	w.endStart()
-	for _, r := range c.Retenciones {
+	for i := range c.Retenciones {
 		w.open("implocal:RetencionesLocales")
-		w.attr("ImpLocRetenido", r.Nombre)
-		w.attr("TasadeRetencion", r.Tasa)
-		w.attr("Importe", r.Importe)
+		c.Retenciones[i].retenidoAttrs(w)
 		w.endEmpty()
 	}
-	for _, r := range c.Traslados {
+	for i := range c.Traslados {
 		w.open("implocal:TrasladosLocales")
-		w.attr("ImpLocTrasladado", r.Nombre)
-		w.attr("TasadeTraslado", r.Tasa)
-		w.attr("Importe", r.Importe)
+		c.Traslados[i].trasladoAttrs(w)
 		w.endEmpty()
 	}
 	w.close("implocal:ImpuestosLocales")
@@ -105,20 +99,33 @@ func (c *ImpuestosLocales) writeXML(w *xmlWriter) {
 
 // cadena follows implocal.xslt: the totals, every withholding, then every transfer.
 func (c *ImpuestosLocales) cadena(b *cadenaBuilder) error {
-	b.req(c.Version)
-	b.req(c.TotaldeRetenciones)
-	b.req(c.TotaldeTraslados)
-	for _, r := range c.Retenciones {
-		b.req(r.Nombre)
-		b.req(r.Tasa)
-		b.req(r.Importe)
+	a := cadenaAttrs{b}
+	c.attrs(a)
+	for i := range c.Retenciones {
+		c.Retenciones[i].retenidoAttrs(a)
 	}
-	for _, r := range c.Traslados {
-		b.req(r.Nombre)
-		b.req(r.Tasa)
-		b.req(r.Importe)
+	for i := range c.Traslados {
+		c.Traslados[i].trasladoAttrs(a)
 	}
 	return nil
+}
+
+func (c *ImpuestosLocales) attrs(s attrSink) {
+	s.req("version", c.Version)
+	s.req("TotaldeRetenciones", c.TotaldeRetenciones)
+	s.req("TotaldeTraslados", c.TotaldeTraslados)
+}
+
+func (r *ImpuestoLocal) retenidoAttrs(s attrSink) {
+	s.req("ImpLocRetenido", r.Nombre)
+	s.req("TasadeRetencion", r.Tasa)
+	s.req("Importe", r.Importe)
+}
+
+func (r *ImpuestoLocal) trasladoAttrs(s attrSink) {
+	s.req("ImpLocTrasladado", r.Nombre)
+	s.req("TasadeTraslado", r.Tasa)
+	s.req("Importe", r.Importe)
 }
 
 func parseImpLocal(n *node) (Complement, error) {

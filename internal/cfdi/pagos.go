@@ -105,50 +105,17 @@ func (p *Pagos) writeXML(w *xmlWriter) {
 	w.endStart()
 	t := &p.Totales
 	w.open("pago20:Totales")
-	w.opt("TotalRetencionesIVA", t.TotalRetencionesIVA)
-	w.opt("TotalRetencionesISR", t.TotalRetencionesISR)
-	w.opt("TotalRetencionesIEPS", t.TotalRetencionesIEPS)
-	w.opt("TotalTrasladosBaseIVA16", t.TotalTrasladosBaseIVA16)
-	w.opt("TotalTrasladosImpuestoIVA16", t.TotalTrasladosImpuestoIVA16)
-	w.opt("TotalTrasladosBaseIVA8", t.TotalTrasladosBaseIVA8)
-	w.opt("TotalTrasladosImpuestoIVA8", t.TotalTrasladosImpuestoIVA8)
-	w.opt("TotalTrasladosBaseIVA0", t.TotalTrasladosBaseIVA0)
-	w.opt("TotalTrasladosImpuestoIVA0", t.TotalTrasladosImpuestoIVA0)
-	w.opt("TotalTrasladosBaseIVAExento", t.TotalTrasladosBaseIVAExento)
-	w.attr("MontoTotalPagos", t.MontoTotalPagos)
+	t.attrs(w)
 	w.endEmpty()
 	for i := range p.Pagos {
 		x := &p.Pagos[i]
 		w.open("pago20:Pago")
-		w.attr("FechaPago", x.FechaPago)
-		w.attr("FormaDePagoP", x.FormaDePagoP)
-		w.attr("MonedaP", x.MonedaP)
-		w.opt("TipoCambioP", x.TipoCambioP)
-		w.attr("Monto", x.Monto)
-		w.opt("NumOperacion", x.NumOperacion)
-		w.opt("RfcEmisorCtaOrd", x.RfcEmisorCtaOrd)
-		w.opt("NomBancoOrdExt", x.NomBancoOrdExt)
-		w.opt("CtaOrdenante", x.CtaOrdenante)
-		w.opt("RfcEmisorCtaBen", x.RfcEmisorCtaBen)
-		w.opt("CtaBeneficiario", x.CtaBeneficiario)
-		w.opt("TipoCadPago", x.TipoCadPago)
-		w.opt("CertPago", x.CertPago)
-		w.opt("CadPago", x.CadPago)
-		w.opt("SelloPago", x.SelloPago)
+		x.attrs(w)
 		w.endStart()
 		for j := range x.DoctoRelacionado {
 			dr := &x.DoctoRelacionado[j]
 			w.open("pago20:DoctoRelacionado")
-			w.attr("IdDocumento", dr.IdDocumento)
-			w.opt("Serie", dr.Serie)
-			w.opt("Folio", dr.Folio)
-			w.attr("MonedaDR", dr.MonedaDR)
-			w.opt("EquivalenciaDR", dr.EquivalenciaDR)
-			w.attr("NumParcialidad", dr.NumParcialidad)
-			w.attr("ImpSaldoAnt", dr.ImpSaldoAnt)
-			w.attr("ImpPagado", dr.ImpPagado)
-			w.attr("ImpSaldoInsoluto", dr.ImpSaldoInsoluto)
-			w.attr("ObjetoImpDR", dr.ObjetoImpDR)
+			dr.attrs(w)
 			if len(dr.RetencionesDR) == 0 && len(dr.TrasladosDR) == 0 {
 				w.endEmpty()
 				continue
@@ -157,26 +124,18 @@ func (p *Pagos) writeXML(w *xmlWriter) {
 			w.raw("<pago20:ImpuestosDR>")
 			if len(dr.RetencionesDR) > 0 {
 				w.raw("<pago20:RetencionesDR>")
-				for _, r := range dr.RetencionesDR {
+				for k := range dr.RetencionesDR {
 					w.open("pago20:RetencionDR")
-					w.attr("BaseDR", r.BaseDR)
-					w.attr("ImpuestoDR", r.ImpuestoDR)
-					w.attr("TipoFactorDR", r.TipoFactorDR)
-					w.attr("TasaOCuotaDR", r.TasaOCuotaDR)
-					w.attr("ImporteDR", r.ImporteDR)
+					dr.RetencionesDR[k].retencionAttrs(w)
 					w.endEmpty()
 				}
 				w.close("pago20:RetencionesDR")
 			}
 			if len(dr.TrasladosDR) > 0 {
 				w.raw("<pago20:TrasladosDR>")
-				for _, r := range dr.TrasladosDR {
+				for k := range dr.TrasladosDR {
 					w.open("pago20:TrasladoDR")
-					w.attr("BaseDR", r.BaseDR)
-					w.attr("ImpuestoDR", r.ImpuestoDR)
-					w.attr("TipoFactorDR", r.TipoFactorDR)
-					w.opt("TasaOCuotaDR", r.TasaOCuotaDR)
-					w.opt("ImporteDR", r.ImporteDR)
+					dr.TrasladosDR[k].trasladoAttrs(w)
 					w.endEmpty()
 				}
 				w.close("pago20:TrasladosDR")
@@ -188,23 +147,18 @@ func (p *Pagos) writeXML(w *xmlWriter) {
 			w.raw("<pago20:ImpuestosP>")
 			if len(x.RetencionesP) > 0 {
 				w.raw("<pago20:RetencionesP>")
-				for _, r := range x.RetencionesP {
+				for k := range x.RetencionesP {
 					w.open("pago20:RetencionP")
-					w.attr("ImpuestoP", r.ImpuestoP)
-					w.attr("ImporteP", r.ImporteP)
+					x.RetencionesP[k].attrs(w)
 					w.endEmpty()
 				}
 				w.close("pago20:RetencionesP")
 			}
 			if len(x.TrasladosP) > 0 {
 				w.raw("<pago20:TrasladosP>")
-				for _, r := range x.TrasladosP {
+				for k := range x.TrasladosP {
 					w.open("pago20:TrasladoP")
-					w.attr("BaseP", r.BaseP)
-					w.attr("ImpuestoP", r.ImpuestoP)
-					w.attr("TipoFactorP", r.TipoFactorP)
-					w.opt("TasaOCuotaP", r.TasaOCuotaP)
-					w.opt("ImporteP", r.ImporteP)
+					x.TrasladosP[k].attrs(w)
 					w.endEmpty()
 				}
 				w.close("pago20:TrasladosP")
@@ -216,78 +170,106 @@ func (p *Pagos) writeXML(w *xmlWriter) {
 	w.close("pago20:Pagos")
 }
 
-// cadena follows Pagos20.xslt.
+// cadena follows Pagos20.xslt: the attributes of each element, in document order.
 func (p *Pagos) cadena(c *cadenaBuilder) error {
+	a := cadenaAttrs{c}
 	c.req(p.Version)
-	t := &p.Totales
-	c.opt(t.TotalRetencionesIVA)
-	c.opt(t.TotalRetencionesISR)
-	c.opt(t.TotalRetencionesIEPS)
-	c.opt(t.TotalTrasladosBaseIVA16)
-	c.opt(t.TotalTrasladosImpuestoIVA16)
-	c.opt(t.TotalTrasladosBaseIVA8)
-	c.opt(t.TotalTrasladosImpuestoIVA8)
-	c.opt(t.TotalTrasladosBaseIVA0)
-	c.opt(t.TotalTrasladosImpuestoIVA0)
-	c.opt(t.TotalTrasladosBaseIVAExento)
-	c.req(t.MontoTotalPagos)
+	p.Totales.attrs(a)
 	for i := range p.Pagos {
 		x := &p.Pagos[i]
-		c.req(x.FechaPago)
-		c.req(x.FormaDePagoP)
-		c.req(x.MonedaP)
-		c.opt(x.TipoCambioP)
-		c.req(x.Monto)
-		c.opt(x.NumOperacion)
-		c.opt(x.RfcEmisorCtaOrd)
-		c.opt(x.NomBancoOrdExt)
-		c.opt(x.CtaOrdenante)
-		c.opt(x.RfcEmisorCtaBen)
-		c.opt(x.CtaBeneficiario)
-		c.opt(x.TipoCadPago)
-		c.opt(x.CertPago)
-		c.opt(x.CadPago)
-		c.opt(x.SelloPago)
+		x.attrs(a)
 		for j := range x.DoctoRelacionado {
 			dr := &x.DoctoRelacionado[j]
-			c.req(dr.IdDocumento)
-			c.opt(dr.Serie)
-			c.opt(dr.Folio)
-			c.req(dr.MonedaDR)
-			c.opt(dr.EquivalenciaDR)
-			c.req(dr.NumParcialidad)
-			c.req(dr.ImpSaldoAnt)
-			c.req(dr.ImpPagado)
-			c.req(dr.ImpSaldoInsoluto)
-			c.req(dr.ObjetoImpDR)
-			for _, r := range dr.RetencionesDR {
-				c.req(r.BaseDR)
-				c.req(r.ImpuestoDR)
-				c.req(r.TipoFactorDR)
-				c.req(r.TasaOCuotaDR)
-				c.req(r.ImporteDR)
+			dr.attrs(a)
+			for k := range dr.RetencionesDR {
+				dr.RetencionesDR[k].retencionAttrs(a)
 			}
-			for _, r := range dr.TrasladosDR {
-				c.req(r.BaseDR)
-				c.req(r.ImpuestoDR)
-				c.req(r.TipoFactorDR)
-				c.opt(r.TasaOCuotaDR)
-				c.opt(r.ImporteDR)
+			for k := range dr.TrasladosDR {
+				dr.TrasladosDR[k].trasladoAttrs(a)
 			}
 		}
-		for _, r := range x.RetencionesP {
-			c.req(r.ImpuestoP)
-			c.req(r.ImporteP)
+		for k := range x.RetencionesP {
+			x.RetencionesP[k].attrs(a)
 		}
-		for _, r := range x.TrasladosP {
-			c.req(r.BaseP)
-			c.req(r.ImpuestoP)
-			c.req(r.TipoFactorP)
-			c.opt(r.TasaOCuotaP)
-			c.opt(r.ImporteP)
+		for k := range x.TrasladosP {
+			x.TrasladosP[k].attrs(a)
 		}
 	}
 	return nil
+}
+
+func (t *PagosTotales) attrs(s attrSink) {
+	s.opt("TotalRetencionesIVA", t.TotalRetencionesIVA)
+	s.opt("TotalRetencionesISR", t.TotalRetencionesISR)
+	s.opt("TotalRetencionesIEPS", t.TotalRetencionesIEPS)
+	s.opt("TotalTrasladosBaseIVA16", t.TotalTrasladosBaseIVA16)
+	s.opt("TotalTrasladosImpuestoIVA16", t.TotalTrasladosImpuestoIVA16)
+	s.opt("TotalTrasladosBaseIVA8", t.TotalTrasladosBaseIVA8)
+	s.opt("TotalTrasladosImpuestoIVA8", t.TotalTrasladosImpuestoIVA8)
+	s.opt("TotalTrasladosBaseIVA0", t.TotalTrasladosBaseIVA0)
+	s.opt("TotalTrasladosImpuestoIVA0", t.TotalTrasladosImpuestoIVA0)
+	s.opt("TotalTrasladosBaseIVAExento", t.TotalTrasladosBaseIVAExento)
+	s.req("MontoTotalPagos", t.MontoTotalPagos)
+}
+
+func (x *Pago) attrs(s attrSink) {
+	s.req("FechaPago", x.FechaPago)
+	s.req("FormaDePagoP", x.FormaDePagoP)
+	s.req("MonedaP", x.MonedaP)
+	s.opt("TipoCambioP", x.TipoCambioP)
+	s.req("Monto", x.Monto)
+	s.opt("NumOperacion", x.NumOperacion)
+	s.opt("RfcEmisorCtaOrd", x.RfcEmisorCtaOrd)
+	s.opt("NomBancoOrdExt", x.NomBancoOrdExt)
+	s.opt("CtaOrdenante", x.CtaOrdenante)
+	s.opt("RfcEmisorCtaBen", x.RfcEmisorCtaBen)
+	s.opt("CtaBeneficiario", x.CtaBeneficiario)
+	s.opt("TipoCadPago", x.TipoCadPago)
+	s.opt("CertPago", x.CertPago)
+	s.opt("CadPago", x.CadPago)
+	s.opt("SelloPago", x.SelloPago)
+}
+
+func (dr *DoctoRelacionado) attrs(s attrSink) {
+	s.req("IdDocumento", dr.IdDocumento)
+	s.opt("Serie", dr.Serie)
+	s.opt("Folio", dr.Folio)
+	s.req("MonedaDR", dr.MonedaDR)
+	s.opt("EquivalenciaDR", dr.EquivalenciaDR)
+	s.req("NumParcialidad", dr.NumParcialidad)
+	s.req("ImpSaldoAnt", dr.ImpSaldoAnt)
+	s.req("ImpPagado", dr.ImpPagado)
+	s.req("ImpSaldoInsoluto", dr.ImpSaldoInsoluto)
+	s.req("ObjetoImpDR", dr.ObjetoImpDR)
+}
+
+func (r *ImpuestoDR) retencionAttrs(s attrSink) {
+	s.req("BaseDR", r.BaseDR)
+	s.req("ImpuestoDR", r.ImpuestoDR)
+	s.req("TipoFactorDR", r.TipoFactorDR)
+	s.req("TasaOCuotaDR", r.TasaOCuotaDR)
+	s.req("ImporteDR", r.ImporteDR)
+}
+
+func (r *ImpuestoDR) trasladoAttrs(s attrSink) {
+	s.req("BaseDR", r.BaseDR)
+	s.req("ImpuestoDR", r.ImpuestoDR)
+	s.req("TipoFactorDR", r.TipoFactorDR)
+	s.opt("TasaOCuotaDR", r.TasaOCuotaDR)
+	s.opt("ImporteDR", r.ImporteDR)
+}
+
+func (r *RetencionP) attrs(s attrSink) {
+	s.req("ImpuestoP", r.ImpuestoP)
+	s.req("ImporteP", r.ImporteP)
+}
+
+func (r *TrasladoP) attrs(s attrSink) {
+	s.req("BaseP", r.BaseP)
+	s.req("ImpuestoP", r.ImpuestoP)
+	s.req("TipoFactorP", r.TipoFactorP)
+	s.opt("TasaOCuotaP", r.TasaOCuotaP)
+	s.opt("ImporteP", r.ImporteP)
 }
 
 func parsePagos(n *node) (Complement, error) {
