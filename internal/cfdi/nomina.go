@@ -344,26 +344,15 @@ func (n *Nomina) namespace() (string, string, string) {
 
 func (n *Nomina) writeXML(w *xmlWriter) {
 	w.open("nomina12:Nomina")
-	w.attr("Version", n.Version)
-	w.attr("TipoNomina", n.TipoNomina)
-	w.attr("FechaPago", n.FechaPago)
-	w.attr("FechaInicialPago", n.FechaInicialPago)
-	w.attr("FechaFinalPago", n.FechaFinalPago)
-	w.attr("NumDiasPagados", n.NumDiasPagados)
-	w.opt("TotalPercepciones", n.TotalPercepciones)
-	w.opt("TotalDeducciones", n.TotalDeducciones)
-	w.opt("TotalOtrosPagos", n.TotalOtrosPagos)
+	n.attrs(w)
 	w.endStart()
 	if e := n.Emisor; e != nil {
 		w.open("nomina12:Emisor")
-		w.opt("Curp", e.Curp)
-		w.opt("RegistroPatronal", e.RegistroPatronal)
-		w.opt("RfcPatronOrigen", e.RfcPatronOrigen)
+		e.attrs(w)
 		if s := e.EntidadSNCF; s != nil {
 			w.endStart()
 			w.open("nomina12:EntidadSNCF")
-			w.attr("OrigenRecurso", s.OrigenRecurso)
-			w.opt("MontoRecursoPropio", s.MontoRecursoPropio)
+			s.attrs(w)
 			w.endEmpty()
 			w.close("nomina12:Emisor")
 		} else {
@@ -372,52 +361,26 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 	}
 	r := &n.Receptor
 	w.open("nomina12:Receptor")
-	w.attr("Curp", r.Curp)
-	w.opt("NumSeguridadSocial", r.NumSeguridadSocial)
-	w.opt("FechaInicioRelLaboral", r.FechaInicioRelLaboral)
-	w.opt("Antigüedad", r.Antigüedad)
-	w.attr("TipoContrato", r.TipoContrato)
-	w.opt("Sindicalizado", r.Sindicalizado)
-	w.opt("TipoJornada", r.TipoJornada)
-	w.attr("TipoRegimen", r.TipoRegimen)
-	w.attr("NumEmpleado", r.NumEmpleado)
-	w.opt("Departamento", r.Departamento)
-	w.opt("Puesto", r.Puesto)
-	w.opt("RiesgoPuesto", r.RiesgoPuesto)
-	w.attr("PeriodicidadPago", r.PeriodicidadPago)
-	w.opt("Banco", r.Banco)
-	w.opt("CuentaBancaria", r.CuentaBancaria)
-	w.opt("SalarioBaseCotApor", r.SalarioBaseCotApor)
-	w.opt("SalarioDiarioIntegrado", r.SalarioDiarioIntegrado)
-	w.attr("ClaveEntFed", r.ClaveEntFed)
+	r.attrs(w)
 	if len(r.SubContratacion) == 0 {
 		w.endEmpty()
 	} else {
 		w.endStart()
 		for _, s := range r.SubContratacion {
 			w.open("nomina12:SubContratacion")
-			w.attr("RfcLabora", s.RfcLabora)
-			w.attr("PorcentajeTiempo", s.PorcentajeTiempo)
+			s.attrs(w)
 			w.endEmpty()
 		}
 		w.close("nomina12:Receptor")
 	}
 	if p := n.Percepciones; p != nil {
 		w.open("nomina12:Percepciones")
-		w.opt("TotalSueldos", p.TotalSueldos)
-		w.opt("TotalSeparacionIndemnizacion", p.TotalSeparacionIndemnizacion)
-		w.opt("TotalJubilacionPensionRetiro", p.TotalJubilacionPensionRetiro)
-		w.attr("TotalGravado", p.TotalGravado)
-		w.attr("TotalExento", p.TotalExento)
+		p.attrs(w)
 		w.endStart()
 		for i := range p.Percepcion {
 			x := &p.Percepcion[i]
 			w.open("nomina12:Percepcion")
-			w.attr("TipoPercepcion", x.TipoPercepcion)
-			w.attr("Clave", x.Clave)
-			w.attr("Concepto", x.Concepto)
-			w.attr("ImporteGravado", x.ImporteGravado)
-			w.attr("ImporteExento", x.ImporteExento)
+			x.attrs(w)
 			if x.AccionesOTitulos == nil && len(x.HorasExtra) == 0 {
 				w.endEmpty()
 				continue
@@ -425,51 +388,35 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 			w.endStart()
 			if a := x.AccionesOTitulos; a != nil {
 				w.open("nomina12:AccionesOTitulos")
-				w.attr("ValorMercado", a.ValorMercado)
-				w.attr("PrecioAlOtorgarse", a.PrecioAlOtorgarse)
+				a.attrs(w)
 				w.endEmpty()
 			}
 			for _, h := range x.HorasExtra {
 				w.open("nomina12:HorasExtra")
-				w.attr("Dias", h.Dias)
-				w.attr("TipoHoras", h.TipoHoras)
-				w.attr("HorasExtra", h.HorasExtra)
-				w.attr("ImportePagado", h.ImportePagado)
+				h.attrs(w)
 				w.endEmpty()
 			}
 			w.close("nomina12:Percepcion")
 		}
 		if j := p.JubilacionPensionRetiro; j != nil {
 			w.open("nomina12:JubilacionPensionRetiro")
-			w.opt("TotalUnaExhibicion", j.TotalUnaExhibicion)
-			w.opt("TotalParcialidad", j.TotalParcialidad)
-			w.opt("MontoDiario", j.MontoDiario)
-			w.attr("IngresoAcumulable", j.IngresoAcumulable)
-			w.attr("IngresoNoAcumulable", j.IngresoNoAcumulable)
+			j.attrs(w)
 			w.endEmpty()
 		}
 		if s := p.SeparacionIndemnizacion; s != nil {
 			w.open("nomina12:SeparacionIndemnizacion")
-			w.attr("TotalPagado", s.TotalPagado)
-			w.attr("NumAñosServicio", s.NumAñosServicio)
-			w.attr("UltimoSueldoMensOrd", s.UltimoSueldoMensOrd)
-			w.attr("IngresoAcumulable", s.IngresoAcumulable)
-			w.attr("IngresoNoAcumulable", s.IngresoNoAcumulable)
+			s.attrs(w)
 			w.endEmpty()
 		}
 		w.close("nomina12:Percepciones")
 	}
 	if d := n.Deducciones; d != nil {
 		w.open("nomina12:Deducciones")
-		w.opt("TotalOtrasDeducciones", d.TotalOtrasDeducciones)
-		w.opt("TotalImpuestosRetenidos", d.TotalImpuestosRetenidos)
+		d.attrs(w)
 		w.endStart()
 		for _, x := range d.Deduccion {
 			w.open("nomina12:Deduccion")
-			w.attr("TipoDeduccion", x.TipoDeduccion)
-			w.attr("Clave", x.Clave)
-			w.attr("Concepto", x.Concepto)
-			w.attr("Importe", x.Importe)
+			x.attrs(w)
 			w.endEmpty()
 		}
 		w.close("nomina12:Deducciones")
@@ -479,10 +426,7 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 		for i := range n.OtrosPagos {
 			x := &n.OtrosPagos[i]
 			w.open("nomina12:OtroPago")
-			w.attr("TipoOtroPago", x.TipoOtroPago)
-			w.attr("Clave", x.Clave)
-			w.attr("Concepto", x.Concepto)
-			w.attr("Importe", x.Importe)
+			x.attrs(w)
 			if x.SubsidioAlEmpleo == nil && x.CompensacionSaldosAFavor == nil {
 				w.endEmpty()
 				continue
@@ -490,14 +434,12 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 			w.endStart()
 			if s := x.SubsidioAlEmpleo; s != nil {
 				w.open("nomina12:SubsidioAlEmpleo")
-				w.attr("SubsidioCausado", s.SubsidioCausado)
+				s.attrs(w)
 				w.endEmpty()
 			}
 			if c := x.CompensacionSaldosAFavor; c != nil {
 				w.open("nomina12:CompensacionSaldosAFavor")
-				w.attr("SaldoAFavor", c.SaldoAFavor)
-				w.attr("Año", c.Año)
-				w.attr("RemanenteSalFav", c.RemanenteSalFav)
+				c.attrs(w)
 				w.endEmpty()
 			}
 			w.close("nomina12:OtroPago")
@@ -508,9 +450,7 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 		w.raw("<nomina12:Incapacidades>")
 		for _, x := range n.Incapacidades {
 			w.open("nomina12:Incapacidad")
-			w.attr("DiasIncapacidad", x.DiasIncapacidad)
-			w.attr("TipoIncapacidad", x.TipoIncapacidad)
-			w.opt("ImporteMonetario", x.ImporteMonetario)
+			x.attrs(w)
 			w.endEmpty()
 		}
 		w.close("nomina12:Incapacidades")
@@ -520,117 +460,189 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 
 // cadena follows nomina12.xslt.
 func (n *Nomina) cadena(c *cadenaBuilder) error {
-	c.req(n.Version)
-	c.req(n.TipoNomina)
-	c.req(n.FechaPago)
-	c.req(n.FechaInicialPago)
-	c.req(n.FechaFinalPago)
-	c.req(n.NumDiasPagados)
-	c.opt(n.TotalPercepciones)
-	c.opt(n.TotalDeducciones)
-	c.opt(n.TotalOtrosPagos)
+	as := cadenaAttrs{c}
+	n.attrs(as)
 	if e := n.Emisor; e != nil {
-		c.opt(e.Curp)
-		c.opt(e.RegistroPatronal)
-		c.opt(e.RfcPatronOrigen)
+		e.attrs(as)
 		if s := e.EntidadSNCF; s != nil {
-			c.req(s.OrigenRecurso)
-			c.opt(s.MontoRecursoPropio)
+			s.attrs(as)
 		}
 	}
 	r := &n.Receptor
-	c.req(r.Curp)
-	c.opt(r.NumSeguridadSocial)
-	c.opt(r.FechaInicioRelLaboral)
-	c.opt(r.Antigüedad)
-	c.req(r.TipoContrato)
-	c.opt(r.Sindicalizado)
-	c.opt(r.TipoJornada)
-	c.req(r.TipoRegimen)
-	c.req(r.NumEmpleado)
-	c.opt(r.Departamento)
-	c.opt(r.Puesto)
-	c.opt(r.RiesgoPuesto)
-	c.req(r.PeriodicidadPago)
-	c.opt(r.Banco)
-	c.opt(r.CuentaBancaria)
-	c.opt(r.SalarioBaseCotApor)
-	c.opt(r.SalarioDiarioIntegrado)
-	c.req(r.ClaveEntFed)
+	r.attrs(as)
 	for _, s := range r.SubContratacion {
-		c.req(s.RfcLabora)
-		c.req(s.PorcentajeTiempo)
+		s.attrs(as)
 	}
 	if p := n.Percepciones; p != nil {
-		c.opt(p.TotalSueldos)
-		c.opt(p.TotalSeparacionIndemnizacion)
-		c.opt(p.TotalJubilacionPensionRetiro)
-		c.req(p.TotalGravado)
-		c.req(p.TotalExento)
+		p.attrs(as)
 		for i := range p.Percepcion {
 			x := &p.Percepcion[i]
-			c.req(x.TipoPercepcion)
-			c.req(x.Clave)
-			c.req(x.Concepto)
-			c.req(x.ImporteGravado)
-			c.req(x.ImporteExento)
+			x.attrs(as)
 			if a := x.AccionesOTitulos; a != nil {
-				c.req(a.ValorMercado)
-				c.req(a.PrecioAlOtorgarse)
+				a.attrs(as)
 			}
 			for _, h := range x.HorasExtra {
-				c.req(h.Dias)
-				c.req(h.TipoHoras)
-				c.req(h.HorasExtra)
-				c.req(h.ImportePagado)
+				h.attrs(as)
 			}
 		}
 		if j := p.JubilacionPensionRetiro; j != nil {
-			c.opt(j.TotalUnaExhibicion)
-			c.opt(j.TotalParcialidad)
-			c.opt(j.MontoDiario)
-			c.req(j.IngresoAcumulable)
-			c.req(j.IngresoNoAcumulable)
+			j.attrs(as)
 		}
 		if s := p.SeparacionIndemnizacion; s != nil {
-			c.req(s.TotalPagado)
-			c.req(s.NumAñosServicio)
-			c.req(s.UltimoSueldoMensOrd)
-			c.req(s.IngresoAcumulable)
-			c.req(s.IngresoNoAcumulable)
+			s.attrs(as)
 		}
 	}
 	if d := n.Deducciones; d != nil {
-		c.opt(d.TotalOtrasDeducciones)
-		c.opt(d.TotalImpuestosRetenidos)
+		d.attrs(as)
 		for _, x := range d.Deduccion {
-			c.req(x.TipoDeduccion)
-			c.req(x.Clave)
-			c.req(x.Concepto)
-			c.req(x.Importe)
+			x.attrs(as)
 		}
 	}
 	for i := range n.OtrosPagos {
 		x := &n.OtrosPagos[i]
-		c.req(x.TipoOtroPago)
-		c.req(x.Clave)
-		c.req(x.Concepto)
-		c.req(x.Importe)
+		x.attrs(as)
 		if s := x.SubsidioAlEmpleo; s != nil {
-			c.req(s.SubsidioCausado)
+			s.attrs(as)
 		}
 		if k := x.CompensacionSaldosAFavor; k != nil {
-			c.req(k.SaldoAFavor)
-			c.req(k.Año)
-			c.req(k.RemanenteSalFav)
+			k.attrs(as)
 		}
 	}
 	for _, x := range n.Incapacidades {
-		c.req(x.DiasIncapacidad)
-		c.req(x.TipoIncapacidad)
-		c.opt(x.ImporteMonetario)
+		x.attrs(as)
 	}
 	return nil
+}
+
+// The attributes of each element of the complement, in the schema's order: its XML and its
+// cadena (nomina12.xslt) walk the same lists.
+
+func (v *Nomina) attrs(s attrSink) {
+	s.req("Version", v.Version)
+	s.req("TipoNomina", v.TipoNomina)
+	s.req("FechaPago", v.FechaPago)
+	s.req("FechaInicialPago", v.FechaInicialPago)
+	s.req("FechaFinalPago", v.FechaFinalPago)
+	s.req("NumDiasPagados", v.NumDiasPagados)
+	s.opt("TotalPercepciones", v.TotalPercepciones)
+	s.opt("TotalDeducciones", v.TotalDeducciones)
+	s.opt("TotalOtrosPagos", v.TotalOtrosPagos)
+}
+
+func (v *NominaEmisor) attrs(s attrSink) {
+	s.opt("Curp", v.Curp)
+	s.opt("RegistroPatronal", v.RegistroPatronal)
+	s.opt("RfcPatronOrigen", v.RfcPatronOrigen)
+}
+
+func (v *EntidadSNCF) attrs(s attrSink) {
+	s.req("OrigenRecurso", v.OrigenRecurso)
+	s.opt("MontoRecursoPropio", v.MontoRecursoPropio)
+}
+
+func (v *NominaReceptor) attrs(s attrSink) {
+	s.req("Curp", v.Curp)
+	s.opt("NumSeguridadSocial", v.NumSeguridadSocial)
+	s.opt("FechaInicioRelLaboral", v.FechaInicioRelLaboral)
+	s.opt("Antigüedad", v.Antigüedad)
+	s.req("TipoContrato", v.TipoContrato)
+	s.opt("Sindicalizado", v.Sindicalizado)
+	s.opt("TipoJornada", v.TipoJornada)
+	s.req("TipoRegimen", v.TipoRegimen)
+	s.req("NumEmpleado", v.NumEmpleado)
+	s.opt("Departamento", v.Departamento)
+	s.opt("Puesto", v.Puesto)
+	s.opt("RiesgoPuesto", v.RiesgoPuesto)
+	s.req("PeriodicidadPago", v.PeriodicidadPago)
+	s.opt("Banco", v.Banco)
+	s.opt("CuentaBancaria", v.CuentaBancaria)
+	s.opt("SalarioBaseCotApor", v.SalarioBaseCotApor)
+	s.opt("SalarioDiarioIntegrado", v.SalarioDiarioIntegrado)
+	s.req("ClaveEntFed", v.ClaveEntFed)
+}
+
+func (v *SubContratacion) attrs(s attrSink) {
+	s.req("RfcLabora", v.RfcLabora)
+	s.req("PorcentajeTiempo", v.PorcentajeTiempo)
+}
+
+func (v *Percepciones) attrs(s attrSink) {
+	s.opt("TotalSueldos", v.TotalSueldos)
+	s.opt("TotalSeparacionIndemnizacion", v.TotalSeparacionIndemnizacion)
+	s.opt("TotalJubilacionPensionRetiro", v.TotalJubilacionPensionRetiro)
+	s.req("TotalGravado", v.TotalGravado)
+	s.req("TotalExento", v.TotalExento)
+}
+
+func (v *Percepcion) attrs(s attrSink) {
+	s.req("TipoPercepcion", v.TipoPercepcion)
+	s.req("Clave", v.Clave)
+	s.req("Concepto", v.Concepto)
+	s.req("ImporteGravado", v.ImporteGravado)
+	s.req("ImporteExento", v.ImporteExento)
+}
+
+func (v *AccionesOTitulos) attrs(s attrSink) {
+	s.req("ValorMercado", v.ValorMercado)
+	s.req("PrecioAlOtorgarse", v.PrecioAlOtorgarse)
+}
+
+func (v *HorasExtra) attrs(s attrSink) {
+	s.req("Dias", v.Dias)
+	s.req("TipoHoras", v.TipoHoras)
+	s.req("HorasExtra", v.HorasExtra)
+	s.req("ImportePagado", v.ImportePagado)
+}
+
+func (v *JubilacionPensionRetiro) attrs(s attrSink) {
+	s.opt("TotalUnaExhibicion", v.TotalUnaExhibicion)
+	s.opt("TotalParcialidad", v.TotalParcialidad)
+	s.opt("MontoDiario", v.MontoDiario)
+	s.req("IngresoAcumulable", v.IngresoAcumulable)
+	s.req("IngresoNoAcumulable", v.IngresoNoAcumulable)
+}
+
+func (v *SeparacionIndemnizacion) attrs(s attrSink) {
+	s.req("TotalPagado", v.TotalPagado)
+	s.req("NumAñosServicio", v.NumAñosServicio)
+	s.req("UltimoSueldoMensOrd", v.UltimoSueldoMensOrd)
+	s.req("IngresoAcumulable", v.IngresoAcumulable)
+	s.req("IngresoNoAcumulable", v.IngresoNoAcumulable)
+}
+
+func (v *Deducciones) attrs(s attrSink) {
+	s.opt("TotalOtrasDeducciones", v.TotalOtrasDeducciones)
+	s.opt("TotalImpuestosRetenidos", v.TotalImpuestosRetenidos)
+}
+
+func (v *Deduccion) attrs(s attrSink) {
+	s.req("TipoDeduccion", v.TipoDeduccion)
+	s.req("Clave", v.Clave)
+	s.req("Concepto", v.Concepto)
+	s.req("Importe", v.Importe)
+}
+
+func (v *OtroPago) attrs(s attrSink) {
+	s.req("TipoOtroPago", v.TipoOtroPago)
+	s.req("Clave", v.Clave)
+	s.req("Concepto", v.Concepto)
+	s.req("Importe", v.Importe)
+}
+
+func (v *SubsidioAlEmpleo) attrs(s attrSink) {
+	s.req("SubsidioCausado", v.SubsidioCausado)
+}
+
+func (v *CompensacionSaldosAFavor) attrs(s attrSink) {
+	s.req("SaldoAFavor", v.SaldoAFavor)
+	s.req("Año", v.Año)
+	s.req("RemanenteSalFav", v.RemanenteSalFav)
+}
+
+func (v *Incapacidad) attrs(s attrSink) {
+	s.req("DiasIncapacidad", v.DiasIncapacidad)
+	s.req("TipoIncapacidad", v.TipoIncapacidad)
+	s.opt("ImporteMonetario", v.ImporteMonetario)
 }
 
 func parseNomina(n *node) (Complement, error) {
