@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -354,20 +353,8 @@ func (k *checker) paidInvoice(p string, in api.InvoicePaidInvoiceInput, payCur s
 	}
 	for j, t := range in.PaidInvoiceTaxes {
 		tp := fmt.Sprintf("%s.PaidInvoiceTaxes[%d]", p, j)
-		okTax := k.requiredCode(tp+".TaxCode", CatalogTaxes, t.TaxCode)
-		okTax = k.requiredCode(tp+".TaxTypeCode", CatalogTaxTypes, t.TaxTypeCode) && okTax
-		okTax = k.requiredCode(tp+".TaxFlagCode", CatalogTaxFlags, t.TaxFlagCode) && okTax
-		var rate *big.Rat
-		var rateDec cfdi.Decimal
-		if t.TaxRate != "" {
-			d, ok := k.amount(tp+".TaxRate", t.TaxRate)
-			if !ok {
-				continue
-			}
-			rateDec = d
-			rate, _ = new(big.Rat).SetString(d.String())
-		}
-		if !okTax {
+		rate, rateDec, ok := k.taxLine(tp, t)
+		if !ok {
 			continue
 		}
 		if t.TaxTypeCode == cfdi.Cuota {

@@ -136,6 +136,23 @@ func (k *checker) amount(prop string, v api.Amount) (cfdi.Decimal, bool) {
 	return d, true
 }
 
+// taxLine checks the catalog codes of a tax line (an item's or a paid invoice's) and reads its
+// rate when sent (nil when not); ok is false when any of it was reported.
+func (k *checker) taxLine(tp string, t api.InvoiceItemTax) (rate *big.Rat, rateDec cfdi.Decimal, ok bool) {
+	ok = k.requiredCode(tp+".TaxCode", CatalogTaxes, t.TaxCode)
+	ok = k.requiredCode(tp+".TaxTypeCode", CatalogTaxTypes, t.TaxTypeCode) && ok
+	ok = k.requiredCode(tp+".TaxFlagCode", CatalogTaxFlags, t.TaxFlagCode) && ok
+	if t.TaxRate != "" {
+		d, read := k.amount(tp+".TaxRate", t.TaxRate)
+		if !read {
+			return nil, rateDec, false
+		}
+		rateDec = d
+		rate, _ = new(big.Rat).SetString(d.String())
+	}
+	return rate, rateDec, ok
+}
+
 // ---- the pieces a request resolves to
 
 // issuer is the resolved issuer and its seal.
@@ -630,20 +647,8 @@ func (k *checker) lines(items []api.InvoiceItemInput, typ string, cd int) []line
 		}
 		for j, t := range taxes {
 			tp := fmt.Sprintf("%s.ItemTaxes[%d]", p, j)
-			okTax := k.requiredCode(tp+".TaxCode", CatalogTaxes, t.TaxCode)
-			okTax = k.requiredCode(tp+".TaxTypeCode", CatalogTaxTypes, t.TaxTypeCode) && okTax
-			okTax = k.requiredCode(tp+".TaxFlagCode", CatalogTaxFlags, t.TaxFlagCode) && okTax
-			var rate *big.Rat
-			var rateDec cfdi.Decimal
-			if t.TaxRate != "" {
-				d, ok := k.amount(tp+".TaxRate", t.TaxRate)
-				if !ok {
-					continue
-				}
-				rateDec = d
-				rate, _ = new(big.Rat).SetString(d.String())
-			}
-			if !okTax {
+			rate, rateDec, ok := k.taxLine(tp, t)
+			if !ok {
 				continue
 			}
 			prop, msg, text := products.CheckTax(t.TaxCode, t.TaxTypeCode, t.TaxFlagCode, rate)
