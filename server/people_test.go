@@ -129,6 +129,8 @@ func TestCreatePersonErrors(t *testing.T) {
 		{"password empty", map[string]any{"password": ""}, "Password", "'Password' no debería estar vacío.", "NotEmptyValidator", "[masked: 0]"},
 		{"foreign TIN over 40", map[string]any{"foreignTin": strings.Repeat("9", 41)}, "ForeignTin",
 			"'Foreign Tin' debe ser menor o igual que 40 caracteres. Ingresó 41 caracteres.", "MaximumLengthValidator", strings.Repeat("9", 41)},
+		{"email over 256 (longer than the store can key)", map[string]any{"email": strings.Repeat("a", 40000) + "@example.com"}, "Email",
+			"'Email' debe ser menor o igual que 256 caracteres. Ingresó 40012 caracteres.", "MaximumLengthValidator", strings.Repeat("a", 40000) + "@example.com"},
 		{"tax password over 24", map[string]any{"taxPassword": strings.Repeat("s", 25)}, "TaxPassword",
 			"'Tax Password' debe ser menor o igual que 24 caracteres. Ingresó 25 caracteres.", "MaximumLengthValidator", "[masked: 25]"},
 	}

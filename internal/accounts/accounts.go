@@ -74,8 +74,7 @@ func (s *Service) CreateTenant(ctx context.Context, in api.TenantCreate) (api.Cr
 	if email == "" {
 		return api.Credentials{}, apierr.Invalid(apierr.Field("OwnerEmail", "'Owner Email' no debería estar vacío.", in.OwnerEmail, "NotEmptyValidator", nil))
 	}
-	if f := people.CheckEmail(email); f != nil {
-		f.PropertyName = "OwnerEmail"
+	if f := people.CheckEmail("OwnerEmail", email); f != nil {
 		return api.Credentials{}, apierr.Invalid(*f)
 	}
 	name := strings.TrimSpace(in.OwnerLegalName)

@@ -49,9 +49,12 @@ type Service struct {
 	HashPassword func(string) string
 }
 
-// CheckEmail returns the failure of an email with characters outside the allowed set, naming
-// each rejected character once, or nil.
-func CheckEmail(email string) *api.Failure {
+// CheckEmail returns the failure, on property, of an email longer than MaxEmail or with
+// characters outside the allowed set (naming each rejected character once), or nil.
+func CheckEmail(property, email string) *api.Failure {
+	if f, long := tooLong(property, apierr.Words(property), email, MaxEmail, email); long {
+		return &f
+	}
 	var bad []string
 	seen := map[rune]bool{}
 	for _, r := range email {
@@ -63,7 +66,7 @@ func CheckEmail(email string) *api.Failure {
 	if len(bad) == 0 {
 		return nil
 	}
-	f := apierr.Field("Email", "The email contains characters that are not allowed: "+strings.Join(bad, ", ")+
+	f := apierr.Field(property, "The email contains characters that are not allowed: "+strings.Join(bad, ", ")+
 		". Allowed characters: "+AllowedEmailChars, email, "InvalidUserName", nil)
 	return &f
 }

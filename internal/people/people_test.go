@@ -1,6 +1,7 @@
 package people
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -8,16 +9,32 @@ import (
 )
 
 func TestCheckEmail(t *testing.T) {
-	if f := CheckEmail("a.b-c_d+e@x.mx"); f != nil {
-		t.Fatalf("allowed email refused: %+v", f)
-	}
-	f := CheckEmail("ñoño é@x.mx")
-	if f == nil || f.PropertyName != "Email" || *f.ErrorCode != "InvalidUserName" {
-		t.Fatalf("failure = %+v", f)
-	}
-	want := "The email contains characters that are not allowed: 'ñ', ' ', 'é'. Allowed characters: " + AllowedEmailChars
-	if f.ErrorMessage != want {
-		t.Fatalf("message = %q\nwant      %q", f.ErrorMessage, want)
+	long := strings.Repeat("a", MaxEmail-5) + "@x.mx"
+	for _, c := range []struct {
+		name, property, email string
+		code, message         string // "" and "": accepted
+	}{
+		{"allowed characters", "Email", "a.b-c_d+e@x.mx", "", ""},
+		{"as long as allowed", "Email", long, "", ""},
+		{"characters not allowed", "Email", "ñoño é@x.mx", "InvalidUserName",
+			"The email contains characters that are not allowed: 'ñ', ' ', 'é'. Allowed characters: " + AllowedEmailChars},
+		{"one character too long", "Email", "b" + long, "MaximumLengthValidator",
+			"'Email' debe ser menor o igual que 256 caracteres. Ingresó 257 caracteres."},
+		{"too long, on the property given", "OwnerEmail", strings.Repeat("c", 40000), "MaximumLengthValidator",
+			"'Owner Email' debe ser menor o igual que 256 caracteres. Ingresó 40000 caracteres."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := CheckEmail(c.property, c.email)
+			if c.code == "" {
+				if f != nil {
+					t.Fatalf("refused: %+v", f)
+				}
+				return
+			}
+			if f == nil || f.PropertyName != c.property || f.ErrorCode == nil || *f.ErrorCode != c.code || f.ErrorMessage != c.message {
+				t.Fatalf("failure = %+v\nwant %s %s %q", f, c.property, c.code, c.message)
+			}
+		})
 	}
 }
 

@@ -30,7 +30,10 @@ const (
 const (
 	MinPasswordLength = 6
 	MaxForeignTin     = 40
-	MaxTaxPassword    = 24
+	// MaxEmail is the longest e-mail (the identity store's column of the reference service);
+	// it also keeps the e-mail index's key within what the store can key.
+	MaxEmail       = 256
+	MaxTaxPassword = 24
 )
 
 // User types a caller may send (spec 2 §2.1); UserTypeTenant is reserved.

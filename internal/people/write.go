@@ -94,7 +94,7 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 		v := strings.TrimSpace(deref(in.Email))
 		if v == "" {
 			fail(notEmpty("Email", MsgEmailEmpty, optional(in.Email)))
-		} else if f := CheckEmail(v); f != nil {
+		} else if f := CheckEmail("Email", v); f != nil {
 			fail(*f)
 		} else {
 			// reported with the other failures; Put checks again in the write
