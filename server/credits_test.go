@@ -72,7 +72,7 @@ func TestCreditsTransferRules(t *testing.T) {
 		{"amount as a string", owner, body(owner.person, q.person, `,"amount":"5"`), 400, "", "$.amount", ""},
 		{"unknown credit type", owner, body(owner.person, q.person, `,"amount":1,"creditType":4`), 400, "", "CreditType", fmt.Sprintf(accounts.MsgTransferCreditTypeFmt, 4)},
 		{"credit type 0", owner, body(owner.person, q.person, `,"amount":1,"creditType":0`), 400, "", "CreditType", fmt.Sprintf(accounts.MsgTransferCreditTypeFmt, 0)},
-		{"comments too long", owner, body(owner.person, q.person, `,"amount":1,"comments":"`+long+`"`), 400, "", "Comments", fmt.Sprintf(accounts.MsgTransferCommentsFmt, 100, 101)},
+		{"comments too long", owner, body(owner.person, q.person, `,"amount":1,"comments":"`+long+`"`), 400, "", "Comments", fmt.Sprintf(apierr.MsgMaxLength, "Comments", 100, 101)},
 		{"absent source", owner, body("nobody", q.person, `,"amount":1`), 404, notFound("nobody"), "", ""},
 		{"absent destination", owner, body(owner.person, "nobody", `,"amount":1`), 404, notFound("nobody"), "", ""},
 		{"source in another tenant", owner, body(pb.person, owner.person, `,"amount":1`), 404, notFound(pb.person), "", ""},

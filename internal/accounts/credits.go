@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
@@ -35,7 +34,6 @@ const (
 	MsgTransferAmountWhole     = "'Amount' debe ser un número entero: los créditos no se dividen."
 	MsgTransferInsufficientFmt = "La persona origen no tiene créditos suficientes de tipo %d: disponible %d, solicitado %s."
 	MsgTransferCreditTypeFmt   = "'Credit Type' tiene un rango de valores que no incluye '%d'. Usa 1 (timbres), 2 (validaciones) o 3 (tickets)."
-	MsgTransferCommentsFmt     = "'Comments' debe ser menor o igual que %d caracteres. Ingresó %d caracteres."
 )
 
 // MaxTransferComments is the longest comment of a transfer, in characters.
@@ -67,9 +65,8 @@ func checkTransfer(in api.StampTransfer) (int, []api.Failure) {
 		}
 	}
 	if in.Comments != nil {
-		if n := utf8.RuneCountInString(*in.Comments); n > MaxTransferComments {
-			fs = append(fs, apierr.Field("Comments", fmt.Sprintf(MsgTransferCommentsFmt, MaxTransferComments, n), *in.Comments,
-				"MaximumLengthValidator", map[string]any{"PropertyName": "Comments", "MaxLength": MaxTransferComments, "TotalLength": n}))
+		if f, long := apierr.TooLong("Comments", *in.Comments, MaxTransferComments, *in.Comments); long {
+			fs = append(fs, f)
 		}
 	}
 	return creditType, fs

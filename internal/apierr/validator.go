@@ -1,12 +1,20 @@
 package apierr
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/timbra-mx/timbra/internal/api"
+)
 
 // The validator's conventions (spec 1 §7.4), the same in every area: its texts for an empty and
 // a missing value, how it names a property in them, and the placeholders of a failure.
 const (
-	MsgNotEmpty = "'%s' no debería estar vacío."
-	MsgNotNull  = "'%s' no debe estar vacío."
+	MsgNotEmpty   = "'%s' no debería estar vacío."
+	MsgNotNull    = "'%s' no debe estar vacío."
+	MsgMaxLength  = "'%s' debe ser menor o igual que %d caracteres. Ingresó %d caracteres."
+	CodeMaxLength = "MaximumLengthValidator"
 )
 
 // Words is how the validator names a property in its texts: the last part of its path, without
@@ -26,6 +34,18 @@ func Words(prop string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// TooLong is the failure of a text over max characters (counted as characters, not bytes), ok
+// true; attempted is what the failure echoes (masked for a secret).
+func TooLong(prop, value string, max int, attempted any) (f api.Failure, ok bool) {
+	n := utf8.RuneCountInString(value)
+	if n <= max {
+		return api.Failure{}, false
+	}
+	label := Words(prop)
+	return Field(prop, fmt.Sprintf(MsgMaxLength, label, max, n), attempted, CodeMaxLength,
+		map[string]any{"PropertyName": label, "MaxLength": max, "TotalLength": n}), true
 }
 
 // Placeholders are a failure's formatting placeholders: the property's name in words, its path

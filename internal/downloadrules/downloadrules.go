@@ -148,7 +148,7 @@ func checkDescription(in *string) []api.Failure {
 			map[string]any{"PropertyName": "Description", "PropertyValue": in})}
 	}
 	if n := utf8.RuneCountInString(d); n > MaxDescription {
-		return []api.Failure{apierr.Field("Description", fmt.Sprintf(MsgMaxLength, "Description", MaxDescription, n), d, people.CodeMaxLength,
+		return []api.Failure{apierr.Field("Description", fmt.Sprintf(apierr.MsgMaxLength, "Description", MaxDescription, n), d, apierr.CodeMaxLength,
 			map[string]any{"MaxLength": MaxDescription, "TotalLength": n, "PropertyName": "Description", "PropertyValue": d})}
 	}
 	return nil

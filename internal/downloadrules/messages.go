@@ -4,7 +4,6 @@ package downloadrules
 // (auth.MsgOnlyOwnerModifyOwner) and the 404 (apierr.NotFound); the others are timbra's, in the
 // style of the people and products areas.
 const (
-	MsgMaxLength   = "'%s' debe ser menor o igual que %d caracteres. Ingresó %d caracteres."
 	MsgIDsMismatch = "IDs mismatches"
 
 	MsgBadQueryType     = "El tipo de consulta '%s' no existe en el catálogo SatQueryTypes: usa CFDI, Metadata o Retenciones."

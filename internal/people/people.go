@@ -52,7 +52,7 @@ type Service struct {
 // CheckEmail returns the failure, on property, of an email longer than MaxEmail or with
 // characters outside the allowed set (naming each rejected character once), or nil.
 func CheckEmail(property, email string) *api.Failure {
-	if f, long := tooLong(property, apierr.Words(property), email, MaxEmail, email); long {
+	if f, long := apierr.TooLong(property, email, MaxEmail, email); long {
 		return &f
 	}
 	var bad []string

@@ -1,7 +1,6 @@
 package people
 
 import (
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/timbra-mx/timbra/internal/api"
@@ -21,9 +20,7 @@ const (
 	// MsgPasswordRule is the one failure of a sign-in password that breaks the rule; its errorCode
 	// names the first requirement not met.
 	MsgPasswordRule = "La contraseña debe tener al menos 6 caracteres, una mayúscula (A-Z), una minúscula (a-z), un dígito (0-9) y un carácter que no sea letra ni dígito."
-	// MsgMaxLength is the failure of a text longer than its limit: property, limit, length.
-	MsgMaxLength   = "'%s' debe ser menor o igual que %d caracteres. Ingresó %d caracteres."
-	MsgIDsMismatch = "IDs mismatches"
+	MsgIDsMismatch  = "IDs mismatches"
 )
 
 // Limits of spec 1 §8.
@@ -50,7 +47,6 @@ const (
 	CodePasswordRequiresDigit  = "PasswordRequiresDigit"
 	CodePasswordRequiresNonAlp = "PasswordRequiresNonAlphanumeric"
 	CodeNotEmpty               = "NotEmptyValidator"
-	CodeMaxLength              = "MaximumLengthValidator"
 	CodeDuplicateEmail         = "DuplicateEmail"
 )
 
@@ -96,17 +92,6 @@ func CheckPassword(password string) *api.Failure {
 	}
 	f := apierr.Field("Password", MsgPasswordRule, nil, code, nil)
 	return &f
-}
-
-// tooLong is the failure of a text over max characters; attempted is what the failure may
-// echo (masked for secrets).
-func tooLong(property, label, value string, max int, attempted any) (api.Failure, bool) {
-	n := utf8.RuneCountInString(value)
-	if n <= max {
-		return api.Failure{}, false
-	}
-	return apierr.Field(property, fmt.Sprintf(MsgMaxLength, label, max, n), attempted, CodeMaxLength,
-		map[string]any{"PropertyName": label, "MaxLength": max, "TotalLength": n}), true
 }
 
 // notEmpty is the failure of a required value that is missing or blank.

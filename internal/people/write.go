@@ -152,12 +152,12 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 	}
 
 	if in.ForeignTin != nil {
-		if f, long := tooLong("ForeignTin", "Foreign Tin", *in.ForeignTin, MaxForeignTin, *in.ForeignTin); long {
+		if f, long := apierr.TooLong("ForeignTin", *in.ForeignTin, MaxForeignTin, *in.ForeignTin); long {
 			fail(f)
 		}
 	}
 	if in.TaxPassword != nil {
-		if f, long := tooLong("TaxPassword", "Tax Password", *in.TaxPassword, MaxTaxPassword, apierr.Masked(in.TaxPassword)); long {
+		if f, long := apierr.TooLong("TaxPassword", *in.TaxPassword, MaxTaxPassword, apierr.Masked(in.TaxPassword)); long {
 			fail(f)
 		}
 	}

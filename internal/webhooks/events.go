@@ -239,9 +239,8 @@ func (s *Service) Trigger(ctx context.Context, c auth.Caller, in api.EventTrigge
 	if in.RelatedObjectID != nil {
 		if n := utf8.RuneCountInString(*in.RelatedObjectID); n == 0 {
 			fs = append(fs, apierr.Field("RelatedObjectId", MsgRelatedIDEmpty, "", "NotEmptyValidator", nil))
-		} else if n > MaxRelatedID {
-			fs = append(fs, apierr.Field("RelatedObjectId", fmt.Sprintf(MsgRelatedIDTooLong, n), *in.RelatedObjectID, "MaximumLengthValidator",
-				map[string]any{"PropertyName": "Related Object Id", "MaxLength": MaxRelatedID, "TotalLength": n}))
+		} else if f, long := apierr.TooLong("RelatedObjectId", *in.RelatedObjectID, MaxRelatedID, *in.RelatedObjectID); long {
+			fs = append(fs, f)
 		}
 	}
 	if in.WebhookID != nil && *in.WebhookID == "" {

@@ -19,7 +19,6 @@ const (
 	MsgTriggerProduction   = "timbra trigger no está disponible en producción; usa el ambiente de pruebas."
 	MsgWebhookIDEmpty      = "'Webhook Id' no debería estar vacío."
 	MsgRelatedIDEmpty      = "'Related Object Id' no debería estar vacío."
-	MsgRelatedIDTooLong    = "'Related Object Id' debe ser menor o igual que 36 caracteres. Ingresó %d caracteres."
 	MsgStatusInvalid       = "'Status' debe ser enabled o disabled."
 	MsgFromAfterTo         = "'from' no puede ser posterior a 'to'."
 	MsgRangeTooLong        = "El rango de fechas no puede exceder 30 días."
