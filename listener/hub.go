@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 )
@@ -185,8 +186,13 @@ func (s *session) read(onPong func()) {
 		return nil
 	})
 	for {
-		_, raw, err := s.conn.ReadMessage()
+		typ, raw, err := s.conn.ReadMessage()
 		if err != nil {
+			return
+		}
+		if typ == websocket.TextMessage && !utf8.Valid(raw) {
+			// RFC 6455 §8.1: a text frame must be UTF-8; the session ends with 1007
+			s.close(websocket.CloseInvalidFramePayloadData, "text frame is not UTF-8")
 			return
 		}
 		s.conn.SetReadDeadline(time.Now().Add(PongWait))
