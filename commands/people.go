@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,7 +19,8 @@ func newPeopleCmd(f *Factory) *cli.Command {
 			"  timbra people create --legal-name \"Ana López\" --email ana@example.com --password-file pw.txt\n" +
 			"  timbra people update 3f2a0c1e-... --tax-regime 626\n" +
 			"  timbra people delete 3f2a0c1e-... --yes",
-		Subcommands: []*cli.Command{newPeopleListCmd(f), newPeopleGetCmd(f), newPeopleCreateCmd(f), newPeopleUpdateCmd(f), newPeopleDeleteCmd(f), newPeopleEmployerCmd(f), newPeopleEmployeeCmd(f)},
+		Subcommands: []*cli.Command{newPeopleListCmd(f, nil), newPeopleGetCmd(f, nil), newPeopleCreateCmd(f, nil), newPeopleUpdateCmd(f, nil),
+			newPeopleDeleteCmd(f, nil), newPeopleEmployerCmd(f), newPeopleEmployeeCmd(f)},
 	}
 }
 
@@ -29,8 +29,9 @@ type peopleListOptions struct {
 	pagingOptions
 }
 
-func newPeopleListCmd(f *Factory) *cli.Command {
+func newPeopleListCmd(f *Factory, run runFunc[peopleListOptions]) *cli.Command {
 	o := &peopleListOptions{f: f}
+	run = orRun(run, peopleListRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the people of your tenant, one page at a time",
@@ -48,14 +49,15 @@ func newPeopleListCmd(f *Factory) *cli.Command {
 			if err := o.check(c, 0); err != nil {
 				return err
 			}
-			return peopleListRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
 var peopleColumns = []string{"ID", "NAME", "EMAIL", "OWNER", "TIN", "CREATED"}
 
-func peopleListRun(ctx context.Context, o *peopleListOptions) error {
+func peopleListRun(c *cli.Context, o *peopleListOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -83,8 +85,9 @@ type peopleGetOptions struct {
 	ID string
 }
 
-func newPeopleGetCmd(f *Factory) *cli.Command {
+func newPeopleGetCmd(f *Factory, run runFunc[peopleGetOptions]) *cli.Command {
 	o := &peopleGetOptions{f: f}
+	run = orRun(run, peopleGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one person",
@@ -99,12 +102,13 @@ func newPeopleGetCmd(f *Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			return peopleGetRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func peopleGetRun(ctx context.Context, o *peopleGetOptions) error {
+func peopleGetRun(c *cli.Context, o *peopleGetOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

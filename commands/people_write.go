@@ -97,8 +97,9 @@ func (o *personWriteOptions) collect(c *cli.Context) error {
 	return nil
 }
 
-func newPeopleCreateCmd(f *Factory) *cli.Command {
+func newPeopleCreateCmd(f *Factory, run runFunc[personWriteOptions]) *cli.Command {
 	o := &personWriteOptions{f: f, Create: true}
+	run = orRun(run, personWriteRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a person (an issuer, a recipient, someone who signs in)",
@@ -120,13 +121,14 @@ func newPeopleCreateCmd(f *Factory) *cli.Command {
 			if err := o.collect(c); err != nil {
 				return err
 			}
-			return personWriteRun(c, o)
+			return run(c, o)
 		},
 	}
 }
 
-func newPeopleUpdateCmd(f *Factory) *cli.Command {
+func newPeopleUpdateCmd(f *Factory, run runFunc[personWriteOptions]) *cli.Command {
 	o := &personWriteOptions{f: f}
+	run = orRun(run, personWriteRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change fields of a person",
@@ -148,7 +150,7 @@ func newPeopleUpdateCmd(f *Factory) *cli.Command {
 			if err := o.collect(c); err != nil {
 				return err
 			}
-			return personWriteRun(c, o)
+			return run(c, o)
 		},
 	}
 }
@@ -294,8 +296,9 @@ type peopleDeleteOptions struct {
 	Yes bool
 }
 
-func newPeopleDeleteCmd(f *Factory) *cli.Command {
+func newPeopleDeleteCmd(f *Factory, run runFunc[peopleDeleteOptions]) *cli.Command {
 	o := &peopleDeleteOptions{f: f}
+	run = orRun(run, peopleDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a person and revoke its API keys",
@@ -317,12 +320,13 @@ func newPeopleDeleteCmd(f *Factory) *cli.Command {
 			if !o.Yes && !f.IO.InTTY {
 				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
-			return peopleDeleteRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func peopleDeleteRun(ctx context.Context, o *peopleDeleteOptions) error {
+func peopleDeleteRun(c *cli.Context, o *peopleDeleteOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

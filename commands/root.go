@@ -486,6 +486,19 @@ type usageError struct {
 func (e *usageError) Error() string { return e.msg }
 
 // usageErrorf returns a usage error of the command of c.
+// runFunc is what a command does once its flags and arguments are parsed into its options. Each
+// command's constructor takes one (nil: the command's own), so a test can check what a command
+// line parses into without running it.
+type runFunc[O any] func(c *cli.Context, o *O) error
+
+// orRun is run, or own when run is nil.
+func orRun[O any](run, own runFunc[O]) runFunc[O] {
+	if run != nil {
+		return run
+	}
+	return own
+}
+
 func usageErrorf(c *cli.Context, format string, a ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, a...), cmd: helpName(c)}
 }
