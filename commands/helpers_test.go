@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/urfave/cli/v2"
 )
 
 // result is what one command line did.
@@ -183,4 +185,15 @@ func useAPI(t *testing.T, base string) {
 	t.Setenv("TIMBRA_BASE_URL", base)
 	t.Setenv("TIMBRA_TENANT_KEY", "tenant-1")
 	t.Setenv("TIMBRA_API_KEY", "sk_test_0123456789abcdefWXYZ")
+}
+
+// parse runs one command line through cmd alone, as run does (flags may follow the arguments),
+// with the run function the test gave cmd: what the flags and arguments parse into, with no
+// server and nothing sent.
+func parse(t *testing.T, cmd *cli.Command, args ...string) error {
+	t.Helper()
+	var out bytes.Buffer
+	app := &cli.App{Name: "timbra", Commands: []*cli.Command{cmd}, Writer: &out, ErrWriter: &out,
+		ExitErrHandler: func(*cli.Context, error) {}}
+	return app.RunContext(context.Background(), append([]string{"timbra"}, reorderArgs(app.Commands, nil, args)...))
 }

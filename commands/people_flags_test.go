@@ -2,7 +2,6 @@ package commands
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -10,17 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 )
-
-// parse runs one command line through cmd alone, as run does (flags may follow the arguments),
-// with the run function the test gave cmd: what the flags and arguments parse into, with no
-// server and nothing sent.
-func parse(t *testing.T, cmd *cli.Command, args ...string) error {
-	t.Helper()
-	var out bytes.Buffer
-	app := &cli.App{Name: "timbra", Commands: []*cli.Command{cmd}, Writer: &out, ErrWriter: &out,
-		ExitErrHandler: func(*cli.Context, error) {}}
-	return app.RunContext(context.Background(), append([]string{"timbra"}, reorderArgs(app.Commands, nil, args)...))
-}
 
 // TestPeopleCommandsParse checks what each people command parses a command line into, apart
 // from running it (each constructor takes the run function).

@@ -3,7 +3,6 @@ package commands
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -25,7 +24,8 @@ func newProductsCmd(f *Factory) *cli.Command {
 			"  timbra products create --description \"Lápiz HB\" --unit-price 12.50 --product-code 44121706 --tax 002:Tasa:0.16:T\n" +
 			"  timbra products update 3f2a0c1e-... --unit-price 13\n" +
 			"  timbra products delete 3f2a0c1e-... --yes",
-		Subcommands: []*cli.Command{newProductsListCmd(f), newProductsGetCmd(f), newProductsCreateCmd(f), newProductsUpdateCmd(f), newProductsDeleteCmd(f)},
+		Subcommands: []*cli.Command{newProductsListCmd(f, nil), newProductsGetCmd(f, nil), newProductsCreateCmd(f, nil),
+			newProductsUpdateCmd(f, nil), newProductsDeleteCmd(f, nil)},
 	}
 }
 
@@ -34,8 +34,9 @@ type productsListOptions struct {
 	pagingOptions
 }
 
-func newProductsListCmd(f *Factory) *cli.Command {
+func newProductsListCmd(f *Factory, run runFunc[productsListOptions]) *cli.Command {
 	o := &productsListOptions{f: f}
+	run = orRun(run, productsListRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the products of your tenant, one page at a time",
@@ -53,19 +54,19 @@ func newProductsListCmd(f *Factory) *cli.Command {
 			if err := o.check(c, 0); err != nil {
 				return err
 			}
-			return productsListRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
 var productColumns = []string{"ID", "DESCRIPTION", "UNIT PRICE", "UNIT", "PRODUCT CODE", "TAXES", "CREATED"}
 
-func productsListRun(ctx context.Context, o *productsListOptions) error {
+func productsListRun(c *cli.Context, o *productsListOptions) error {
 	client, err := o.f.Client()
 	if err != nil {
 		return err
 	}
-	page, err := client.ListProducts(ctx, o.Page, o.PageSize)
+	page, err := client.ListProducts(c.Context, o.Page, o.PageSize)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,14 @@ func productsListRun(ctx context.Context, o *productsListOptions) error {
 	return nil
 }
 
-func newProductsGetCmd(f *Factory) *cli.Command {
+type productsGetOptions struct {
+	f  *Factory
+	ID string
+}
+
+func newProductsGetCmd(f *Factory, run runFunc[productsGetOptions]) *cli.Command {
+	o := &productsGetOptions{f: f}
+	run = orRun(run, productsGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one product",
@@ -98,18 +106,23 @@ func newProductsGetCmd(f *Factory) *cli.Command {
 			if err := exactArgs(c, "product ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			prod, err := client.GetProduct(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			p := f.printer()
-			return p.fields(prod, productFields(p, prod))
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
+}
+
+func productsGetRun(c *cli.Context, o *productsGetOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	prod, err := client.GetProduct(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	p := o.f.printer()
+	return p.fields(prod, productFields(p, prod))
 }
 
 func productFields(p *printer, x api.Product) []field {
@@ -158,7 +171,7 @@ type productWriteOptions struct {
 	ID     string // update
 	Create bool
 	File   string
-	Yes    bool
+	Input  api.ProductInput // from --file and the flags
 }
 
 func productWriteFlags(o *productWriteOptions) []cli.Flag {
@@ -243,8 +256,9 @@ func productInput(c *cli.Context, o *productWriteOptions) (api.ProductInput, err
 	return in, nil
 }
 
-func newProductsCreateCmd(f *Factory) *cli.Command {
+func newProductsCreateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Command {
 	o := &productWriteOptions{f: f, Create: true}
+	run = orRun(run, productWriteRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a product or service",
@@ -266,13 +280,15 @@ func newProductsCreateCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return productWriteRun(c.Context, o, in)
+			o.Input = in
+			return run(c, o)
 		},
 	}
 }
 
-func newProductsUpdateCmd(f *Factory) *cli.Command {
+func newProductsUpdateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Command {
 	o := &productWriteOptions{f: f}
+	run = orRun(run, productWriteRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change fields of a product",
@@ -297,21 +313,22 @@ func newProductsUpdateCmd(f *Factory) *cli.Command {
 			if in == (api.ProductInput{}) {
 				return usageErrorf(c, "nothing to change: give at least one field flag or --file")
 			}
-			return productWriteRun(c.Context, o, in)
+			o.Input = in
+			return run(c, o)
 		},
 	}
 }
 
-func productWriteRun(ctx context.Context, o *productWriteOptions, in api.ProductInput) error {
+func productWriteRun(c *cli.Context, o *productWriteOptions) error {
 	client, err := o.f.Client()
 	if err != nil {
 		return err
 	}
 	var prod api.Product
 	if o.Create {
-		prod, err = client.CreateProduct(ctx, in)
+		prod, err = client.CreateProduct(c.Context, o.Input)
 	} else {
-		prod, err = client.UpdateProduct(ctx, o.ID, in)
+		prod, err = client.UpdateProduct(c.Context, o.ID, o.Input)
 	}
 	if err != nil {
 		return err
@@ -320,8 +337,15 @@ func productWriteRun(ctx context.Context, o *productWriteOptions, in api.Product
 	return p.fields(prod, productFields(p, prod))
 }
 
-func newProductsDeleteCmd(f *Factory) *cli.Command {
-	var yes bool
+type productsDeleteOptions struct {
+	f   *Factory
+	ID  string
+	Yes bool
+}
+
+func newProductsDeleteCmd(f *Factory, run runFunc[productsDeleteOptions]) *cli.Command {
+	o := &productsDeleteOptions{f: f}
+	run = orRun(run, productsDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a product",
@@ -333,28 +357,29 @@ func newProductsDeleteCmd(f *Factory) *cli.Command {
 			"  timbra products delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra products delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes -o json",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
 			if err := exactArgs(c, "product ID"); err != nil {
 				return err
 			}
-			id := c.Args().First()
-			if !yes && !f.IO.InTTY {
+			o.ID = c.Args().First()
+			if !o.Yes && !f.IO.InTTY {
 				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
-			return productsDeleteRun(c.Context, f, id, yes)
+			return run(c, o)
 		},
 	}
 }
 
-func productsDeleteRun(ctx context.Context, f *Factory, id string, yes bool) error {
+func productsDeleteRun(c *cli.Context, o *productsDeleteOptions) error {
+	ctx, f, id := c.Context, o.f, o.ID
 	client, err := f.Client()
 	if err != nil {
 		return err
 	}
 	ios := f.IO
-	if !yes {
+	if !o.Yes {
 		p, err := client.GetProduct(ctx, id)
 		if err != nil {
 			return err
