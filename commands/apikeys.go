@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -27,11 +26,11 @@ func newAPIKeysCmd(f *Factory) *cli.Command {
 			"  timbra api-keys update 0f9c1e2a-... --status suspended\n" +
 			"  timbra api-keys revoke 0f9c1e2a-... --yes",
 		Subcommands: []*cli.Command{
-			newAPIKeysListCmd(f),
-			newAPIKeysCreateCmd(f),
-			newAPIKeysGetCmd(f),
-			newAPIKeysUpdateCmd(f),
-			newAPIKeysRevokeCmd(f),
+			newAPIKeysListCmd(f, nil),
+			newAPIKeysCreateCmd(f, nil),
+			newAPIKeysGetCmd(f, nil),
+			newAPIKeysUpdateCmd(f, nil),
+			newAPIKeysRevokeCmd(f, nil),
 		},
 	}
 }
@@ -87,8 +86,9 @@ type apiKeysListOptions struct {
 	pagingOptions
 }
 
-func newAPIKeysListCmd(f *Factory) *cli.Command {
+func newAPIKeysListCmd(f *Factory, run runFunc[apiKeysListOptions]) *cli.Command {
 	o := &apiKeysListOptions{f: f}
+	run = orRun(run, apiKeysListRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List API keys, one page at a time",
@@ -108,14 +108,15 @@ func newAPIKeysListCmd(f *Factory) *cli.Command {
 			if err := o.check(c, 0); err != nil {
 				return err
 			}
-			return apiKeysListRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
 var apiKeyColumns = []string{"ID", "KEY", "PERSON", "STATUS", "DESCRIPTION", "CREATED"}
 
-func apiKeysListRun(ctx context.Context, o *apiKeysListOptions) error {
+func apiKeysListRun(c *cli.Context, o *apiKeysListOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -144,8 +145,9 @@ type apiKeysCreateOptions struct {
 	Description *string
 }
 
-func newAPIKeysCreateCmd(f *Factory) *cli.Command {
+func newAPIKeysCreateCmd(f *Factory, run runFunc[apiKeysCreateOptions]) *cli.Command {
 	o := &apiKeysCreateOptions{f: f}
+	run = orRun(run, apiKeysCreateRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create an API key and print its value",
@@ -172,12 +174,13 @@ func newAPIKeysCreateCmd(f *Factory) *cli.Command {
 				d := c.String("description")
 				o.Description = &d
 			}
-			return apiKeysCreateRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func apiKeysCreateRun(ctx context.Context, o *apiKeysCreateOptions) error {
+func apiKeysCreateRun(c *cli.Context, o *apiKeysCreateOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -204,8 +207,9 @@ type apiKeysGetOptions struct {
 	ShowValue bool
 }
 
-func newAPIKeysGetCmd(f *Factory) *cli.Command {
+func newAPIKeysGetCmd(f *Factory, run runFunc[apiKeysGetOptions]) *cli.Command {
 	o := &apiKeysGetOptions{f: f}
+	run = orRun(run, apiKeysGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one API key",
@@ -224,12 +228,13 @@ func newAPIKeysGetCmd(f *Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			return apiKeysGetRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func apiKeysGetRun(ctx context.Context, o *apiKeysGetOptions) error {
+func apiKeysGetRun(c *cli.Context, o *apiKeysGetOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -251,8 +256,9 @@ type apiKeysUpdateOptions struct {
 	Description *string
 }
 
-func newAPIKeysUpdateCmd(f *Factory) *cli.Command {
+func newAPIKeysUpdateCmd(f *Factory, run runFunc[apiKeysUpdateOptions]) *cli.Command {
 	o := &apiKeysUpdateOptions{f: f}
+	run = orRun(run, apiKeysUpdateRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Suspend or reactivate an API key, or change its description",
@@ -292,12 +298,13 @@ func newAPIKeysUpdateCmd(f *Factory) *cli.Command {
 			if o.Status == nil && o.Description == nil {
 				return usageErrorf(c, "nothing to change: give --status or --description")
 			}
-			return apiKeysUpdateRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func apiKeysUpdateRun(ctx context.Context, o *apiKeysUpdateOptions) error {
+func apiKeysUpdateRun(c *cli.Context, o *apiKeysUpdateOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -329,8 +336,9 @@ type apiKeysRevokeOptions struct {
 	Yes bool
 }
 
-func newAPIKeysRevokeCmd(f *Factory) *cli.Command {
+func newAPIKeysRevokeCmd(f *Factory, run runFunc[apiKeysRevokeOptions]) *cli.Command {
 	o := &apiKeysRevokeOptions{f: f}
+	run = orRun(run, apiKeysRevokeRun)
 	return &cli.Command{
 		Name:      "revoke",
 		Usage:     "Revoke an API key for good",
@@ -353,12 +361,13 @@ func newAPIKeysRevokeCmd(f *Factory) *cli.Command {
 			if !o.Yes && !f.IO.InTTY {
 				return usageErrorf(c, "refusing to revoke without confirmation: stdin is not a terminal; pass --yes")
 			}
-			return apiKeysRevokeRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func apiKeysRevokeRun(ctx context.Context, o *apiKeysRevokeOptions) error {
+func apiKeysRevokeRun(c *cli.Context, o *apiKeysRevokeOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

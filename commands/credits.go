@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,7 +19,7 @@ func newCreditsCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra credits transfer --from 3f2a0c1e-... --to 9b1d4e7a-... --amount 100\n" +
 			"  timbra credits transfer --from 9b1d4e7a-... --to 3f2a0c1e-... --amount 5 --type validation",
-		Subcommands: []*cli.Command{newCreditsTransferCmd(f)},
+		Subcommands: []*cli.Command{newCreditsTransferCmd(f, nil)},
 	}
 }
 
@@ -32,8 +31,9 @@ type creditsTransferOptions struct {
 	CreditType *int
 }
 
-func newCreditsTransferCmd(f *Factory) *cli.Command {
+func newCreditsTransferCmd(f *Factory, run runFunc[creditsTransferOptions]) *cli.Command {
 	o := &creditsTransferOptions{f: f}
+	run = orRun(run, creditsTransferRun)
 	return &cli.Command{
 		Name:      "transfer",
 		Usage:     "Move credits of one type from one person to another (owner only)",
@@ -81,7 +81,7 @@ func newCreditsTransferCmd(f *Factory) *cli.Command {
 				s := c.String("comments")
 				o.Comments = &s
 			}
-			return creditsTransferRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
@@ -116,7 +116,8 @@ type personBalance struct {
 	Available float64 `json:"available"`
 }
 
-func creditsTransferRun(ctx context.Context, o *creditsTransferOptions) error {
+func creditsTransferRun(c *cli.Context, o *creditsTransferOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

@@ -23,7 +23,7 @@ func newEventsCmd(f *Factory) *cli.Command {
 			"  timbra events list --type invoice.canceled --from 24h\n" +
 			"  timbra events get 0195a7c4-... -o json\n" +
 			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-... --wait",
-		Subcommands: []*cli.Command{newEventsListCmd(f), newEventsGetCmd(f), newEventsResendCmd(f)},
+		Subcommands: []*cli.Command{newEventsListCmd(f), newEventsGetCmd(f, nil), newEventsResendCmd(f, nil)},
 	}
 }
 
@@ -162,8 +162,9 @@ func eventStatusText(d api.EventData) string {
 
 // ---- get
 
-func newEventsGetCmd(f *Factory) *cli.Command {
+func newEventsGetCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
+	run = orRun(run, eventsGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Print one event: the exact envelope that was signed and delivered",
@@ -180,12 +181,13 @@ func newEventsGetCmd(f *Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			return eventsGetRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func eventsGetRun(ctx context.Context, o *idOptions) error {
+func eventsGetRun(c *cli.Context, o *idOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -223,8 +225,9 @@ type eventsResendOptions struct {
 	Timeout   time.Duration
 }
 
-func newEventsResendCmd(f *Factory) *cli.Command {
+func newEventsResendCmd(f *Factory, run runFunc[eventsResendOptions]) *cli.Command {
 	o := &eventsResendOptions{f: f}
+	run = orRun(run, eventsResendRun)
 	return &cli.Command{
 		Name:      "resend",
 		Usage:     "Deliver an event once more to one webhook",
@@ -251,12 +254,13 @@ func newEventsResendCmd(f *Factory) *cli.Command {
 				return usageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
 			}
 			o.ID = c.Args().First()
-			return eventsResendRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func eventsResendRun(ctx context.Context, o *eventsResendOptions) error {
+func eventsResendRun(c *cli.Context, o *eventsResendOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

@@ -134,8 +134,9 @@ type webhooksDeliveryOptions struct {
 	DeliveryID string
 }
 
-func newWebhooksDeliveryCmd(f *Factory) *cli.Command {
+func newWebhooksDeliveryCmd(f *Factory, run runFunc[webhooksDeliveryOptions]) *cli.Command {
 	o := &webhooksDeliveryOptions{f: f}
+	run = orRun(run, webhooksDeliveryRun)
 	return &cli.Command{
 		Name:      "delivery",
 		Usage:     "Show one delivery: its outcome, every attempt, the headers sent and the event",
@@ -156,12 +157,13 @@ func newWebhooksDeliveryCmd(f *Factory) *cli.Command {
 				return err
 			}
 			o.WebhookID, o.DeliveryID = strings.TrimSpace(c.Args().Get(0)), strings.TrimSpace(c.Args().Get(1))
-			return webhooksDeliveryRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksDeliveryRun(ctx context.Context, o *webhooksDeliveryOptions) error {
+func webhooksDeliveryRun(c *cli.Context, o *webhooksDeliveryOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

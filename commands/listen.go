@@ -2,7 +2,6 @@ package commands
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,8 +40,9 @@ type listenOptions struct {
 	TUI            bool // the live terminal view (stdout a terminal, no --format)
 }
 
-func newListenCmd(f *Factory) *cli.Command {
+func newListenCmd(f *Factory, run runFunc[listenOptions]) *cli.Command {
 	o := &listenOptions{f: f, Headers: &headerFlag{}}
+	run = orRun(run, listenRun)
 	var format string
 	return &cli.Command{
 		Name:      "listen",
@@ -111,7 +111,7 @@ func newListenCmd(f *Factory) *cli.Command {
 			default:
 				return usageErrorf(c, "invalid value %q for --format: use json or text", format)
 			}
-			return listenRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
@@ -206,7 +206,8 @@ func (hf *headerFlag) String() string {
 	return strings.Join(parts, ", ")
 }
 
-func listenRun(ctx context.Context, o *listenOptions) error {
+func listenRun(c *cli.Context, o *listenOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

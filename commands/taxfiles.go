@@ -34,8 +34,8 @@ func newTaxFilesCmd(f *Factory) *cli.Command {
 			"  timbra tax-files defaults 3f2a0c1e-...\n" +
 			"  timbra tax-files bulk-upload pairs.csv --concurrency 8 --report report.json",
 		Subcommands: []*cli.Command{
-			newTaxFilesListCmd(f), newTaxFilesGetCmd(f), newTaxFilesUploadCmd(f), newTaxFilesDeleteCmd(f),
-			newTaxFilesDefaultsCmd(f), newTaxFilesBulkCmd(f),
+			newTaxFilesListCmd(f), newTaxFilesGetCmd(f), newTaxFilesUploadCmd(f), newTaxFilesDeleteCmd(f, nil),
+			newTaxFilesDefaultsCmd(f, nil), newTaxFilesBulkCmd(f, nil),
 		},
 	}
 }
@@ -320,8 +320,9 @@ type taxFilesDeleteOptions struct {
 	Yes bool
 }
 
-func newTaxFilesDeleteCmd(f *Factory) *cli.Command {
+func newTaxFilesDeleteCmd(f *Factory, run runFunc[taxFilesDeleteOptions]) *cli.Command {
 	o := &taxFilesDeleteOptions{f: f}
+	run = orRun(run, taxFilesDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete one tax file (its content and password are erased)",
@@ -343,12 +344,13 @@ func newTaxFilesDeleteCmd(f *Factory) *cli.Command {
 			if !o.Yes && !f.IO.InTTY {
 				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
-			return taxFilesDeleteRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func taxFilesDeleteRun(ctx context.Context, o *taxFilesDeleteOptions) error {
+func taxFilesDeleteRun(c *cli.Context, o *taxFilesDeleteOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -380,8 +382,9 @@ type taxFilesDefaultsOptions struct {
 	OutDir string
 }
 
-func newTaxFilesDefaultsCmd(f *Factory) *cli.Command {
+func newTaxFilesDefaultsCmd(f *Factory, run runFunc[taxFilesDefaultsOptions]) *cli.Command {
 	o := &taxFilesDefaultsOptions{f: f}
+	run = orRun(run, taxFilesDefaultsRun)
 	return &cli.Command{
 		Name:      "defaults",
 		Usage:     "Show a person's default certificate and key (the pair that seals)",
@@ -406,7 +409,7 @@ func newTaxFilesDefaultsCmd(f *Factory) *cli.Command {
 			if o.OutDir != "" && !o.Values {
 				return usageErrorf(c, "--out-dir needs --values")
 			}
-			return taxFilesDefaultsRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
@@ -419,7 +422,8 @@ type defaultValueView struct {
 	WrittenTo    string `json:"writtenTo,omitempty"`
 }
 
-func taxFilesDefaultsRun(ctx context.Context, o *taxFilesDefaultsOptions) error {
+func taxFilesDefaultsRun(c *cli.Context, o *taxFilesDefaultsOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

@@ -520,8 +520,9 @@ type taxFilesBulkOptions struct {
 	FIEL        bool
 }
 
-func newTaxFilesBulkCmd(f *Factory) *cli.Command {
+func newTaxFilesBulkCmd(f *Factory, run runFunc[taxFilesBulkOptions]) *cli.Command {
 	o := &taxFilesBulkOptions{f: f}
+	run = orRun(run, taxFilesBulkRun)
 	return &cli.Command{
 		Name:      "bulk-upload",
 		Usage:     "Upload many certificates and keys from a CSV manifest or a folder",
@@ -574,7 +575,7 @@ func newTaxFilesBulkCmd(f *Factory) *cli.Command {
 					return usageErrorf(c, "--report %s: the folder does not exist", o.Report)
 				}
 			}
-			return taxFilesBulkRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
@@ -594,7 +595,8 @@ func pairLine(r pairResult) string {
 	return s
 }
 
-func taxFilesBulkRun(ctx context.Context, o *taxFilesBulkOptions) error {
+func taxFilesBulkRun(c *cli.Context, o *taxFilesBulkOptions) error {
+	ctx := c.Context
 	pairs, err := readManifest(o.Manifest)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -19,8 +18,9 @@ type triggerOptions struct {
 	List            bool
 }
 
-func newTriggerCmd(f *Factory) *cli.Command {
+func newTriggerCmd(f *Factory, run runFunc[triggerOptions]) *cli.Command {
 	o := &triggerOptions{f: f}
+	run = orRun(run, triggerRun)
 	return &cli.Command{
 		Name:      "trigger",
 		Usage:     "Make a sample event of a type and send it to your listener or one webhook (test environment)",
@@ -69,7 +69,7 @@ func newTriggerCmd(f *Factory) *cli.Command {
 					return usageErrorf(c, "--%s: give an ID", x.name)
 				}
 			}
-			return triggerRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
@@ -94,7 +94,8 @@ func triggerListRun(o *triggerOptions) error {
 	return o.f.printer().table(types, []string{"TYPE", "OBJECT", "DESCRIPTION"}, rows, "")
 }
 
-func triggerRun(ctx context.Context, o *triggerOptions) error {
+func triggerRun(c *cli.Context, o *triggerOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err

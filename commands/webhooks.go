@@ -37,18 +37,18 @@ func newWebhooksCmd(f *Factory) *cli.Command {
 			"  timbra webhooks deliveries 3f2a0c1e-...\n" +
 			"  timbra webhooks inspect",
 		Subcommands: []*cli.Command{
-			newWebhooksCreateCmd(f),
+			newWebhooksCreateCmd(f, nil),
 			newWebhooksListCmd(f),
-			newWebhooksGetCmd(f),
-			newWebhooksQueueCmd(f),
+			newWebhooksGetCmd(f, nil),
+			newWebhooksQueueCmd(f, nil),
 			newWebhooksUpdateCmd(f),
 			newWebhooksSetStatusCmd(f, statusEnabled),
 			newWebhooksSetStatusCmd(f, statusDisabled),
-			newWebhooksDeleteCmd(f),
-			newWebhooksTestCmd(f),
-			newWebhooksRotateCmd(f),
+			newWebhooksDeleteCmd(f, nil),
+			newWebhooksTestCmd(f, nil),
+			newWebhooksRotateCmd(f, nil),
 			newWebhooksDeliveriesCmd(f),
-			newWebhooksDeliveryCmd(f),
+			newWebhooksDeliveryCmd(f, nil),
 			newInspectCmd(f, "timbra webhooks inspect"),
 		},
 	}
@@ -64,8 +64,9 @@ type webhooksCreateOptions struct {
 	People      []string
 }
 
-func newWebhooksCreateCmd(f *Factory) *cli.Command {
+func newWebhooksCreateCmd(f *Factory, run runFunc[webhooksCreateOptions]) *cli.Command {
 	o := &webhooksCreateOptions{f: f}
+	run = orRun(run, webhooksCreateRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a webhook and print its signing secret, this one time",
@@ -100,12 +101,13 @@ func newWebhooksCreateCmd(f *Factory) *cli.Command {
 				o.Description = &d
 			}
 			o.People = cleanList(c.StringSlice("person"))
-			return webhooksCreateRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksCreateRun(ctx context.Context, o *webhooksCreateOptions) error {
+func webhooksCreateRun(c *cli.Context, o *webhooksCreateOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -242,8 +244,9 @@ type idOptions struct {
 	ID string
 }
 
-func newWebhooksGetCmd(f *Factory) *cli.Command {
+func newWebhooksGetCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
+	run = orRun(run, webhooksGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one webhook",
@@ -259,12 +262,13 @@ func newWebhooksGetCmd(f *Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			return webhooksGetRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksGetRun(ctx context.Context, o *idOptions) error {
+func webhooksGetRun(c *cli.Context, o *idOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -309,8 +313,9 @@ func queueFields(p *printer, q api.WebhookQueue) []field {
 
 // ---- queue
 
-func newWebhooksQueueCmd(f *Factory) *cli.Command {
+func newWebhooksQueueCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
+	run = orRun(run, webhooksQueueRun)
 	return &cli.Command{
 		Name:      "queue",
 		Usage:     "Show a webhook's queue: pending deliveries, attempts in flight, the last error",
@@ -329,12 +334,13 @@ func newWebhooksQueueCmd(f *Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			return webhooksQueueRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksQueueRun(ctx context.Context, o *idOptions) error {
+func webhooksQueueRun(c *cli.Context, o *idOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -490,8 +496,9 @@ type webhooksDeleteOptions struct {
 	Yes bool
 }
 
-func newWebhooksDeleteCmd(f *Factory) *cli.Command {
+func newWebhooksDeleteCmd(f *Factory, run runFunc[webhooksDeleteOptions]) *cli.Command {
 	o := &webhooksDeleteOptions{f: f}
+	run = orRun(run, webhooksDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a webhook; its delivery log stays",
@@ -514,12 +521,13 @@ func newWebhooksDeleteCmd(f *Factory) *cli.Command {
 			if !o.Yes && !f.IO.InTTY {
 				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
-			return webhooksDeleteRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksDeleteRun(ctx context.Context, o *webhooksDeleteOptions) error {
+func webhooksDeleteRun(c *cli.Context, o *webhooksDeleteOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -560,8 +568,9 @@ func waitFlags(wait *bool, timeout *time.Duration) []cli.Flag {
 	}
 }
 
-func newWebhooksTestCmd(f *Factory) *cli.Command {
+func newWebhooksTestCmd(f *Factory, run runFunc[webhooksTestOptions]) *cli.Command {
 	o := &webhooksTestOptions{f: f}
+	run = orRun(run, webhooksTestRun)
 	return &cli.Command{
 		Name:      "test",
 		Usage:     "Send a signed webhook.test event to one webhook",
@@ -584,12 +593,13 @@ func newWebhooksTestCmd(f *Factory) *cli.Command {
 				return usageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
 			}
 			o.ID = c.Args().First()
-			return webhooksTestRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksTestRun(ctx context.Context, o *webhooksTestOptions) error {
+func webhooksTestRun(c *cli.Context, o *webhooksTestOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -695,8 +705,9 @@ func deliveryOutcome(p *printer, d api.Delivery) []field {
 
 // ---- rotate-secret
 
-func newWebhooksRotateCmd(f *Factory) *cli.Command {
+func newWebhooksRotateCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
+	run = orRun(run, webhooksRotateRun)
 	return &cli.Command{
 		Name:      "rotate-secret",
 		Usage:     "Give a webhook a new signing secret and print it, this one time",
@@ -712,12 +723,13 @@ func newWebhooksRotateCmd(f *Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			return webhooksRotateRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksRotateRun(ctx context.Context, o *idOptions) error {
+func webhooksRotateRun(c *cli.Context, o *idOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
