@@ -55,7 +55,7 @@ func (b *Bolt) View(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+	return b.db.View(func(tx *bolt.Tx) error { return fn(newTx(tx)) })
 }
 
 // Update implements Store.
@@ -63,7 +63,7 @@ func (b *Bolt) Update(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+	return b.db.Update(func(tx *bolt.Tx) error { return fn(newTx(tx)) })
 }
 
 // Batch implements Store.
@@ -71,30 +71,58 @@ func (b *Bolt) Batch(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.Batch(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+	return b.db.Batch(func(tx *bolt.Tx) error { return fn(newTx(tx)) })
 }
 
-type boltTx struct{ tx *bolt.Tx }
+type boltTx struct {
+	tx *bolt.Tx
+	// opened keeps the buckets a read-only transaction found, by name: bbolt walks from the
+	// root to a bucket on every lookup outside a write transaction (a write one keeps them
+	// itself), and a read that visits many records of a tenant opens the same few buckets for
+	// each. nil in a write transaction.
+	opened map[string]*bolt.Bucket
+}
 
-func (t boltTx) Meta() Meta       { return boltMeta{t.tx.Bucket(bucketMeta)} }
-func (t boltTx) Tenants() Tenants { return boltTenants{t.tx.Bucket(bucketTenants)} }
+func newTx(tx *bolt.Tx) boltTx {
+	t := boltTx{tx: tx}
+	if !tx.Writable() {
+		t.opened = map[string]*bolt.Bucket{}
+	}
+	return t
+}
+
+// bucket is the named top-level bucket, looked up once per read-only transaction.
+func (t boltTx) bucket(name []byte) *bolt.Bucket {
+	if t.opened == nil {
+		return t.tx.Bucket(name)
+	}
+	b, ok := t.opened[string(name)]
+	if !ok {
+		b = t.tx.Bucket(name)
+		t.opened[string(name)] = b
+	}
+	return b
+}
+
+func (t boltTx) Meta() Meta       { return boltMeta{t.bucket(bucketMeta)} }
+func (t boltTx) Tenants() Tenants { return boltTenants{t.bucket(bucketTenants)} }
 func (t boltTx) People(tenantID string) People {
-	return boltPeople{records[Person]{t.tx.Bucket(bucketPeople), tenantID}, t.tx.Bucket(bucketPeopleByEmail)}
+	return boltPeople{records[Person]{t.bucket(bucketPeople), tenantID}, t.bucket(bucketPeopleByEmail)}
 }
 func (t boltTx) APIKeys(tenantID string) APIKeys {
 	return boltAPIKeys{
-		records:  records[APIKey]{t.tx.Bucket(bucketAPIKeys), tenantID},
-		lookup:   t.tx.Bucket(bucketAPIKeysByLookup),
-		byPerson: t.tx.Bucket(bucketAPIKeysByPerson),
+		records:  records[APIKey]{t.bucket(bucketAPIKeys), tenantID},
+		lookup:   t.bucket(bucketAPIKeysByLookup),
+		byPerson: t.bucket(bucketAPIKeysByPerson),
 	}
 }
 
 func (t boltTx) PersonByEmail(email string) (string, string, error) {
-	return splitRef(t.tx.Bucket(bucketPeopleByEmail).Get([]byte(NormalizeEmail(email))))
+	return splitRef(t.bucket(bucketPeopleByEmail).Get([]byte(NormalizeEmail(email))))
 }
 
 func (t boltTx) APIKeyByLookup(lookup []byte) (KeyRef, error) {
-	v := t.tx.Bucket(bucketAPIKeysByLookup).Get(lookup)
+	v := t.bucket(bucketAPIKeysByLookup).Get(lookup)
 	if v == nil {
 		return KeyRef{}, ErrNotFound
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func (t boltTx) AutoInvoices() AutoInvoices {
-	return boltAutoInvoices{t.tx.Bucket(bucketAutoInvoice), t.tx.Bucket(bucketPortalNames)}
+	return boltAutoInvoices{t.bucket(bucketAutoInvoice), t.bucket(bucketPortalNames)}
 }
 
 type boltAutoInvoices struct{ b, names *bolt.Bucket }

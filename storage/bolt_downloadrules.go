@@ -1,7 +1,7 @@
 package storage
 
 func (t boltTx) DownloadRules(tenantID string) DownloadRules {
-	return boltDownloadRules{records[DownloadRule]{t.tx.Bucket(bucketDownloadRules), tenantID}}
+	return boltDownloadRules{records[DownloadRule]{t.bucket(bucketDownloadRules), tenantID}}
 }
 
 type boltDownloadRules struct{ records[DownloadRule] }

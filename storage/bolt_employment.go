@@ -1,11 +1,11 @@
 package storage
 
 func (t boltTx) Employers(tenantID string) Employers {
-	return boltEmployers{records[Employer]{t.tx.Bucket(bucketEmployers), tenantID}}
+	return boltEmployers{records[Employer]{t.bucket(bucketEmployers), tenantID}}
 }
 
 func (t boltTx) Employees(tenantID string) Employees {
-	return boltEmployees{records[Employee]{t.tx.Bucket(bucketEmployees), tenantID}}
+	return boltEmployees{records[Employee]{t.bucket(bucketEmployees), tenantID}}
 }
 
 type boltEmployers struct{ records[Employer] }

@@ -14,24 +14,24 @@ import (
 )
 
 func (t boltTx) Webhooks(tenantID string) Webhooks {
-	return boltWebhooks{records[Webhook]{t.tx.Bucket(bucketWebhooks), tenantID}}
+	return boltWebhooks{records[Webhook]{t.bucket(bucketWebhooks), tenantID}}
 }
 
 func (t boltTx) Events(tenantID string) Events {
-	return boltEvents{records[Event]{t.tx.Bucket(bucketEvents), tenantID}, t.tx.Bucket(bucketEventsByRelated)}
+	return boltEvents{records[Event]{t.bucket(bucketEvents), tenantID}, t.bucket(bucketEventsByRelated)}
 }
 
 func (t boltTx) Deliveries(tenantID string) Deliveries {
 	return boltDeliveries{
-		records:   records[Delivery]{t.tx.Bucket(bucketDeliveries), tenantID},
-		byWebhook: t.tx.Bucket(bucketDeliveriesByWebhook),
-		pending:   t.tx.Bucket(bucketDeliveriesPending),
-		count:     t.tx.Bucket(bucketDeliveriesPendingCount),
-		due:       t.tx.Bucket(bucketDeliveriesDue),
+		records:   records[Delivery]{t.bucket(bucketDeliveries), tenantID},
+		byWebhook: t.bucket(bucketDeliveriesByWebhook),
+		pending:   t.bucket(bucketDeliveriesPending),
+		count:     t.bucket(bucketDeliveriesPendingCount),
+		due:       t.bucket(bucketDeliveriesDue),
 	}
 }
 
-func (t boltTx) Outbox() Outbox { return boltOutbox{t.tx.Bucket(bucketDeliveriesDue)} }
+func (t boltTx) Outbox() Outbox { return boltOutbox{t.bucket(bucketDeliveriesDue)} }
 
 type boltWebhooks struct{ records[Webhook] }
 

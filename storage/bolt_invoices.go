@@ -13,8 +13,8 @@ import (
 )
 
 func (t boltTx) Invoices(tenantID string) Invoices {
-	return boltInvoices{records[Invoice]{t.tx.Bucket(bucketInvoices), tenantID}, t.tx.Bucket(bucketInvoicesByUUID),
-		t.tx.Bucket(bucketInvoicesSummary), t.tx.Bucket(bucketInvoicesCanceling)}
+	return boltInvoices{records[Invoice]{t.bucket(bucketInvoices), tenantID}, t.bucket(bucketInvoicesByUUID),
+		t.bucket(bucketInvoicesSummary), t.bucket(bucketInvoicesCanceling)}
 }
 
 type boltInvoices struct {
@@ -24,7 +24,7 @@ type boltInvoices struct {
 
 func (t boltTx) PendingCancellations() ([]PendingCancellation, error) {
 	var out []PendingCancellation
-	err := t.tx.Bucket(bucketInvoicesCanceling).ForEach(func(k, v []byte) error {
+	err := t.bucket(bucketInvoicesCanceling).ForEach(func(k, v []byte) error {
 		tenant, id, err := splitRef(k)
 		if err != nil {
 			return err
@@ -150,7 +150,7 @@ func indexInvoices(tx *bolt.Tx) error {
 		return err
 	}
 	for _, v := range all { // Put writes into the bucket ForEach walks: after the walk
-		if err := (boltTx{tx}).Invoices(v.TenantID).Put(v); err != nil {
+		if err := (newTx(tx)).Invoices(v.TenantID).Put(v); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,7 @@
 package storage
 
 func (t boltTx) Products(tenantID string) Products {
-	return boltProducts{records[Product]{t.tx.Bucket(bucketProducts), tenantID}}
+	return boltProducts{records[Product]{t.bucket(bucketProducts), tenantID}}
 }
 
 type boltProducts struct{ records[Product] }

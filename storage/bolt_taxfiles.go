@@ -18,9 +18,9 @@ var (
 
 func (t boltTx) TaxFiles(tenantID string) TaxFiles {
 	return boltTaxFiles{
-		records:  records[TaxFile]{t.tx.Bucket(bucketTaxFiles), tenantID},
-		byPerson: t.tx.Bucket(bucketTaxFilesByPerson),
-		current:  t.tx.Bucket(bucketTaxFilesCurrent),
+		records:  records[TaxFile]{t.bucket(bucketTaxFiles), tenantID},
+		byPerson: t.bucket(bucketTaxFilesByPerson),
+		current:  t.bucket(bucketTaxFilesCurrent),
 	}
 }
 

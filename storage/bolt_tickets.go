@@ -9,8 +9,8 @@ import (
 )
 
 func (t boltTx) Tickets(tenantID string) Tickets {
-	return boltTickets{records[Ticket]{t.tx.Bucket(bucketTickets), tenantID}, t.tx.Bucket(bucketTicketsByNumber),
-		t.tx.Bucket(bucketTicketsByPaid), t.tx.Bucket(bucketTicketsByRecorded)}
+	return boltTickets{records[Ticket]{t.bucket(bucketTickets), tenantID}, t.bucket(bucketTicketsByNumber),
+		t.bucket(bucketTicketsByPaid), t.bucket(bucketTicketsByRecorded)}
 }
 
 type boltTickets struct {

@@ -130,15 +130,15 @@ func TestMigration14(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		d, err := (boltTx{tx}).Deliveries("t1").Get(full.ID)
+		d, err := (newTx(tx)).Deliveries("t1").Get(full.ID)
 		if err != nil || !reflect.DeepEqual(d, full) {
 			t.Errorf("JSON delivery after migration 14: %+v %v", d, err)
 		}
-		body, err := (boltTx{tx}).Events("t1").Body(ev.ID)
+		body, err := (newTx(tx)).Events("t1").Body(ev.ID)
 		if err != nil || string(body) != string(ev.Body) {
 			t.Errorf("JSON event body after migration 14: %s %v", body, err)
 		}
-		if err := (boltTx{tx}).Events("t1").Put(ev); err != nil {
+		if err := (newTx(tx)).Events("t1").Put(ev); err != nil {
 			return err
 		}
 		if raw := tx.Bucket(bucketEvents).Get(key("t1", ev.ID)); raw[0] != binaryV1 {

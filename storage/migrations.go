@@ -179,7 +179,7 @@ func indexOutbox(tx *bolt.Tx, now time.Time) error {
 		if len(parts) != 3 {
 			return fmt.Errorf("malformed pending index key %q", k)
 		}
-		d := boltTx{tx}.Deliveries(parts[0])
+		d := newTx(tx).Deliveries(parts[0])
 		raw := tx.Bucket(bucketDeliveries).Get(key(parts[0], parts[2]))
 		if raw == nil {
 			continue

@@ -94,7 +94,7 @@ func TestMigration2(t *testing.T) {
 			"h2": {TenantID: "t1", KeyID: "k2", PersonID: "p2", Status: 0},
 		}
 		for h, w := range want {
-			ref, err := boltTx{tx}.APIKeyByLookup([]byte(h))
+			ref, err := newTx(tx).APIKeyByLookup([]byte(h))
 			if err != nil || ref != w {
 				t.Errorf("index %s = %+v, %v; want %+v", h, ref, err, w)
 			}
@@ -308,18 +308,18 @@ func TestMigration12(t *testing.T) {
 	db.View(func(tx *bolt.Tx) error {
 		for tenant, w := range want {
 			var got []InvoiceSummary
-			if err := (boltTx{tx}).Invoices(tenant).EachSummary(func(s InvoiceSummary) error { got = append(got, s); return nil }); err != nil {
+			if err := (newTx(tx)).Invoices(tenant).EachSummary(func(s InvoiceSummary) error { got = append(got, s); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if len(got) != 1 || got[0] != w {
 				t.Errorf("tenant %s summaries = %+v, want %+v", tenant, got, w)
 			}
-			v, err := (boltTx{tx}).Invoices(tenant).Get(w.ID)
+			v, err := (newTx(tx)).Invoices(tenant).Get(w.ID)
 			if err != nil || v.Date != w.Date || v.Series != w.Series || len(v.XML) != 4 {
 				t.Errorf("invoice %s after migration 12: %+v %v", w.ID, v, err)
 			}
 		}
-		if p, err := (boltTx{tx}).PendingCancellations(); err != nil || len(p) != 1 || p[0].TenantID != "t2" || p[0].InvoiceID != "i2" {
+		if p, err := (newTx(tx)).PendingCancellations(); err != nil || len(p) != 1 || p[0].TenantID != "t2" || p[0].InvoiceID != "i2" {
 			t.Errorf("pending cancellations after migration 12: %+v %v", p, err)
 		}
 		if v, _ := schemaVersion(tx); v != 12 {
@@ -386,7 +386,7 @@ func TestMigration13(t *testing.T) {
 		if tx.Bucket(bucketOutbox) != nil {
 			t.Error("the outbox of schema 3 is still there")
 		}
-		q, next, err := (boltTx{tx}).Outbox().Due("t1", "w1", nil, time.Now(), 10, nil)
+		q, next, err := (newTx(tx)).Outbox().Due("t1", "w1", nil, time.Now(), 10, nil)
 		if err != nil || len(q) != 2 || !next.IsZero() {
 			t.Fatalf("queue after migration 13: %+v next %v %v", q, next, err)
 		}
@@ -396,11 +396,11 @@ func TestMigration13(t *testing.T) {
 		if q[1].DeliveryID != old[1]["id"] || q[1].Synthetic || q[1].EventType != "invoice.stamped" || q[1].Due.After(time.Now()) {
 			t.Errorf("the claimed one = %+v (due at once)", q[1])
 		}
-		d, err := (boltTx{tx}).Deliveries("t1").Get(q[0].DeliveryID)
+		d, err := (newTx(tx)).Deliveries("t1").Get(q[0].DeliveryID)
 		if err != nil || !d.Synthetic || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(past) {
 			t.Errorf("delivery after migration 13: %+v %v", d, err)
 		}
-		if st, _ := (boltTx{tx}).Deliveries("t1").PendingStats("w1"); st.Count != 2 {
+		if st, _ := (newTx(tx)).Deliveries("t1").PendingStats("w1"); st.Count != 2 {
 			t.Errorf("pending count = %d, want 2", st.Count)
 		}
 		if raw := tx.Bucket(bucketDeliveries).Get(key("t1", q[1].DeliveryID)); bytes.Contains(raw, []byte("claimed")) {

@@ -463,10 +463,9 @@ type fetchedJob struct {
 // An entry whose event is gone closes unsent.
 func (e *Engine) readBodies(fetched []fetchedJob) error {
 	err := e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
-		events := perTenant(tx.Events)
 		for i := range fetched {
 			j := &fetched[i].job
-			body, err := events(j.TenantID).Body(j.EventID)
+			body, err := tx.Events(j.TenantID).Body(j.EventID)
 			switch {
 			case errors.Is(err, storage.ErrNotFound):
 				j.close = "EventDeleted" // purged with its retention: nothing left to send
@@ -718,14 +717,13 @@ func (e *Engine) settler(out chan<- []outcome) {
 		clear(waiting)
 		now := e.Svc.Now().UTC()
 		err := e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
-			deliveries := perTenant(tx.Deliveries)
 			for i := range batch {
 				o := &batch[i]
 				o.delivery, o.retry = nil, time.Time{}
 				if o.job.close != "" {
 					continue
 				}
-				d, err := deliveries(o.job.TenantID).Get(o.job.DeliveryID)
+				d, err := tx.Deliveries(o.job.TenantID).Get(o.job.DeliveryID)
 				if errors.Is(err, storage.ErrNotFound) {
 					continue
 				}
@@ -868,7 +866,6 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 		}
 		hooks := map[destKey]*hookState{}
 		var order []*hookState
-		deliveries := perTenant(tx.Deliveries)
 		for i, o := range batch {
 			j := o.job
 			hs := hooks[o.d.key]
@@ -887,7 +884,7 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 				order = append(order, hs)
 			}
 			if o.delivery != nil {
-				ok, err := deliveries(j.TenantID).Finish(*o.delivery, j.Due)
+				ok, err := tx.Deliveries(j.TenantID).Finish(*o.delivery, j.Due)
 				if err != nil {
 					return err
 				}
@@ -899,7 +896,7 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 					continue
 				}
 			}
-			err := deliveries(j.TenantID).Update(j.DeliveryID, func(d *storage.Delivery) bool {
+			err := tx.Deliveries(j.TenantID).Update(j.DeliveryID, func(d *storage.Delivery) bool {
 				claimed := d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(j.Due)
 				if !claimed && (j.close != "" || !closedByWebhook(*d)) {
 					return false
@@ -936,20 +933,6 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 		return nil
 	})
 	return retries, changed, err
-}
-
-// perTenant opens each tenant's part of a store once in a transaction that visits many of its
-// records: opening one walks to its buckets.
-func perTenant[T any](open func(tenant string) T) func(tenant string) T {
-	opened := map[string]T{}
-	return func(tenant string) T {
-		v, ok := opened[tenant]
-		if !ok {
-			v = open(tenant)
-			opened[tenant] = v
-		}
-		return v
-	}
 }
 
 // outcomeOn writes an attempt's outcome on its delivery and answers the time of the retry (zero
