@@ -197,3 +197,12 @@ func parse(t *testing.T, cmd *cli.Command, args ...string) error {
 		ExitErrHandler: func(*cli.Context, error) {}}
 	return app.RunContext(context.Background(), append([]string{"timbra"}, reorderArgs(app.Commands, nil, args)...))
 }
+
+// wantUsage checks that a command line was refused with the usage error usage, its run not
+// called.
+func wantUsage(t *testing.T, err error, ran bool, usage string) {
+	t.Helper()
+	if ran || err == nil || !strings.Contains(err.Error(), usage) {
+		t.Fatalf("err %v (ran: %v), want a usage error %q", err, ran, usage)
+	}
+}

@@ -33,9 +33,7 @@ func TestListenAndTriggerParse(t *testing.T) {
 				var got *listenOptions
 				err := parse(t, newListenCmd(f, func(_ *cli.Context, o *listenOptions) error { got = o; return errRan }), c.args...)
 				if c.usage != "" {
-					if got != nil || err == nil || !strings.Contains(err.Error(), c.usage) {
-						t.Fatalf("err %v (ran: %v), want a usage error %q", err, got != nil, c.usage)
-					}
+					wantUsage(t, err, got != nil, c.usage)
 					return
 				}
 				if !errors.Is(err, errRan) || got.ForwardTo != c.forward || !reflect.DeepEqual(got.Events, c.events) ||

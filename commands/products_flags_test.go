@@ -58,9 +58,7 @@ func TestProductsCommandsParse(t *testing.T) {
 				var got *productWriteOptions
 				err := parse(t, c.cmd(f, func(_ *cli.Context, o *productWriteOptions) error { got = o; return errRan }), c.args...)
 				if c.usage != "" {
-					if got != nil || err == nil || !strings.Contains(err.Error(), c.usage) {
-						t.Fatalf("err %v (ran: %v), want a usage error %q", err, got != nil, c.usage)
-					}
+					wantUsage(t, err, got != nil, c.usage)
 					return
 				}
 				if !errors.Is(err, errRan) || !c.check(got) {
