@@ -13,6 +13,16 @@ type attrSink interface {
 	seal(name, v string)
 }
 
+// attrLister is an element whose attributes are one list (attrs).
+type attrLister interface{ attrs(attrSink) }
+
+// empty writes an element with attributes and no content: <name .../>.
+func (w *xmlWriter) empty(name string, e attrLister) {
+	w.open(name)
+	e.attrs(w)
+	w.endEmpty()
+}
+
 func (w *xmlWriter) req(name, v string)  { w.attr(name, v) }
 func (w *xmlWriter) seal(name, v string) { w.attr(name, v) }
 

@@ -351,9 +351,7 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 		e.attrs(w)
 		if s := e.EntidadSNCF; s != nil {
 			w.endStart()
-			w.open("nomina12:EntidadSNCF")
-			s.attrs(w)
-			w.endEmpty()
+			w.empty("nomina12:EntidadSNCF", s)
 			w.close("nomina12:Emisor")
 		} else {
 			w.endEmpty()
@@ -366,10 +364,8 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 		w.endEmpty()
 	} else {
 		w.endStart()
-		for _, s := range r.SubContratacion {
-			w.open("nomina12:SubContratacion")
-			s.attrs(w)
-			w.endEmpty()
+		for i := range r.SubContratacion {
+			w.empty("nomina12:SubContratacion", &r.SubContratacion[i])
 		}
 		w.close("nomina12:Receptor")
 	}
@@ -387,26 +383,18 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 			}
 			w.endStart()
 			if a := x.AccionesOTitulos; a != nil {
-				w.open("nomina12:AccionesOTitulos")
-				a.attrs(w)
-				w.endEmpty()
+				w.empty("nomina12:AccionesOTitulos", a)
 			}
-			for _, h := range x.HorasExtra {
-				w.open("nomina12:HorasExtra")
-				h.attrs(w)
-				w.endEmpty()
+			for i := range x.HorasExtra {
+				w.empty("nomina12:HorasExtra", &x.HorasExtra[i])
 			}
 			w.close("nomina12:Percepcion")
 		}
 		if j := p.JubilacionPensionRetiro; j != nil {
-			w.open("nomina12:JubilacionPensionRetiro")
-			j.attrs(w)
-			w.endEmpty()
+			w.empty("nomina12:JubilacionPensionRetiro", j)
 		}
 		if s := p.SeparacionIndemnizacion; s != nil {
-			w.open("nomina12:SeparacionIndemnizacion")
-			s.attrs(w)
-			w.endEmpty()
+			w.empty("nomina12:SeparacionIndemnizacion", s)
 		}
 		w.close("nomina12:Percepciones")
 	}
@@ -414,10 +402,8 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 		w.open("nomina12:Deducciones")
 		d.attrs(w)
 		w.endStart()
-		for _, x := range d.Deduccion {
-			w.open("nomina12:Deduccion")
-			x.attrs(w)
-			w.endEmpty()
+		for i := range d.Deduccion {
+			w.empty("nomina12:Deduccion", &d.Deduccion[i])
 		}
 		w.close("nomina12:Deducciones")
 	}
@@ -433,14 +419,10 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 			}
 			w.endStart()
 			if s := x.SubsidioAlEmpleo; s != nil {
-				w.open("nomina12:SubsidioAlEmpleo")
-				s.attrs(w)
-				w.endEmpty()
+				w.empty("nomina12:SubsidioAlEmpleo", s)
 			}
 			if c := x.CompensacionSaldosAFavor; c != nil {
-				w.open("nomina12:CompensacionSaldosAFavor")
-				c.attrs(w)
-				w.endEmpty()
+				w.empty("nomina12:CompensacionSaldosAFavor", c)
 			}
 			w.close("nomina12:OtroPago")
 		}
@@ -448,10 +430,8 @@ func (n *Nomina) writeXML(w *xmlWriter) {
 	}
 	if len(n.Incapacidades) > 0 {
 		w.raw("<nomina12:Incapacidades>")
-		for _, x := range n.Incapacidades {
-			w.open("nomina12:Incapacidad")
-			x.attrs(w)
-			w.endEmpty()
+		for i := range n.Incapacidades {
+			w.empty("nomina12:Incapacidad", &n.Incapacidades[i])
 		}
 		w.close("nomina12:Incapacidades")
 	}

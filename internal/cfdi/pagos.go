@@ -104,9 +104,7 @@ func (p *Pagos) writeXML(w *xmlWriter) {
 	w.attr("Version", p.Version)
 	w.endStart()
 	t := &p.Totales
-	w.open("pago20:Totales")
-	t.attrs(w)
-	w.endEmpty()
+	w.empty("pago20:Totales", t)
 	for i := range p.Pagos {
 		x := &p.Pagos[i]
 		w.open("pago20:Pago")
@@ -148,18 +146,14 @@ func (p *Pagos) writeXML(w *xmlWriter) {
 			if len(x.RetencionesP) > 0 {
 				w.raw("<pago20:RetencionesP>")
 				for k := range x.RetencionesP {
-					w.open("pago20:RetencionP")
-					x.RetencionesP[k].attrs(w)
-					w.endEmpty()
+					w.empty("pago20:RetencionP", &x.RetencionesP[k])
 				}
 				w.close("pago20:RetencionesP")
 			}
 			if len(x.TrasladosP) > 0 {
 				w.raw("<pago20:TrasladosP>")
 				for k := range x.TrasladosP {
-					w.open("pago20:TrasladoP")
-					x.TrasladosP[k].attrs(w)
-					w.endEmpty()
+					w.empty("pago20:TrasladoP", &x.TrasladosP[k])
 				}
 				w.close("pago20:TrasladosP")
 			}

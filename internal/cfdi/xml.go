@@ -129,9 +129,7 @@ func (c *Comprobante) XML() ([]byte, error) {
 	w.endStart()
 
 	if g := c.InformacionGlobal; g != nil {
-		w.open("cfdi:InformacionGlobal")
-		g.attrs(w)
-		w.endEmpty()
+		w.empty("cfdi:InformacionGlobal", g)
 	}
 	for _, r := range c.CfdiRelacionados {
 		w.open("cfdi:CfdiRelacionados")
@@ -144,12 +142,8 @@ func (c *Comprobante) XML() ([]byte, error) {
 		}
 		w.close("cfdi:CfdiRelacionados")
 	}
-	w.open("cfdi:Emisor")
-	c.Emisor.attrs(w)
-	w.endEmpty()
-	w.open("cfdi:Receptor")
-	c.Receptor.attrs(w)
-	w.endEmpty()
+	w.empty("cfdi:Emisor", &c.Emisor)
+	w.empty("cfdi:Receptor", &c.Receptor)
 
 	w.raw("<cfdi:Conceptos>")
 	for i := range c.Conceptos {
@@ -168,18 +162,14 @@ func (c *Comprobante) XML() ([]byte, error) {
 			if len(t.Retenciones) > 0 {
 				w.raw("<cfdi:Retenciones>")
 				for i := range t.Retenciones {
-					w.open("cfdi:Retencion")
-					t.Retenciones[i].attrs(w)
-					w.endEmpty()
+					w.empty("cfdi:Retencion", &t.Retenciones[i])
 				}
 				w.close("cfdi:Retenciones")
 			}
 			if len(t.Traslados) > 0 {
 				w.raw("<cfdi:Traslados>")
 				for i := range t.Traslados {
-					w.open("cfdi:Traslado")
-					t.Traslados[i].attrs(w)
-					w.endEmpty()
+					w.empty("cfdi:Traslado", &t.Traslados[i])
 				}
 				w.close("cfdi:Traslados")
 			}
@@ -219,27 +209,21 @@ func writeConcepto(w *xmlWriter, k *Concepto) {
 		if len(k.Traslados) > 0 {
 			w.raw("<cfdi:Traslados>")
 			for i := range k.Traslados {
-				w.open("cfdi:Traslado")
-				k.Traslados[i].attrs(w)
-				w.endEmpty()
+				w.empty("cfdi:Traslado", &k.Traslados[i])
 			}
 			w.close("cfdi:Traslados")
 		}
 		if len(k.Retenciones) > 0 {
 			w.raw("<cfdi:Retenciones>")
 			for i := range k.Retenciones {
-				w.open("cfdi:Retencion")
-				k.Retenciones[i].attrs(w)
-				w.endEmpty()
+				w.empty("cfdi:Retencion", &k.Retenciones[i])
 			}
 			w.close("cfdi:Retenciones")
 		}
 		w.close("cfdi:Impuestos")
 	}
 	if a := k.ACuentaTerceros; a != nil {
-		w.open("cfdi:ACuentaTerceros")
-		a.attrs(w)
-		w.endEmpty()
+		w.empty("cfdi:ACuentaTerceros", a)
 	}
 	for _, n := range k.InformacionAduanera {
 		w.open("cfdi:InformacionAduanera")
