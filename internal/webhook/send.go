@@ -67,8 +67,9 @@ func (a Attempt) OK() bool {
 // Send makes one delivery attempt: POST body to url with the headers h (the Standard Webhooks
 // headers from Headers), Content-Type application/json and User-Agent UserAgent, through
 // client (Policy.Client). It reads at most ExcerptBytes of the body for the excerpt and drains
-// a bounded amount more so the connection can be reused. Send never returns an error: the
-// outcome is in the Attempt.
+// a bounded amount more so the connection can be reused. h becomes the request's header (Send
+// adds the two above to it), so give it one made for this attempt. Send never returns an
+// error: the outcome is in the Attempt.
 func Send(ctx context.Context, client *http.Client, url string, h http.Header, body []byte) Attempt {
 	start := time.Now()
 	if client == nil {
@@ -79,10 +80,8 @@ func Send(ctx context.Context, client *http.Client, url string, h http.Header, b
 	if err != nil {
 		return Attempt{Error: ErrorConnectionFailed, Err: err, Duration: time.Since(start)}
 	}
-	for k, vs := range h {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
+	if h != nil {
+		req.Header = h // the caller's, made for this attempt: not copied again
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
