@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/commands"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/csd/csdtest"
@@ -180,7 +181,7 @@ func BenchmarkTaxFilesBulkUpload(b *testing.B) {
 				}
 				b.Setenv("TIMBRA_BASE_URL", l.URL)
 				var out, errb bytes.Buffer
-				ios := &commands.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+				ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
 				args := []string{"tax-files", "bulk-upload", s.manifest, "--concurrency", fmt.Sprint(c), "-o", "json"}
 				b.StartTimer()
 				start := time.Now()

@@ -9,18 +9,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
 // adminOptions are the options shared by the operator commands.
 type adminOptions struct {
-	f         *Factory
+	f         *cmdutil.Factory
 	BaseURL   string // --base-url
 	TokenFile string // --admin-token-file
 }
 
-func newAdminCmd(f *Factory) *cli.Command {
+func newAdminCmd(f *cmdutil.Factory) *cli.Command {
 	o := &adminOptions{f: f}
 	cmd := &cli.Command{
 		Name:  "admin",
@@ -29,7 +30,7 @@ func newAdminCmd(f *Factory) *cli.Command {
 			"beside its database. The token comes from TIMBRA_ADMIN_TOKEN, or from the file given by\n" +
 			"--admin-token-file (or TIMBRA_ADMIN_TOKEN_FILE), or from the default file\n" +
 			"<user data dir>/timbra/timbra.db.admin-token. The base URL comes from --base-url,\n" +
-			"TIMBRA_BASE_URL, the profile, or " + defaultBaseURL + ".\n\n" +
+			"TIMBRA_BASE_URL, the profile, or " + cmdutil.DefaultBaseURL + ".\n\n" +
 			"Examples:\n" +
 			"  timbra admin tenants create --owner-email ana@example.com --owner-name \"Ana López\"\n" +
 			"  timbra admin credits grant --tenant 0f9c... --type 1 --amount 100",
@@ -70,11 +71,11 @@ func adminFlags(o *adminOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{
 			Name:     "base-url",
-			Usage:    "address `URL` of the server (default: TIMBRA_BASE_URL, the profile's, or " + defaultBaseURL + ")",
+			Usage:    "address `URL` of the server (default: TIMBRA_BASE_URL, the profile's, or " + cmdutil.DefaultBaseURL + ")",
 			Category: category,
 			Action: func(c *cli.Context, v string) error {
-				if err := checkBaseURL(v); err != nil {
-					return usageErrorf(c, "%v", err)
+				if err := cmdutil.CheckBaseURL(v); err != nil {
+					return cmdutil.UsageErrorf(c, "%v", err)
 				}
 				o.BaseURL = v
 				return nil
@@ -109,7 +110,7 @@ func (o *adminOptions) client() (*api.Client, error) {
 	case os.Getenv("TIMBRA_ADMIN_TOKEN_FILE") != "":
 		token, err = readTokenFile(os.Getenv("TIMBRA_ADMIN_TOKEN_FILE"), "TIMBRA_ADMIN_TOKEN_FILE")
 	default:
-		path := DefaultDataPath() + adminTokenSuffix
+		path := cmdutil.DefaultDataPath() + cmdutil.AdminTokenSuffix
 		token, err = readTokenFile(path, "")
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no operator token: set TIMBRA_ADMIN_TOKEN or pass --admin-token-file (%s does not exist)", path)
@@ -123,7 +124,7 @@ func (o *adminOptions) client() (*api.Client, error) {
 	}
 	c := api.NewAdminClient(base, token)
 	c.TimeZone = o.f.TimeZone
-	c.UserAgent = o.f.userAgent()
+	c.UserAgent = o.f.UserAgent()
 	c.HTTP = o.f.HTTP
 	return c, nil
 }
@@ -135,9 +136,9 @@ func (o *adminOptions) baseURL() (string, error) {
 	if v := os.Getenv("TIMBRA_BASE_URL"); v != "" {
 		return strings.TrimRight(v, "/"), nil
 	}
-	dir, err := configDir()
+	dir, err := cmdutil.ConfigDir()
 	if err == nil {
-		cfg, err := loadConfig(dir)
+		cfg, err := cmdutil.LoadConfig(dir)
 		if err != nil {
 			return "", err
 		}
@@ -145,7 +146,7 @@ func (o *adminOptions) baseURL() (string, error) {
 			return p.BaseURL, nil
 		}
 	}
-	return defaultBaseURL, nil
+	return cmdutil.DefaultBaseURL, nil
 }
 
 // readTokenFile reads a token file; the error never quotes its content.
@@ -181,11 +182,11 @@ func newAdminTenantsCreateCmd(a *adminOptions) *cli.Command {
 			&cli.StringFlag{Name: "owner-name", Usage: "legal `NAME` of the tenant's owner", Destination: &o.OwnerName},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			if strings.TrimSpace(o.OwnerEmail) == "" {
-				return usageErrorf(c, "missing flag --owner-email")
+				return cmdutil.UsageErrorf(c, "missing flag --owner-email")
 			}
 			return tenantsCreateRun(c.Context, o)
 		},
@@ -202,11 +203,11 @@ func tenantsCreateRun(ctx context.Context, o *tenantsCreateOptions) error {
 		return err
 	}
 	f := o.a.f
-	if err := f.printer().fields(creds, []field{
-		{"Tenant key", creds.TenantKey},
-		{"API key", creds.APIKey},
-		{"Person ID", creds.PersonID},
-		{"Environment", creds.Environment},
+	if err := f.Printer().Fields(creds, []cmdutil.Field{
+		{Label: "Tenant key", Value: creds.TenantKey},
+		{Label: "API key", Value: creds.APIKey},
+		{Label: "Person ID", Value: creds.PersonID},
+		{Label: "Environment", Value: creds.Environment},
 	}); err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func newAdminTenantsListCmd(a *adminOptions) *cli.Command {
 			"Example:\n" +
 			"  timbra admin tenants list --base-url http://127.0.0.1:8080",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			return tenantsListRun(c.Context, a)
@@ -246,12 +247,12 @@ func tenantsListRun(ctx context.Context, a *adminOptions) error {
 	if tenants == nil {
 		tenants = []api.Tenant{}
 	}
-	p := a.f.printer()
+	p := a.f.Printer()
 	rows := make([][]string, 0, len(tenants))
 	for _, t := range tenants {
-		rows = append(rows, []string{t.ID, t.OwnerEmail, t.OwnerPersonID, strconv.Itoa(t.People), p.time(t.CreatedAt)})
+		rows = append(rows, []string{t.ID, t.OwnerEmail, t.OwnerPersonID, strconv.Itoa(t.People), p.Time(t.CreatedAt)})
 	}
-	return p.table(tenants, []string{"TENANT", "OWNER EMAIL", "OWNER ID", "PEOPLE", "CREATED"}, rows, "No tenants.")
+	return p.Table(tenants, []string{"TENANT", "OWNER EMAIL", "OWNER ID", "PEOPLE", "CREATED"}, rows, "No tenants.")
 }
 
 type creditsGrantOptions struct {
@@ -283,25 +284,25 @@ func newAdminCreditsGrantCmd(a *adminOptions) *cli.Command {
 			&cli.StringFlag{Name: "amount", Usage: "`N` credits to add; negative to withdraw (required)", Destination: &o.AmountArg},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			if strings.TrimSpace(o.Tenant) == "" {
-				return usageErrorf(c, "missing flag --tenant")
+				return cmdutil.UsageErrorf(c, "missing flag --tenant")
 			}
 			if o.TypeArg == "" {
-				return usageErrorf(c, "missing flag --type")
+				return cmdutil.UsageErrorf(c, "missing flag --type")
 			}
 			t, err := strconv.Atoi(o.TypeArg)
 			if err != nil || t < api.CreditStamps || t > api.CreditTickets {
-				return usageErrorf(c, "invalid value %q for --type: use 1 (stamps), 2 (validation) or 3 (tickets)", o.TypeArg)
+				return cmdutil.UsageErrorf(c, "invalid value %q for --type: use 1 (stamps), 2 (validation) or 3 (tickets)", o.TypeArg)
 			}
 			if o.AmountArg == "" {
-				return usageErrorf(c, "missing flag --amount")
+				return cmdutil.UsageErrorf(c, "missing flag --amount")
 			}
 			n, err := strconv.ParseInt(o.AmountArg, 10, 64)
 			if err != nil {
-				return usageErrorf(c, "invalid value %q for --amount: give a whole number", o.AmountArg)
+				return cmdutil.UsageErrorf(c, "invalid value %q for --amount: give a whole number", o.AmountArg)
 			}
 			o.Type, o.Amount = t, n
 			return creditsGrantRun(c.Context, o)
@@ -324,7 +325,7 @@ func creditsGrantRun(ctx context.Context, o *creditsGrantOptions) error {
 	}
 	rows := make([][]string, 0, len(out.Balances))
 	for _, b := range out.Balances {
-		rows = append(rows, []string{strconv.Itoa(b.CreditType), creditTypeName(b.CreditType), formatAmount(b.Available)})
+		rows = append(rows, []string{strconv.Itoa(b.CreditType), cmdutil.CreditTypeName(b.CreditType), cmdutil.FormatAmount(b.Available)})
 	}
-	return f.printer().table(out, []string{"TYPE", "NAME", "AVAILABLE"}, rows, "No balances.")
+	return f.Printer().Table(out, []string{"TYPE", "NAME", "AVAILABLE"}, rows, "No balances.")
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -30,7 +31,7 @@ func newAdminSubscriptionsCmd(a *adminOptions) *cli.Command {
 				Description: "Example:\n" +
 					"  timbra admin subscriptions get 0f9c... -o json",
 				Action: func(c *cli.Context) error {
-					if err := exactArgs(c, "tenant key"); err != nil {
+					if err := cmdutil.ExactArgs(c, "tenant key"); err != nil {
 						return err
 					}
 					client, err := a.client()
@@ -67,7 +68,7 @@ func newAdminSubscriptionsSetCmd(a *adminOptions) *cli.Command {
 			&cli.IntFlag{Name: "download-seats", Usage: "`N` bulk-download seats (0 to 10000)", Destination: &seats},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "tenant key"); err != nil {
+			if err := cmdutil.ExactArgs(c, "tenant key"); err != nil {
 				return err
 			}
 			var in api.SubscriptionUpdate
@@ -76,12 +77,12 @@ func newAdminSubscriptionsSetCmd(a *adminOptions) *cli.Command {
 			}
 			if c.IsSet("download-seats") {
 				if seats < 0 {
-					return usageErrorf(c, "invalid value %d for --download-seats: give 0 or more", seats)
+					return cmdutil.UsageErrorf(c, "invalid value %d for --download-seats: give 0 or more", seats)
 				}
 				in.DownloadSeats = &seats
 			}
 			if in.AutoCfdi == nil && in.DownloadSeats == nil {
-				return usageErrorf(c, "nothing to change: give --auto-cfdi or --download-seats")
+				return cmdutil.UsageErrorf(c, "nothing to change: give --auto-cfdi or --download-seats")
 			}
 			client, err := a.client()
 			if err != nil {
@@ -96,17 +97,17 @@ func newAdminSubscriptionsSetCmd(a *adminOptions) *cli.Command {
 	}
 }
 
-func printSubscription(f *Factory, s api.Subscription) error {
-	p := f.printer()
+func printSubscription(f *cmdutil.Factory, s api.Subscription) error {
+	p := f.Printer()
 	updated := "never (the environment's default)"
 	if s.UpdatedAt != "" {
-		updated = p.time(s.UpdatedAt)
+		updated = p.Time(s.UpdatedAt)
 	}
-	return p.fields(s, []field{
-		{"Tenant", s.TenantKey},
-		{"Auto CFDI", strconv.FormatBool(s.AutoCfdi)},
-		{"Download seats", strconv.Itoa(s.DownloadSeats)},
-		{"Updated", updated},
+	return p.Fields(s, []cmdutil.Field{
+		{Label: "Tenant", Value: s.TenantKey},
+		{Label: "Auto CFDI", Value: strconv.FormatBool(s.AutoCfdi)},
+		{Label: "Download seats", Value: strconv.Itoa(s.DownloadSeats)},
+		{Label: "Updated", Value: updated},
 	})
 }
 
@@ -134,7 +135,7 @@ func adminRuleStatusCmd(a *adminOptions, name, usage, status string) *cli.Comman
 		Description: "Example:\n" +
 			"  timbra admin download-rules " + name + " 0f9c... 0c1e...",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "tenant key", "rule ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "tenant key", "rule ID"); err != nil {
 				return err
 			}
 			client, err := a.client()
@@ -145,8 +146,8 @@ func adminRuleStatusCmd(a *adminOptions, name, usage, status string) *cli.Comman
 			if err != nil {
 				return err
 			}
-			p := a.f.printer()
-			return p.fields(r, downloadRuleFields(p, r))
+			p := a.f.Printer()
+			return p.Fields(r, downloadRuleFields(p, r))
 		},
 	}
 }

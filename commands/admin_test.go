@@ -9,20 +9,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
 const testAdminToken = "op-token-0123456789"
 
 // adminAPI is a fake operator API that wants the bearer token.
-func adminAPI(t *testing.T) *fakeAPI {
-	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+func adminAPI(t *testing.T) *cmdtest.FakeAPI {
+	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+testAdminToken {
-			writeEnvelope(w, 401, nil, "Invalid operator token", "t-401")
+			cmdtest.WriteEnvelope(w, 401, nil, "Invalid operator token", "t-401")
 			return
 		}
 		if r.Header.Get("X-API-KEY") != "" || r.Header.Get("X-TENANT-KEY") != "" {
-			writeEnvelope(w, 400, nil, "tenant headers sent to the operator API", "t")
+			cmdtest.WriteEnvelope(w, 400, nil, "tenant headers sent to the operator API", "t")
 			return
 		}
 		switch {
@@ -30,12 +32,12 @@ func adminAPI(t *testing.T) *fakeAPI {
 			var in api.TenantCreate
 			_ = json.NewDecoder(r.Body).Decode(&in)
 			if in.OwnerEmail == "taken@example.com" {
-				writeEnvelope(w, 400, []any{failure("OwnerEmail", "El correo ya existe.")}, "One or more validation errors occurred.", "t")
+				cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("OwnerEmail", "El correo ya existe.")}, "One or more validation errors occurred.", "t")
 				return
 			}
-			writeEnvelope(w, 201, api.Credentials{TenantKey: "tk-1", APIKey: "sk_test_new_0123456789", PersonID: "p-owner", Environment: "test"}, "", "t")
+			cmdtest.WriteEnvelope(w, 201, api.Credentials{TenantKey: "tk-1", APIKey: "sk_test_new_0123456789", PersonID: "p-owner", Environment: "test"}, "", "t")
 		case r.Method == http.MethodGet && r.URL.Path == "/admin/v1/tenants":
-			writeEnvelope(w, 200, []api.Tenant{
+			cmdtest.WriteEnvelope(w, 200, []api.Tenant{
 				{ID: "tk-1", OwnerPersonID: "p-owner", OwnerEmail: "ana@example.com", People: 3, CreatedAt: "2025-03-01T00:00:00.000"},
 			}, "", "t")
 		case r.Method == http.MethodPost && r.URL.Path == "/admin/v1/tenants/tk-1/credits":
@@ -45,57 +47,57 @@ func adminAPI(t *testing.T) *fakeAPI {
 			if person == "" {
 				person = "p-owner"
 			}
-			writeEnvelope(w, 200, api.CreditBalances{TenantKey: "tk-1", PersonID: person, Balances: []api.Balance{
+			cmdtest.WriteEnvelope(w, 200, api.CreditBalances{TenantKey: "tk-1", PersonID: person, Balances: []api.Balance{
 				{CreditType: 1, Available: float64(1000 + in.Amount)}, {CreditType: 2, Available: 1000}, {CreditType: 3, Available: 0},
 			}}, "", "t")
 		default:
-			writeEnvelope(w, 404, nil, "No such resource", "t")
+			cmdtest.WriteEnvelope(w, 404, nil, "No such resource", "t")
 		}
 	})
 }
 
 func TestAdminTenantsCreate(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := adminAPI(t)
 	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
 	r := runArgs(t, "admin", "tenants", "create", "--owner-email", "ana@example.com", "--owner-name", "Ana López", "--base-url", srv.URL)
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	want := "Tenant key: tk-1\nAPI key: sk_test_new_0123456789\nPerson ID: p-owner\nEnvironment: test\n"
-	if r.out != want {
-		t.Errorf("stdout %q, want %q", r.out, want)
+	if r.Out != want {
+		t.Errorf("stdout %q, want %q", r.Out, want)
 	}
-	req := srv.last(t)
+	req := srv.Last(t)
 	var body api.TenantCreate
 	if err := json.Unmarshal([]byte(req.Body), &body); err != nil || body != (api.TenantCreate{OwnerEmail: "ana@example.com", OwnerLegalName: "Ana López"}) {
 		t.Errorf("body %s (%v)", req.Body, err)
 	}
 
 	r = runArgs(t, "admin", "tenants", "create", "--owner-email", "ana@example.com", "--base-url", srv.URL, "-o", "json")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	var creds api.Credentials
-	if err := json.Unmarshal([]byte(r.out), &creds); err != nil || creds.TenantKey != "tk-1" || creds.APIKey == "" {
-		t.Errorf("JSON %q (%v)", r.out, err)
+	if err := json.Unmarshal([]byte(r.Out), &creds); err != nil || creds.TenantKey != "tk-1" || creds.APIKey == "" {
+		t.Errorf("JSON %q (%v)", r.Out, err)
 	}
 
 	r = runArgs(t, "admin", "tenants", "create", "--owner-email", "taken@example.com", "--base-url", srv.URL)
-	wantCode(t, r, 1)
-	if r.err != "OwnerEmail: El correo ya existe.\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "OwnerEmail: El correo ya existe.\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 }
 
 func TestAdminTokenSources(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := adminAPI(t)
 	t.Setenv("TIMBRA_BASE_URL", srv.URL)
 
 	// nothing: the default file is missing
 	r := runArgs(t, "admin", "tenants", "list")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "no operator token", DefaultDataPath()+".admin-token")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "no operator token", cmdutil.DefaultDataPath()+".admin-token")
 
 	// the default file beside the default database
-	def := DefaultDataPath() + ".admin-token"
+	def := cmdutil.DefaultDataPath() + ".admin-token"
 	if runtime.GOOS == "linux" && !strings.HasPrefix(def, os.Getenv("XDG_DATA_HOME")+string(filepath.Separator)) {
 		t.Fatalf("default token file %s not under XDG_DATA_HOME", def)
 	}
@@ -106,7 +108,7 @@ func TestAdminTokenSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = runArgs(t, "admin", "tenants", "list")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 
 	// TIMBRA_ADMIN_TOKEN_FILE, then TIMBRA_ADMIN_TOKEN before it, then --admin-token-file before both
 	other := filepath.Join(t.TempDir(), "tok")
@@ -115,81 +117,81 @@ func TestAdminTokenSources(t *testing.T) {
 	}
 	t.Setenv("TIMBRA_ADMIN_TOKEN_FILE", other)
 	r = runArgs(t, "admin", "tenants", "list")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "401: Invalid operator token")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "401: Invalid operator token")
 
 	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
 	r = runArgs(t, "admin", "tenants", "list")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 
 	r = runArgs(t, "admin", "tenants", "list", "--admin-token-file", other)
-	wantCode(t, r, 1)
+	cmdtest.WantCode(t, r, 1)
 	r = runArgs(t, "admin", "tenants", "list", "--admin-token-file", def)
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 
 	r = runArgs(t, "admin", "tenants", "list", "--admin-token-file", filepath.Join(t.TempDir(), "missing"))
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "--admin-token-file")
-	wantNotContains(t, "stderr", r.err, testAdminToken)
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "--admin-token-file")
+	cmdtest.WantNotContains(t, "stderr", r.Err, testAdminToken)
 }
 
 func TestAdminBaseURL(t *testing.T) {
-	dir := isolate(t)
+	dir := cmdtest.Isolate(t)
 	srv := adminAPI(t)
 	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
 
 	// from the profile
-	if err := saveConfig(dir, &Config{Profiles: map[string]Profile{"default": {BaseURL: srv.URL, TenantKey: "x"}}}); err != nil {
+	if err := cmdutil.SaveConfig(dir, &cmdutil.Config{Profiles: map[string]cmdutil.Profile{"default": {BaseURL: srv.URL, TenantKey: "x"}}}); err != nil {
 		t.Fatal(err)
 	}
 	r := runArgs(t, "admin", "tenants", "list")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 
 	// the environment over the profile
 	t.Setenv("TIMBRA_BASE_URL", "http://127.0.0.1:1")
 	r = runArgs(t, "admin", "tenants", "list")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "cannot reach http://127.0.0.1:1")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "cannot reach http://127.0.0.1:1")
 
 	// the flag over both, given before or after the subcommand
 	r = runArgs(t, "admin", "--base-url", srv.URL, "tenants", "list")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	r = runArgs(t, "admin", "tenants", "list", "--base-url", srv.URL)
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 }
 
 func TestAdminTenantsList(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := adminAPI(t)
 	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
 	t.Setenv("TIMBRA_BASE_URL", srv.URL)
 	r := runArgs(t, "admin", "tenants", "list")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	want := "TENANT\tOWNER EMAIL\tOWNER ID\tPEOPLE\tCREATED\ntk-1\tana@example.com\tp-owner\t3\t2025-03-01T00:00:00Z\n"
-	if r.out != want {
-		t.Errorf("stdout %q, want %q", r.out, want)
+	if r.Out != want {
+		t.Errorf("stdout %q, want %q", r.Out, want)
 	}
 	r = runArgs(t, "admin", "tenants", "list", "-o", "json")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	var ts []api.Tenant
-	if err := json.Unmarshal([]byte(r.out), &ts); err != nil || len(ts) != 1 || ts[0].People != 3 {
-		t.Errorf("JSON %q (%v)", r.out, err)
+	if err := json.Unmarshal([]byte(r.Out), &ts); err != nil || len(ts) != 1 || ts[0].People != 3 {
+		t.Errorf("JSON %q (%v)", r.Out, err)
 	}
 }
 
 func TestAdminCreditsGrant(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := adminAPI(t)
 	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
 	t.Setenv("TIMBRA_BASE_URL", srv.URL)
 	r := runArgs(t, "admin", "credits", "grant", "--tenant", "tk-1", "--type", "1", "--amount", "-5", "--person", "p-9")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	want := "TYPE\tNAME\tAVAILABLE\n1\tstamps\t995\n2\tvalidation\t1000\n3\ttickets\t0\n"
-	if r.out != want {
-		t.Errorf("stdout %q, want %q", r.out, want)
+	if r.Out != want {
+		t.Errorf("stdout %q, want %q", r.Out, want)
 	}
 	var body map[string]any
-	if err := json.Unmarshal([]byte(srv.last(t).Body), &body); err != nil {
+	if err := json.Unmarshal([]byte(srv.Last(t).Body), &body); err != nil {
 		t.Fatal(err)
 	}
 	if body["personId"] != "p-9" || body["creditType"] != float64(1) || body["amount"] != float64(-5) {
@@ -197,13 +199,13 @@ func TestAdminCreditsGrant(t *testing.T) {
 	}
 
 	r = runArgs(t, "admin", "credits", "grant", "--tenant", "tk-1", "--type", "2", "--amount", "10", "-o", "json")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	var out api.CreditBalances
-	if err := json.Unmarshal([]byte(r.out), &out); err != nil || out.PersonID != "p-owner" || len(out.Balances) != 3 {
-		t.Errorf("JSON %q (%v)", r.out, err)
+	if err := json.Unmarshal([]byte(r.Out), &out); err != nil || out.PersonID != "p-owner" || len(out.Balances) != 3 {
+		t.Errorf("JSON %q (%v)", r.Out, err)
 	}
 
 	r = runArgs(t, "admin", "credits", "grant", "--tenant", "nope", "--type", "1", "--amount", "1")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "404")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "404")
 }

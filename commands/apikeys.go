@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -14,7 +15,7 @@ const (
 	keyStatusActive    = 1
 )
 
-func newAPIKeysCmd(f *Factory) *cli.Command {
+func newAPIKeysCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "api-keys",
 		Usage: "Create, list, suspend and revoke API keys",
@@ -61,34 +62,34 @@ func maskKey(v string) string {
 	return prefix + "…" + v[len(v)-4:]
 }
 
-func apiKeyFields(p *printer, k api.APIKey, showValue bool) []field {
+func apiKeyFields(p *cmdutil.Printer, k api.APIKey, showValue bool) []cmdutil.Field {
 	value := maskKey(k.APIKeyValue)
 	if showValue {
 		value = k.APIKeyValue
 	}
-	return []field{
-		{"ID", k.ID},
-		{"Key", value},
-		{"Person", k.PersonID},
-		{"Status", keyStatusText(k.APIKeyStatus)},
-		{"Description", deref(k.Description)},
-		{"Environment", k.Environment},
-		{"Tenant", k.TenantID},
-		{"Created", p.time(k.CreatedAt)},
-		{"Updated", p.time(k.UpdatedAt)},
+	return []cmdutil.Field{
+		{Label: "ID", Value: k.ID},
+		{Label: "Key", Value: value},
+		{Label: "Person", Value: k.PersonID},
+		{Label: "Status", Value: keyStatusText(k.APIKeyStatus)},
+		{Label: "Description", Value: cmdutil.Deref(k.Description)},
+		{Label: "Environment", Value: k.Environment},
+		{Label: "Tenant", Value: k.TenantID},
+		{Label: "Created", Value: p.Time(k.CreatedAt)},
+		{Label: "Updated", Value: p.Time(k.UpdatedAt)},
 	}
 }
 
 // ---- list
 
 type apiKeysListOptions struct {
-	f *Factory
-	pagingOptions
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
 }
 
-func newAPIKeysListCmd(f *Factory, run runFunc[apiKeysListOptions]) *cli.Command {
+func newAPIKeysListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysListOptions]) *cli.Command {
 	o := &apiKeysListOptions{f: f}
-	run = orRun(run, apiKeysListRun)
+	run = cmdutil.OrRun(run, apiKeysListRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List API keys, one page at a time",
@@ -100,12 +101,12 @@ func newAPIKeysListCmd(f *Factory, run runFunc[apiKeysListOptions]) *cli.Command
 			"Examples:\n" +
 			"  timbra api-keys list\n" +
 			"  timbra api-keys list --page 2 --page-size 5 -o json",
-		Flags: pagingFlags(&o.pagingOptions, "keys", 10, ""),
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "keys", 10, ""),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			return run(c, o)
@@ -125,29 +126,29 @@ func apiKeysListRun(c *cli.Context, o *apiKeysListOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, k := range page.Items {
-		rows = append(rows, []string{k.ID, maskKey(k.APIKeyValue), k.PersonID, keyStatusText(k.APIKeyStatus), deref(k.Description), p.time(k.CreatedAt)})
+		rows = append(rows, []string{k.ID, maskKey(k.APIKeyValue), k.PersonID, keyStatusText(k.APIKeyStatus), cmdutil.Deref(k.Description), p.Time(k.CreatedAt)})
 	}
-	if err := p.table(page, apiKeyColumns, rows, "No API keys."); err != nil {
+	if err := p.Table(page, apiKeyColumns, rows, "No API keys."); err != nil {
 		return err
 	}
-	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "API keys")
+	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "API keys")
 	return nil
 }
 
 // ---- create
 
 type apiKeysCreateOptions struct {
-	f           *Factory
+	f           *cmdutil.Factory
 	PersonID    string
 	Description *string
 }
 
-func newAPIKeysCreateCmd(f *Factory, run runFunc[apiKeysCreateOptions]) *cli.Command {
+func newAPIKeysCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysCreateOptions]) *cli.Command {
 	o := &apiKeysCreateOptions{f: f}
-	run = orRun(run, apiKeysCreateRun)
+	run = cmdutil.OrRun(run, apiKeysCreateRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create an API key and print its value",
@@ -164,11 +165,11 @@ func newAPIKeysCreateCmd(f *Factory, run runFunc[apiKeysCreateOptions]) *cli.Com
 			&cli.StringFlag{Name: "description", Usage: "name or description `TEXT` of the key"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			if c.IsSet("person") && strings.TrimSpace(o.PersonID) == "" {
-				return usageErrorf(c, "--person: give a person ID, or leave the flag out for your own key")
+				return cmdutil.UsageErrorf(c, "--person: give a person ID, or leave the flag out for your own key")
 			}
 			if c.IsSet("description") {
 				d := c.String("description")
@@ -189,12 +190,12 @@ func apiKeysCreateRun(c *cli.Context, o *apiKeysCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	if err := p.fields(k, apiKeyFields(p, k, true)); err != nil {
+	p := o.f.Printer()
+	if err := p.Fields(k, apiKeyFields(p, k, true)); err != nil {
 		return err
 	}
 	if !o.f.JSON() {
-		o.f.IO.warn("Store the key now; it acts as person " + k.PersonID + " until you suspend or revoke it.")
+		o.f.IO.Warn("Store the key now; it acts as person " + k.PersonID + " until you suspend or revoke it.")
 	}
 	return nil
 }
@@ -202,14 +203,14 @@ func apiKeysCreateRun(c *cli.Context, o *apiKeysCreateOptions) error {
 // ---- get
 
 type apiKeysGetOptions struct {
-	f         *Factory
+	f         *cmdutil.Factory
 	ID        string
 	ShowValue bool
 }
 
-func newAPIKeysGetCmd(f *Factory, run runFunc[apiKeysGetOptions]) *cli.Command {
+func newAPIKeysGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysGetOptions]) *cli.Command {
 	o := &apiKeysGetOptions{f: f}
-	run = orRun(run, apiKeysGetRun)
+	run = cmdutil.OrRun(run, apiKeysGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one API key",
@@ -224,7 +225,7 @@ func newAPIKeysGetCmd(f *Factory, run runFunc[apiKeysGetOptions]) *cli.Command {
 			&cli.BoolFlag{Name: "show-value", Usage: "print the whole key value", Destination: &o.ShowValue},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "API key ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "API key ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -243,22 +244,22 @@ func apiKeysGetRun(c *cli.Context, o *apiKeysGetOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	return p.fields(k, apiKeyFields(p, k, o.ShowValue))
+	p := o.f.Printer()
+	return p.Fields(k, apiKeyFields(p, k, o.ShowValue))
 }
 
 // ---- update
 
 type apiKeysUpdateOptions struct {
-	f           *Factory
+	f           *cmdutil.Factory
 	ID          string
 	Status      *int
 	Description *string
 }
 
-func newAPIKeysUpdateCmd(f *Factory, run runFunc[apiKeysUpdateOptions]) *cli.Command {
+func newAPIKeysUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysUpdateOptions]) *cli.Command {
 	o := &apiKeysUpdateOptions{f: f}
-	run = orRun(run, apiKeysUpdateRun)
+	run = cmdutil.OrRun(run, apiKeysUpdateRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Suspend or reactivate an API key, or change its description",
@@ -275,7 +276,7 @@ func newAPIKeysUpdateCmd(f *Factory, run runFunc[apiKeysUpdateOptions]) *cli.Com
 			&cli.StringFlag{Name: "description", Usage: "new description `TEXT` (\"\" clears it)"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "API key ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "API key ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -287,7 +288,7 @@ func newAPIKeysUpdateCmd(f *Factory, run runFunc[apiKeysUpdateOptions]) *cli.Com
 				case "suspended", "0":
 					s = keyStatusSuspended
 				default:
-					return usageErrorf(c, "invalid value %q for --status: use active (1) or suspended (0)", c.String("status"))
+					return cmdutil.UsageErrorf(c, "invalid value %q for --status: use active (1) or suspended (0)", c.String("status"))
 				}
 				o.Status = &s
 			}
@@ -296,7 +297,7 @@ func newAPIKeysUpdateCmd(f *Factory, run runFunc[apiKeysUpdateOptions]) *cli.Com
 				o.Description = &d
 			}
 			if o.Status == nil && o.Description == nil {
-				return usageErrorf(c, "nothing to change: give --status or --description")
+				return cmdutil.UsageErrorf(c, "nothing to change: give --status or --description")
 			}
 			return run(c, o)
 		},
@@ -324,21 +325,21 @@ func apiKeysUpdateRun(c *cli.Context, o *apiKeysUpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	return p.fields(k, apiKeyFields(p, k, false))
+	p := o.f.Printer()
+	return p.Fields(k, apiKeyFields(p, k, false))
 }
 
 // ---- revoke
 
 type apiKeysRevokeOptions struct {
-	f   *Factory
+	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newAPIKeysRevokeCmd(f *Factory, run runFunc[apiKeysRevokeOptions]) *cli.Command {
+func newAPIKeysRevokeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysRevokeOptions]) *cli.Command {
 	o := &apiKeysRevokeOptions{f: f}
-	run = orRun(run, apiKeysRevokeRun)
+	run = cmdutil.OrRun(run, apiKeysRevokeRun)
 	return &cli.Command{
 		Name:      "revoke",
 		Usage:     "Revoke an API key for good",
@@ -354,12 +355,12 @@ func newAPIKeysRevokeCmd(f *Factory, run runFunc[apiKeysRevokeOptions]) *cli.Com
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "API key ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "API key ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
 			if !o.Yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to revoke without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to revoke without confirmation: stdin is not a terminal; pass --yes")
 			}
 			return run(c, o)
 		},
@@ -379,10 +380,10 @@ func apiKeysRevokeRun(c *cli.Context, o *apiKeysRevokeOptions) error {
 			return err
 		}
 		what := maskKey(k.APIKeyValue)
-		if d := deref(k.Description); d != "" {
+		if d := cmdutil.Deref(k.Description); d != "" {
 			what += ", " + d
 		}
-		if err := confirm(ctx, ios, fmt.Sprintf("Revoke API key %s (%s) of person %s? It stops working at once.", k.ID, what, k.PersonID), "not revoked"); err != nil {
+		if err := cmdutil.Confirm(ctx, ios, fmt.Sprintf("Revoke API key %s (%s) of person %s? It stops working at once.", k.ID, what, k.PersonID), "not revoked"); err != nil {
 			return err
 		}
 	}
@@ -390,7 +391,7 @@ func apiKeysRevokeRun(c *cli.Context, o *apiKeysRevokeOptions) error {
 		return err
 	}
 	if o.f.JSON() {
-		return writeJSON(ios.Out, map[string]any{"id": o.ID, "revoked": true})
+		return cmdutil.WriteJSON(ios.Out, map[string]any{"id": o.ID, "revoked": true})
 	}
 	fmt.Fprintf(ios.Out, "Revoked API key %s.\n", o.ID)
 	return nil

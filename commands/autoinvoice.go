@@ -3,13 +3,14 @@ package commands
 import (
 	"fmt"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
 // `timbra auto-invoice`: the Auto CFDI settings and portal name of the tenant (spec 3 §2.5, §4.6).
 
-func newAutoInvoiceCmd(f *Factory) *cli.Command {
+func newAutoInvoiceCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "auto-invoice",
 		Usage: "Read and set the Auto CFDI settings and portal name of your tenant",
@@ -24,19 +25,19 @@ func newAutoInvoiceCmd(f *Factory) *cli.Command {
 	}
 }
 
-func settingsFields(s api.AutoInvoiceSettings) []field {
+func settingsFields(s api.AutoInvoiceSettings) []cmdutil.Field {
 	url := "none"
 	if s.PrivacyNoticeURL != nil {
 		url = *s.PrivacyNoticeURL
 	}
-	return []field{
-		{"Billing outside the month", fmt.Sprint(s.AllowBillingOutsideMonth)},
-		{"Billing outside the year", fmt.Sprint(s.AllowBillingOutsideYear)},
-		{"Privacy notice URL", url},
+	return []cmdutil.Field{
+		{Label: "Billing outside the month", Value: fmt.Sprint(s.AllowBillingOutsideMonth)},
+		{Label: "Billing outside the year", Value: fmt.Sprint(s.AllowBillingOutsideYear)},
+		{Label: "Privacy notice URL", Value: url},
 	}
 }
 
-func newAutoInvoiceSettingsCmd(f *Factory) *cli.Command {
+func newAutoInvoiceSettingsCmd(f *cmdutil.Factory) *cli.Command {
 	var month, year bool
 	var url string
 	return &cli.Command{
@@ -55,7 +56,7 @@ func newAutoInvoiceSettingsCmd(f *Factory) *cli.Command {
 					"Example:\n" +
 					"  timbra auto-invoice settings get -o json",
 				Action: func(c *cli.Context) error {
-					if err := exactArgs(c); err != nil {
+					if err := cmdutil.ExactArgs(c); err != nil {
 						return err
 					}
 					client, err := f.Client()
@@ -66,7 +67,7 @@ func newAutoInvoiceSettingsCmd(f *Factory) *cli.Command {
 					if err != nil {
 						return err
 					}
-					return f.printer().fields(s, settingsFields(s))
+					return f.Printer().Fields(s, settingsFields(s))
 				},
 			},
 			{
@@ -83,7 +84,7 @@ func newAutoInvoiceSettingsCmd(f *Factory) *cli.Command {
 					&cli.StringFlag{Name: "privacy-notice-url", Usage: "https `URL` of the privacy notice (none by default)", Destination: &url},
 				},
 				Action: func(c *cli.Context) error {
-					if err := exactArgs(c); err != nil {
+					if err := cmdutil.ExactArgs(c); err != nil {
 						return err
 					}
 					client, err := f.Client()
@@ -98,24 +99,24 @@ func newAutoInvoiceSettingsCmd(f *Factory) *cli.Command {
 					if err != nil {
 						return err
 					}
-					return f.printer().fields(s, settingsFields(s))
+					return f.Printer().Fields(s, settingsFields(s))
 				},
 			},
 		},
 	}
 }
 
-func portalNameFields(p api.PortalName) []field {
+func portalNameFields(p api.PortalName) []cmdutil.Field {
 	text := func(s *string) string {
 		if s == nil {
 			return "none"
 		}
 		return *s
 	}
-	return []field{{"Name", text(p.Name)}, {"Assigned", text(p.AssignedAt)}, {"Next change allowed", text(p.NextChangeAllowedAt)}}
+	return []cmdutil.Field{{Label: "Name", Value: text(p.Name)}, {Label: "Assigned", Value: text(p.AssignedAt)}, {Label: "Next change allowed", Value: text(p.NextChangeAllowedAt)}}
 }
 
-func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
+func newAutoInvoicePortalNameCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "portal-name",
 		Usage: "Read, check and change the portal name",
@@ -132,7 +133,7 @@ func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
 					"Example:\n" +
 					"  timbra auto-invoice portal-name get",
 				Action: func(c *cli.Context) error {
-					if err := exactArgs(c); err != nil {
+					if err := cmdutil.ExactArgs(c); err != nil {
 						return err
 					}
 					client, err := f.Client()
@@ -143,7 +144,7 @@ func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
 					if err != nil {
 						return err
 					}
-					return f.printer().fields(p, portalNameFields(p))
+					return f.Printer().Fields(p, portalNameFields(p))
 				},
 			},
 			{
@@ -156,7 +157,7 @@ func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
 					"  timbra auto-invoice portal-name check mi-tienda",
 				ArgsUsage: "NAME",
 				Action: func(c *cli.Context) error {
-					if err := exactArgs(c, "name"); err != nil {
+					if err := cmdutil.ExactArgs(c, "name"); err != nil {
 						return err
 					}
 					client, err := f.Client()
@@ -171,7 +172,7 @@ func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
 					if a.Reason != nil {
 						reason = *a.Reason
 					}
-					return f.printer().fields(a, []field{{"Name", a.Name}, {"Available", fmt.Sprint(a.Available)}, {"Reason", reason}})
+					return f.Printer().Fields(a, []cmdutil.Field{{Label: "Name", Value: a.Name}, {Label: "Available", Value: fmt.Sprint(a.Available)}, {Label: "Reason", Value: reason}})
 				},
 			},
 			{
@@ -184,7 +185,7 @@ func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
 					"Example:\n" +
 					"  timbra auto-invoice portal-name set mi-tienda",
 				Action: func(c *cli.Context) error {
-					if err := exactArgs(c, "name"); err != nil {
+					if err := cmdutil.ExactArgs(c, "name"); err != nil {
 						return err
 					}
 					client, err := f.Client()
@@ -195,14 +196,14 @@ func newAutoInvoicePortalNameCmd(f *Factory) *cli.Command {
 					if err != nil {
 						return err
 					}
-					return f.printer().fields(p, portalNameFields(p))
+					return f.Printer().Fields(p, portalNameFields(p))
 				},
 			},
 		},
 	}
 }
 
-func newAutoInvoiceReportCmd(f *Factory) *cli.Command {
+func newAutoInvoiceReportCmd(f *cmdutil.Factory) *cli.Command {
 	var from, to, person string
 	return &cli.Command{
 		Name:      "report",
@@ -221,7 +222,7 @@ func newAutoInvoiceReportCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "person", Usage: "only the tickets issued and the credits used by person `ID`", Destination: &person},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -232,9 +233,9 @@ func newAutoInvoiceReportCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := f.printer()
-			if p.json {
-				return writeJSON(f.IO.Out, rep)
+			p := f.Printer()
+			if p.JSON {
+				return cmdutil.WriteJSON(f.IO.Out, rep)
 			}
 			n := func(i int) string { return fmt.Sprint(i) }
 			issuers := make([][]string, 0, len(rep.Issuers)+1)
@@ -244,7 +245,7 @@ func newAutoInvoiceReportCmd(f *Factory) *cli.Command {
 			t := rep.Totals
 			issuers = append(issuers, []string{"TOTAL", "", n(t.Ingested), n(t.Pending), n(t.InProgress), n(t.Invoiced), n(t.Globalized), n(t.Cancelled)})
 			fmt.Fprintf(f.IO.Out, "Tickets paid from %s to %s, by issuer\n", rep.From, rep.To)
-			if err := p.table(rep, []string{"RFC", "NAME", "INGESTED", "PENDING", "IN PROGRESS", "INVOICED", "GLOBALIZED", "CANCELLED"}, issuers, ""); err != nil {
+			if err := p.Table(rep, []string{"RFC", "NAME", "INGESTED", "PENDING", "IN PROGRESS", "INVOICED", "GLOBALIZED", "CANCELLED"}, issuers, ""); err != nil {
 				return err
 			}
 			payers := make([][]string, 0, len(rep.Payers)+1)
@@ -253,7 +254,7 @@ func newAutoInvoiceReportCmd(f *Factory) *cli.Command {
 			}
 			payers = append(payers, []string{"TOTAL", "", n(t.TicketCreditsConsumed)})
 			fmt.Fprintf(f.IO.Out, "\nTicket credits used from %s to %s, by who recorded the tickets\n", rep.From, rep.To)
-			return p.table(rep, []string{"RFC", "NAME", "TICKET CREDITS"}, payers, "")
+			return p.Table(rep, []string{"RFC", "NAME", "TICKET CREDITS"}, payers, "")
 		},
 	}
 }

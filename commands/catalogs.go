@@ -12,13 +12,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/storage"
 )
 
-func newCatalogsCmd(f *Factory) *cli.Command {
+func newCatalogsCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "catalogs",
 		Usage: "Look up SAT and timbra catalogs; import the SAT catalogs into a server's database",
@@ -38,7 +39,7 @@ func newCatalogsCmd(f *Factory) *cli.Command {
 	}
 }
 
-func newCatalogsListCmd(f *Factory) *cli.Command {
+func newCatalogsListCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the names of the catalogs",
@@ -49,7 +50,7 @@ func newCatalogsListCmd(f *Factory) *cli.Command {
 			"  timbra catalogs list\n" +
 			"  timbra catalogs list -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -65,9 +66,9 @@ func newCatalogsListCmd(f *Factory) *cli.Command {
 	}
 }
 
-func printNames(f *Factory, names []string) error {
+func printNames(f *cmdutil.Factory, names []string) error {
 	if f.JSON() {
-		return writeJSON(f.IO.Out, names)
+		return cmdutil.WriteJSON(f.IO.Out, names)
 	}
 	_, err := io.WriteString(f.IO.Out, strings.Join(names, "\n")+"\n")
 	return err
@@ -83,8 +84,8 @@ func catalogRows(items []api.CatalogRecord) [][]string {
 	return rows
 }
 
-func newCatalogsSearchCmd(f *Factory) *cli.Command {
-	var pg pagingOptions
+func newCatalogsSearchCmd(f *cmdutil.Factory) *cli.Command {
+	var pg cmdutil.PagingOptions
 	return &cli.Command{
 		Name:      "search",
 		Usage:     "Find the records of a catalog by key or by words of the description",
@@ -95,12 +96,12 @@ func newCatalogsSearchCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra catalogs search SatProductCodes leche\n" +
 			"  timbra catalogs search SatUnitMeasurements pieza --page-size 5 -o json",
-		Flags: pagingFlags(&pg, "records", 100, "50"),
+		Flags: cmdutil.PagingFlags(&pg, "records", 100, "50"),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "catalog NAME", "search TERM"); err != nil {
+			if err := cmdutil.ExactArgs(c, "catalog NAME", "search TERM"); err != nil {
 				return err
 			}
-			if err := pg.check(c, 100); err != nil {
+			if err := pg.Check(c, 100); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -111,7 +112,7 @@ func newCatalogsSearchCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := f.printer().table(res, catalogColumns, catalogRows(res.Items), "No records match."); err != nil {
+			if err := f.Printer().Table(res, catalogColumns, catalogRows(res.Items), "No records match."); err != nil {
 				return err
 			}
 			if f.IO.OutTTY && !f.JSON() && res.TotalPages > 1 {
@@ -122,7 +123,7 @@ func newCatalogsSearchCmd(f *Factory) *cli.Command {
 	}
 }
 
-func newCatalogsGetCmd(f *Factory) *cli.Command {
+func newCatalogsGetCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one record of a catalog by its key",
@@ -132,7 +133,7 @@ func newCatalogsGetCmd(f *Factory) *cli.Command {
 			"  timbra catalogs get SatTaxRegimes 626\n" +
 			"  timbra catalogs get SatMunicipio AGU-001 -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "catalog NAME", "record ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "catalog NAME", "record ID"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -143,12 +144,12 @@ func newCatalogsGetCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return f.printer().fields(rec, []field{{"ID", rec.ID}, {"Description", rec.Description}})
+			return f.Printer().Fields(rec, []cmdutil.Field{{Label: "ID", Value: rec.ID}, {Label: "Description", Value: rec.Description}})
 		},
 	}
 }
 
-func newCatalogsDownloadCmd(f *Factory) *cli.Command {
+func newCatalogsDownloadCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "download",
 		Usage:     "List the bulk-download catalogs, or the records of one",
@@ -159,7 +160,7 @@ func newCatalogsDownloadCmd(f *Factory) *cli.Command {
 			"  timbra catalogs download SatInvoiceTypes",
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 1 {
-				return usageErrorf(c, "too many arguments: give at most one catalog NAME")
+				return cmdutil.UsageErrorf(c, "too many arguments: give at most one catalog NAME")
 			}
 			client, err := f.Client()
 			if err != nil {
@@ -176,12 +177,12 @@ func newCatalogsDownloadCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return f.printer().table(recs, catalogColumns, catalogRows(recs), "No records.")
+			return f.Printer().Table(recs, catalogColumns, catalogRows(recs), "No records.")
 		},
 	}
 }
 
-func newCatalogsStatusCmd(f *Factory) *cli.Command {
+func newCatalogsStatusCmd(f *cmdutil.Factory) *cli.Command {
 	var all bool
 	return &cli.Command{
 		Name:      "status",
@@ -196,7 +197,7 @@ func newCatalogsStatusCmd(f *Factory) *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "list every catalog, not only those missing records", Destination: &all},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -208,17 +209,17 @@ func newCatalogsStatusCmd(f *Factory) *cli.Command {
 				return err
 			}
 			if f.JSON() {
-				return writeJSON(f.IO.Out, st)
+				return cmdutil.WriteJSON(f.IO.Out, st)
 			}
 			return printCatalogsStatus(f, st, all)
 		},
 	}
 }
 
-func printCatalogsStatus(f *Factory, st api.CatalogsStatus, all bool) error {
+func printCatalogsStatus(f *cmdutil.Factory, st api.CatalogsStatus, all bool) error {
 	w := f.IO.Out
 	if st.Imported {
-		fmt.Fprintf(w, "SAT catalogs: version %s, imported %s\n", st.Version, f.printer().time(st.ImportedAt))
+		fmt.Fprintf(w, "SAT catalogs: version %s, imported %s\n", st.Version, f.Printer().Time(st.ImportedAt))
 	} else {
 		fmt.Fprintln(w, "SAT catalogs: NOT IMPORTED. Lookups and checks against SAT catalogs answer an error until they are.")
 	}
@@ -243,7 +244,7 @@ func printCatalogsStatus(f *Factory, st api.CatalogsStatus, all bool) error {
 		fmt.Fprintf(w, "%d of %d catalogs are missing records:\n", missing, len(st.Catalogs))
 	}
 	if len(rows) > 0 {
-		if err := f.printer().table(st, []string{"CATALOG", "SAT", "STATE", "RECORDS", "REASON"}, rows, ""); err != nil {
+		if err := f.Printer().Table(st, []string{"CATALOG", "SAT", "STATE", "RECORDS", "REASON"}, rows, ""); err != nil {
 			return err
 		}
 	}
@@ -256,7 +257,7 @@ func printCatalogsStatus(f *Factory, st api.CatalogsStatus, all bool) error {
 	return nil
 }
 
-func newCatalogsImportCmd(f *Factory) *cli.Command {
+func newCatalogsImportCmd(f *cmdutil.Factory) *cli.Command {
 	var data string
 	return &cli.Command{
 		Name:      "import",
@@ -280,11 +281,11 @@ func newCatalogsImportCmd(f *Factory) *cli.Command {
 				Usage: "database file `PATH` to import into"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "SOURCE (a folder, .zip or https URL)"); err != nil {
+			if err := cmdutil.ExactArgs(c, "SOURCE (a folder, .zip or https URL)"); err != nil {
 				return err
 			}
 			if data == "" {
-				data = DefaultDataPath()
+				data = cmdutil.DefaultDataPath()
 			}
 			spec := c.Args().First()
 			if spec == "default" {
@@ -295,7 +296,7 @@ func newCatalogsImportCmd(f *Factory) *cli.Command {
 	}
 }
 
-func catalogsImportRun(ctx context.Context, f *Factory, spec, data string) error {
+func catalogsImportRun(ctx context.Context, f *cmdutil.Factory, spec, data string) error {
 	if _, err := os.Stat(data); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no database at %s: make one with 'timbra server init --data %s' (or start 'timbra server --data %s --catalogs SOURCE')", data, data, data)
 	}
@@ -328,7 +329,7 @@ func catalogsImportRun(ctx context.Context, f *Factory, spec, data string) error
 		}
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, set)
+		return cmdutil.WriteJSON(f.IO.Out, set)
 	}
 	fmt.Fprintf(f.IO.Out, "Imported SAT catalogs %s from %s: %d tables, %d records, in %s.\n",
 		set.Version, set.Source, len(set.Tables), rows, f.Now().Sub(start).Round(10*time.Millisecond))
@@ -347,7 +348,7 @@ type importProgress struct {
 	line bool
 }
 
-func newImportProgress(ios *IOStreams) *importProgress {
+func newImportProgress(ios *cmdutil.IOStreams) *importProgress {
 	return &importProgress{w: ios.Err, tty: ios.ErrTTY}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -64,27 +65,27 @@ func emptyDatabase(t *testing.T) string {
 }
 
 func TestCatalogsImportZipShowsProgressOnATerminal(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	db := emptyDatabase(t)
-	r := run1(t, runOpts{tty: true}, "catalogs", "import", miniZip(t), "--data", db)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.err)
+	r := run1(t, cmdtest.Opts{TTY: true}, "catalogs", "import", miniZip(t), "--data", db)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	if !strings.Contains(r.out, "Imported SAT catalogs 1.2.20260101 from ") || !strings.Contains(r.out, "1 tables came without records") {
-		t.Errorf("stdout: %s", r.out)
+	if !strings.Contains(r.Out, "Imported SAT catalogs 1.2.20260101 from ") || !strings.Contains(r.Out, "1 tables came without records") {
+		t.Errorf("stdout: %s", r.Out)
 	}
-	if !strings.Contains(r.err, "Imported ") || !strings.Contains(r.err, " tables, ") {
-		t.Errorf("no progress on the terminal: %q", r.err)
+	if !strings.Contains(r.Err, "Imported ") || !strings.Contains(r.Err, " tables, ") {
+		t.Errorf("no progress on the terminal: %q", r.Err)
 	}
 	// off a terminal: the summary only
-	r = run1(t, runOpts{}, "catalogs", "import", miniZip(t), "--data", db)
-	if r.code != 0 || r.err != "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.err)
+	r = run1(t, cmdtest.Opts{}, "catalogs", "import", miniZip(t), "--data", db)
+	if r.Code != 0 || r.Err != "" {
+		t.Fatalf("exit %d, stderr %q", r.Code, r.Err)
 	}
 }
 
 func TestCatalogsImportFromAURL(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	raw, err := os.ReadFile(miniZip(t))
 	if err != nil {
 		t.Fatal(err)
@@ -95,20 +96,20 @@ func TestCatalogsImportFromAURL(t *testing.T) {
 	}))
 	defer srv.Close()
 	db := emptyDatabase(t)
-	r := run1(t, runOpts{}, "catalogs", "import", srv.URL+"/archive/master.zip", "--data", db, "-o", "json")
-	if r.code != 0 || !strings.Contains(r.out, `"version": "1.2.20260101"`) {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
+	r := run1(t, cmdtest.Opts{}, "catalogs", "import", srv.URL+"/archive/master.zip", "--data", db, "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Out, `"version": "1.2.20260101"`) {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 }
 
 func TestCatalogsImportNeedsADatabase(t *testing.T) {
-	isolate(t)
-	r := run1(t, runOpts{}, "catalogs", "import", miniZip(t), "--data", filepath.Join(t.TempDir(), "none.db"))
-	if r.code != 1 || !strings.Contains(r.err, "timbra server init") {
-		t.Fatalf("exit %d: %s", r.code, r.err)
+	cmdtest.Isolate(t)
+	r := run1(t, cmdtest.Opts{}, "catalogs", "import", miniZip(t), "--data", filepath.Join(t.TempDir(), "none.db"))
+	if r.Code != 1 || !strings.Contains(r.Err, "timbra server init") {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	r = run1(t, runOpts{}, "catalogs", "import")
-	if r.code != 2 {
-		t.Fatalf("no SOURCE: exit %d: %s", r.code, r.err)
+	r = run1(t, cmdtest.Opts{}, "catalogs", "import")
+	if r.Code != 2 {
+		t.Fatalf("no SOURCE: exit %d: %s", r.Code, r.Err)
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
-func newCompletionCmd(f *Factory) *cli.Command {
+func newCompletionCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "Print a shell completion script: bash, zsh, fish or powershell",
@@ -21,7 +22,7 @@ func newCompletionCmd(f *Factory) *cli.Command {
 			"  timbra completion fish > ~/.config/fish/completions/timbra.fish\n" +
 			"  timbra completion powershell | Out-String | Invoke-Expression",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "shell (bash, zsh, fish or powershell)"); err != nil {
+			if err := cmdutil.ExactArgs(c, "shell (bash, zsh, fish or powershell)"); err != nil {
 				return err
 			}
 			return completionRun(c, f.IO.Out, c.Args().First())
@@ -47,7 +48,7 @@ func completionRun(c *cli.Context, w io.Writer, shell string) error {
 		_, err = io.WriteString(w, s)
 		return err
 	default:
-		return usageErrorf(c, "unknown shell %q: use bash, zsh, fish or powershell", shell)
+		return cmdutil.UsageErrorf(c, "unknown shell %q: use bash, zsh, fish or powershell", shell)
 	}
 	_, err := io.WriteString(w, strings.ReplaceAll(script, "PROG", name))
 	return err

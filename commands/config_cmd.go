@@ -3,10 +3,11 @@ package commands
 import (
 	"path/filepath"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
-func newConfigCmd(f *Factory) *cli.Command {
+func newConfigCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "config",
 		Usage: "Inspect the client configuration",
@@ -16,7 +17,7 @@ func newConfigCmd(f *Factory) *cli.Command {
 	}
 }
 
-type configShowOptions struct{ f *Factory }
+type configShowOptions struct{ f *cmdutil.Factory }
 
 // shownSetting is one line of `timbra config show`, and its JSON form.
 type shownSetting struct {
@@ -32,7 +33,7 @@ type shownConfig struct {
 	ConfigFile string       `json:"configFile"`
 }
 
-func newConfigShowCmd(f *Factory) *cli.Command {
+func newConfigShowCmd(f *cmdutil.Factory) *cli.Command {
 	o := &configShowOptions{f: f}
 	return &cli.Command{
 		Name:      "show",
@@ -45,7 +46,7 @@ func newConfigShowCmd(f *Factory) *cli.Command {
 			"  timbra config show\n" +
 			"  TIMBRA_PROFILE=live timbra config show -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			return configShowRun(o)
@@ -54,17 +55,17 @@ func newConfigShowCmd(f *Factory) *cli.Command {
 }
 
 func configShowRun(o *configShowOptions) error {
-	r, err := o.f.resolve()
+	r, err := o.f.Resolve()
 	if err != nil {
 		return err
 	}
-	show := func(v value, secret bool) shownSetting {
+	show := func(v cmdutil.Value, secret bool) shownSetting {
 		s := shownSetting(v)
 		if secret {
-			s.Value = maskSecret(v.Value)
+			s.Value = cmdutil.MaskSecret(v.Value)
 		}
 		if v.Value == "" {
-			s.Value, s.Source = srcNotSet, ""
+			s.Value, s.Source = cmdutil.SrcNotSet, ""
 		}
 		return s
 	}
@@ -73,7 +74,7 @@ func configShowRun(o *configShowOptions) error {
 		BaseURL:    show(r.BaseURL, false),
 		TenantKey:  show(r.TenantKey, false),
 		APIKey:     show(r.APIKey, true),
-		ConfigFile: filepath.Join(r.ConfigDir, configFileName),
+		ConfigFile: filepath.Join(r.ConfigDir, cmdutil.ConfigFileName),
 	}
 	rows := [][]string{
 		{"profile", out.Profile.Value, out.Profile.Source},
@@ -82,5 +83,5 @@ func configShowRun(o *configShowOptions) error {
 		{"API key", out.APIKey.Value, out.APIKey.Source},
 		{"config file", out.ConfigFile, ""},
 	}
-	return o.f.printer().table(out, []string{"SETTING", "VALUE", "SOURCE"}, rows, "")
+	return o.f.Printer().Table(out, []string{"SETTING", "VALUE", "SOURCE"}, rows, "")
 }

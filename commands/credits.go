@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
-func newCreditsCmd(f *Factory) *cli.Command {
+func newCreditsCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "credits",
 		Usage: "Move stamps and other credits between the people of your tenant",
@@ -24,16 +25,16 @@ func newCreditsCmd(f *Factory) *cli.Command {
 }
 
 type creditsTransferOptions struct {
-	f          *Factory
+	f          *cmdutil.Factory
 	From, To   string
 	Amount     int64
 	Comments   *string
 	CreditType *int
 }
 
-func newCreditsTransferCmd(f *Factory, run runFunc[creditsTransferOptions]) *cli.Command {
+func newCreditsTransferCmd(f *cmdutil.Factory, run cmdutil.RunFunc[creditsTransferOptions]) *cli.Command {
 	o := &creditsTransferOptions{f: f}
-	run = orRun(run, creditsTransferRun)
+	run = cmdutil.OrRun(run, creditsTransferRun)
 	return &cli.Command{
 		Name:      "transfer",
 		Usage:     "Move credits of one type from one person to another (owner only)",
@@ -53,27 +54,27 @@ func newCreditsTransferCmd(f *Factory, run runFunc[creditsTransferOptions]) *cli
 			&cli.StringFlag{Name: "comments", Usage: "note `TEXT`, up to 100 characters"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			o.From, o.To = strings.TrimSpace(o.From), strings.TrimSpace(o.To)
 			switch {
 			case o.From == "":
-				return usageErrorf(c, "missing flag --from")
+				return cmdutil.UsageErrorf(c, "missing flag --from")
 			case o.To == "":
-				return usageErrorf(c, "missing flag --to")
+				return cmdutil.UsageErrorf(c, "missing flag --to")
 			case !c.IsSet("amount"):
-				return usageErrorf(c, "missing flag --amount")
+				return cmdutil.UsageErrorf(c, "missing flag --amount")
 			}
 			n, err := strconv.ParseInt(strings.TrimSpace(c.String("amount")), 10, 64)
 			if err != nil {
-				return usageErrorf(c, "invalid value %q for --amount: give a whole number of credits", c.String("amount"))
+				return cmdutil.UsageErrorf(c, "invalid value %q for --amount: give a whole number of credits", c.String("amount"))
 			}
 			o.Amount = n
 			if c.IsSet("type") {
 				t, ok := parseCreditType(c.String("type"))
 				if !ok {
-					return usageErrorf(c, "invalid value %q for --type: use stamps (1), validation (2) or tickets (3)", c.String("type"))
+					return cmdutil.UsageErrorf(c, "invalid value %q for --type: use stamps (1), validation (2) or tickets (3)", c.String("type"))
 				}
 				o.CreditType = &t
 			}
@@ -133,7 +134,7 @@ func creditsTransferRun(c *cli.Context, o *creditsTransferOptions) error {
 	res := transferResult{FromPersonID: o.From, ToPersonID: o.To, CreditType: ct, Amount: o.Amount}
 	ios := o.f.IO
 	if ios.OutTTY && !o.f.JSON() {
-		fmt.Fprintf(ios.Err, "Transferred %d %s credits from %s to %s.\n", o.Amount, creditTypeName(ct), o.From, o.To)
+		fmt.Fprintf(ios.Err, "Transferred %d %s credits from %s to %s.\n", o.Amount, cmdutil.CreditTypeName(ct), o.From, o.To)
 	}
 	// the transfer is done; balances are read after it, and a failure to read them is only told
 	rows := [][]string{}
@@ -143,7 +144,7 @@ func creditsTransferRun(c *cli.Context, o *creditsTransferOptions) error {
 	}{{o.From, &res.From}, {o.To, &res.To}} {
 		p, err := client.GetPerson(ctx, side.id)
 		if err != nil {
-			ios.warn(fmt.Sprintf("Transferred, but the balance of %s could not be read: %v", side.id, err))
+			ios.Warn(fmt.Sprintf("Transferred, but the balance of %s could not be read: %v", side.id, err))
 			continue
 		}
 		b := &personBalance{PersonID: p.ID, Email: p.Email}
@@ -153,7 +154,7 @@ func creditsTransferRun(c *cli.Context, o *creditsTransferOptions) error {
 			}
 		}
 		*side.out = b
-		rows = append(rows, []string{p.ID, p.Email, creditTypeName(ct), formatAmount(b.Available)})
+		rows = append(rows, []string{p.ID, p.Email, cmdutil.CreditTypeName(ct), cmdutil.FormatAmount(b.Available)})
 	}
-	return o.f.printer().table(res, []string{"PERSON", "EMAIL", "TYPE", "AVAILABLE"}, rows, "")
+	return o.f.Printer().Table(res, []string{"PERSON", "EMAIL", "TYPE", "AVAILABLE"}, rows, "")
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/urfave/cli/v2"
 )
@@ -23,8 +25,8 @@ var (
 // docsApp is the command tree the docs are generated from: a fixed version, so that the
 // output does not depend on the build.
 func docsApp(t *testing.T) *cli.App {
-	isolate(t)
-	app := newApp(NewFactory(&IOStreams{}))
+	cmdtest.Isolate(t)
+	app := NewApp(cmdutil.NewFactory(&cmdutil.IOStreams{}, "dev"))
 	app.Version = ""
 	return app
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
 // `timbra download-rules`: the bulk-download rules of the tenant (spec 2 §2.6, §4.6).
 
-func newDownloadRulesCmd(f *Factory) *cli.Command {
+func newDownloadRulesCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "download-rules",
 		Usage: "List, read, create, rename and delete the bulk-download rules of your tenant",
@@ -27,8 +28,8 @@ func newDownloadRulesCmd(f *Factory) *cli.Command {
 	}
 }
 
-func newDownloadRulesListCmd(f *Factory) *cli.Command {
-	var pg pagingOptions
+func newDownloadRulesListCmd(f *cmdutil.Factory) *cli.Command {
+	var pg cmdutil.PagingOptions
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the download rules of your tenant, one page at a time",
@@ -38,12 +39,12 @@ func newDownloadRulesListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra download-rules list\n" +
 			"  timbra download-rules list --page 2 --page-size 50 -o json",
-		Flags: pagingFlags(&pg, "rules", 50, ""),
+		Flags: cmdutil.PagingFlags(&pg, "rules", 50, ""),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := pg.check(c, 0); err != nil {
+			if err := pg.Check(c, 0); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -54,13 +55,13 @@ func newDownloadRulesListCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := f.printer()
+			p := f.Printer()
 			rows := make([][]string, 0, len(out.Items))
 			for _, r := range out.Items {
 				rows = append(rows, []string{r.ID, r.Tin, r.SatQueryTypeID, r.DownloadTypeID, r.SatInvoiceStatusID,
 					ruleStatusText(r), r.Description})
 			}
-			if err := p.table(out, []string{"ID", "RFC", "QUERY", "TYPE", "INVOICES", "STATUS", "DESCRIPTION"}, rows, "No download rules."); err != nil {
+			if err := p.Table(out, []string{"ID", "RFC", "QUERY", "TYPE", "INVOICES", "STATUS", "DESCRIPTION"}, rows, "No download rules."); err != nil {
 				return err
 			}
 			if f.IO.OutTTY && !f.JSON() && out.TotalPages > 1 {
@@ -79,27 +80,27 @@ func ruleStatusText(r api.DownloadRule) string {
 	return r.DownloadRuleStatusID
 }
 
-func downloadRuleFields(p *printer, r api.DownloadRule) []field {
+func downloadRuleFields(p *cmdutil.Printer, r api.DownloadRule) []cmdutil.Field {
 	person := r.PersonID
 	if r.Person != nil {
 		person += " (" + r.Person.LegalName + ")"
 	}
-	return []field{
-		{"ID", r.ID},
-		{"Description", r.Description},
-		{"Person", person},
-		{"RFC", r.Tin},
-		{"Query type", r.SatQueryTypeID},
-		{"Download type", r.DownloadTypeID},
-		{"Invoice status", r.SatInvoiceStatusID},
-		{"Status", ruleStatusText(r)},
-		{"Test", fmt.Sprint(r.IsTest)},
-		{"Created", p.time(r.CreatedAt)},
-		{"Updated", p.time(r.UpdatedAt)},
+	return []cmdutil.Field{
+		{Label: "ID", Value: r.ID},
+		{Label: "Description", Value: r.Description},
+		{Label: "Person", Value: person},
+		{Label: "RFC", Value: r.Tin},
+		{Label: "Query type", Value: r.SatQueryTypeID},
+		{Label: "Download type", Value: r.DownloadTypeID},
+		{Label: "Invoice status", Value: r.SatInvoiceStatusID},
+		{Label: "Status", Value: ruleStatusText(r)},
+		{Label: "Test", Value: fmt.Sprint(r.IsTest)},
+		{Label: "Created", Value: p.Time(r.CreatedAt)},
+		{Label: "Updated", Value: p.Time(r.UpdatedAt)},
 	}
 }
 
-func newDownloadRulesGetCmd(f *Factory) *cli.Command {
+func newDownloadRulesGetCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one download rule",
@@ -109,7 +110,7 @@ func newDownloadRulesGetCmd(f *Factory) *cli.Command {
 			"Example:\n" +
 			"  timbra download-rules get 0c1e5b7d-4c39-9a61-2d8e-4f0b7c153f2a -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "rule ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "rule ID"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -120,13 +121,13 @@ func newDownloadRulesGetCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := f.printer()
-			return p.fields(r, downloadRuleFields(p, r))
+			p := f.Printer()
+			return p.Fields(r, downloadRuleFields(p, r))
 		},
 	}
 }
 
-func newDownloadRulesCreateCmd(f *Factory) *cli.Command {
+func newDownloadRulesCreateCmd(f *cmdutil.Factory) *cli.Command {
 	var person, desc, query, typ, status string
 	return &cli.Command{
 		Name:      "create",
@@ -145,12 +146,12 @@ func newDownloadRulesCreateCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "status", Usage: "invoice status `S`: Vigente or Cancelado (required)", Destination: &status},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			for _, n := range []string{"person", "description", "query", "type", "status"} {
 				if !c.IsSet(n) {
-					return usageErrorf(c, "missing flag --%s", n)
+					return cmdutil.UsageErrorf(c, "missing flag --%s", n)
 				}
 			}
 			client, err := f.Client()
@@ -162,13 +163,13 @@ func newDownloadRulesCreateCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := f.printer()
-			return p.fields(r, downloadRuleFields(p, r))
+			p := f.Printer()
+			return p.Fields(r, downloadRuleFields(p, r))
 		},
 	}
 }
 
-func newDownloadRulesUpdateCmd(f *Factory) *cli.Command {
+func newDownloadRulesUpdateCmd(f *cmdutil.Factory) *cli.Command {
 	var desc string
 	return &cli.Command{
 		Name:      "update",
@@ -182,11 +183,11 @@ func newDownloadRulesUpdateCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "description", Usage: "new `TEXT`, up to 100 characters (required)", Destination: &desc},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "rule ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "rule ID"); err != nil {
 				return err
 			}
 			if !c.IsSet("description") {
-				return usageErrorf(c, "missing flag --description")
+				return cmdutil.UsageErrorf(c, "missing flag --description")
 			}
 			client, err := f.Client()
 			if err != nil {
@@ -197,13 +198,13 @@ func newDownloadRulesUpdateCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := f.printer()
-			return p.fields(r, downloadRuleFields(p, r))
+			p := f.Printer()
+			return p.Fields(r, downloadRuleFields(p, r))
 		},
 	}
 }
 
-func newDownloadRulesDeleteCmd(f *Factory) *cli.Command {
+func newDownloadRulesDeleteCmd(f *cmdutil.Factory) *cli.Command {
 	var yes bool
 	return &cli.Command{
 		Name:      "delete",
@@ -217,18 +218,18 @@ func newDownloadRulesDeleteCmd(f *Factory) *cli.Command {
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "rule ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "rule ID"); err != nil {
 				return err
 			}
 			if !yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
 			return downloadRulesDeleteRun(c.Context, f, c.Args().First(), yes)
 		},
 	}
 }
 
-func downloadRulesDeleteRun(ctx context.Context, f *Factory, id string, yes bool) error {
+func downloadRulesDeleteRun(ctx context.Context, f *cmdutil.Factory, id string, yes bool) error {
 	client, err := f.Client()
 	if err != nil {
 		return err
@@ -238,7 +239,7 @@ func downloadRulesDeleteRun(ctx context.Context, f *Factory, id string, yes bool
 		if err != nil {
 			return err
 		}
-		if err := confirm(ctx, f.IO, fmt.Sprintf("Delete download rule %s (%s)?", r.ID, r.Description), "not deleted"); err != nil {
+		if err := cmdutil.Confirm(ctx, f.IO, fmt.Sprintf("Delete download rule %s (%s)?", r.ID, r.Description), "not deleted"); err != nil {
 			return err
 		}
 	}
@@ -246,7 +247,7 @@ func downloadRulesDeleteRun(ctx context.Context, f *Factory, id string, yes bool
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(f.IO.Out, map[string]any{"id": id, "deleted": true})
+		return cmdutil.WriteJSON(f.IO.Out, map[string]any{"id": id, "deleted": true})
 	}
 	fmt.Fprintf(f.IO.Out, "Deleted download rule %s.\n", id)
 	return nil

@@ -4,92 +4,93 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
-func downloadRulesAPI(t *testing.T) *fakeAPI {
+func downloadRulesAPI(t *testing.T) *cmdtest.FakeAPI {
 	rule := api.DownloadRule{ID: "r-1", PersonID: "p-1", Tin: "ANA010101AAA", Description: "Emitidos", DownloadRuleStatusID: "1",
 		SatQueryTypeID: "CFDI", DownloadTypeID: "Emitidos", SatInvoiceStatusID: "Vigente", IsTest: true, CreatedAt: "2026-01-02T03:04:05"}
-	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/api/v4/download-rules":
 			x := rule
 			x.DownloadRuleStatus = &api.CatalogRecord{ID: "1", Description: "Pendiente"}
-			writeEnvelope(w, 200, api.NewPage([]api.DownloadRule{x}, 1, 10, 1), "", "t")
+			cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.DownloadRule{x}, 1, 10, 1), "", "t")
 		case r.Method == http.MethodDelete:
-			writeEnvelope(w, 200, true, "", "t")
+			cmdtest.WriteEnvelope(w, 200, true, "", "t")
 		case r.URL.Path == "/api/v4/download-rules/nope":
-			writeEnvelope(w, 404, nil, "No such resource for the given Id: nope", "t")
+			cmdtest.WriteEnvelope(w, 404, nil, "No such resource for the given Id: nope", "t")
 		case r.URL.Path == "/admin/v1/tenants/tk-1/subscription":
-			writeEnvelope(w, 200, api.Subscription{TenantKey: "tk-1", AutoCfdi: true, DownloadSeats: 3, UpdatedAt: "2026-01-02T03:04:05"}, "", "t")
+			cmdtest.WriteEnvelope(w, 200, api.Subscription{TenantKey: "tk-1", AutoCfdi: true, DownloadSeats: 3, UpdatedAt: "2026-01-02T03:04:05"}, "", "t")
 		default:
-			writeEnvelope(w, 200, rule, "", "t")
+			cmdtest.WriteEnvelope(w, 200, rule, "", "t")
 		}
 	})
 }
 
 func TestDownloadRulesCommands(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := downloadRulesAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 
 	r := runArgs(t, "download-rules", "list")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "r-1", "ANA010101AAA", "CFDI", "Emitidos", "Vigente", "1 Pendiente")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "r-1", "ANA010101AAA", "CFDI", "Emitidos", "Vigente", "1 Pendiente")
 
 	r = runArgs(t, "download-rules", "create", "--person", "p-1", "--description", "Emitidos", "--query", "Metadata", "--type", "Emitidos", "--status", "Cancelado")
-	wantCode(t, r, 0)
-	last := srv.last(t)
+	cmdtest.WantCode(t, r, 0)
+	last := srv.Last(t)
 	want := `{"personId":"p-1","description":"Emitidos","satQueryTypeId":"Metadata","downloadTypeId":"Emitidos","satInvoiceStatusId":"Cancelado"}`
 	if last.Method != "POST" || last.Path != "/api/v4/download-rules" || last.Body != want {
 		t.Fatalf("create request = %s %s %s", last.Method, last.Path, last.Body)
 	}
-	wantContains(t, "stdout", r.out, "ID: r-1", "RFC: ANA010101AAA")
-	wantCode(t, runArgs(t, "download-rules", "create", "--person", "p-1"), 2)
+	cmdtest.WantContains(t, "stdout", r.Out, "ID: r-1", "RFC: ANA010101AAA")
+	cmdtest.WantCode(t, runArgs(t, "download-rules", "create", "--person", "p-1"), 2)
 
 	r = runArgs(t, "download-rules", "update", "r-1", "--description", "Nuevo")
-	wantCode(t, r, 0)
-	if last := srv.last(t); last.Method != "PUT" || last.Path != "/api/v4/download-rules/r-1" || last.Body != `{"id":"r-1","description":"Nuevo"}` {
+	cmdtest.WantCode(t, r, 0)
+	if last := srv.Last(t); last.Method != "PUT" || last.Path != "/api/v4/download-rules/r-1" || last.Body != `{"id":"r-1","description":"Nuevo"}` {
 		t.Fatalf("update request = %s %s %s", last.Method, last.Path, last.Body)
 	}
 
 	r = runArgs(t, "download-rules", "get", "nope")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "No such resource for the given Id: nope")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "No such resource for the given Id: nope")
 
-	wantCode(t, runArgs(t, "download-rules", "delete", "r-1"), 2) // no terminal, no --yes
+	cmdtest.WantCode(t, runArgs(t, "download-rules", "delete", "r-1"), 2) // no terminal, no --yes
 	r = runArgs(t, "download-rules", "delete", "r-1", "--yes")
-	wantCode(t, r, 0)
-	if last := srv.last(t); last.Method != "DELETE" || last.Path != "/api/v4/download-rules/r-1" {
+	cmdtest.WantCode(t, r, 0)
+	if last := srv.Last(t); last.Method != "DELETE" || last.Path != "/api/v4/download-rules/r-1" {
 		t.Fatalf("delete request = %s %s", last.Method, last.Path)
 	}
 }
 
 func TestAdminSubscriptionsCommands(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := downloadRulesAPI(t)
 	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
 	t.Setenv("TIMBRA_BASE_URL", srv.URL)
 
 	r := runArgs(t, "admin", "subscriptions", "set", "tk-1", "--download-seats", "3")
-	wantCode(t, r, 0)
-	if last := srv.last(t); last.Method != "PUT" || last.Body != `{"autoCfdi":null,"downloadSeats":3}` || last.Header.Get("Authorization") != "Bearer "+testAdminToken {
+	cmdtest.WantCode(t, r, 0)
+	if last := srv.Last(t); last.Method != "PUT" || last.Body != `{"autoCfdi":null,"downloadSeats":3}` || last.Header.Get("Authorization") != "Bearer "+testAdminToken {
 		t.Fatalf("set request = %s %s", last.Method, last.Body)
 	}
-	wantContains(t, "stdout", r.out, "Auto CFDI: true", "Download seats: 3")
+	cmdtest.WantContains(t, "stdout", r.Out, "Auto CFDI: true", "Download seats: 3")
 	r = runArgs(t, "admin", "subscriptions", "set", "tk-1", "--auto-cfdi=false")
-	wantCode(t, r, 0)
-	if last := srv.last(t); last.Body != `{"autoCfdi":false,"downloadSeats":null}` {
+	cmdtest.WantCode(t, r, 0)
+	if last := srv.Last(t); last.Body != `{"autoCfdi":false,"downloadSeats":null}` {
 		t.Fatalf("set request = %s", last.Body)
 	}
-	wantCode(t, runArgs(t, "admin", "subscriptions", "set", "tk-1"), 2)
+	cmdtest.WantCode(t, runArgs(t, "admin", "subscriptions", "set", "tk-1"), 2)
 	r = runArgs(t, "admin", "subscriptions", "get", "tk-1", "-o", "json")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, `"downloadSeats": 3`)
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, `"downloadSeats": 3`)
 
 	r = runArgs(t, "admin", "download-rules", "approve", "tk-1", "r-1")
-	wantCode(t, r, 0)
-	if last := srv.last(t); last.Method != "PUT" || last.Path != "/admin/v1/tenants/tk-1/download-rules/r-1/status" || last.Body != `{"downloadRuleStatusId":"2"}` {
+	cmdtest.WantCode(t, r, 0)
+	if last := srv.Last(t); last.Method != "PUT" || last.Path != "/admin/v1/tenants/tk-1/download-rules/r-1/status" || last.Body != `{"downloadRuleStatusId":"2"}` {
 		t.Fatalf("approve request = %s %s %s", last.Method, last.Path, last.Body)
 	}
 }

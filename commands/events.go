@@ -9,11 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
-func newEventsCmd(f *Factory) *cli.Command {
+func newEventsCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "events",
 		Usage: "List, read and resend the events of your tenant (last 30 days)",
@@ -30,17 +31,17 @@ func newEventsCmd(f *Factory) *cli.Command {
 // ---- list
 
 type eventsListOptions struct {
-	f       *Factory
+	f       *cmdutil.Factory
 	Type    string
 	Related string
 	From    string
 	To      string
-	pagingOptions
+	cmdutil.PagingOptions
 }
 
 var eventColumns = []string{"ID", "TYPE", "CREATED", "RELATED OBJECT", "STATUS"}
 
-func newEventsListCmd(f *Factory) *cli.Command {
+func newEventsListCmd(f *cmdutil.Factory) *cli.Command {
 	o := &eventsListOptions{f: f}
 	return &cli.Command{
 		Name:      "list",
@@ -62,12 +63,12 @@ func newEventsListCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "related", Usage: "only events about the object `ID` (data.relatedObject.id)", Destination: &o.Related},
 			&cli.StringFlag{Name: "from", Usage: "only events at or after `TIME`", Destination: &o.From},
 			&cli.StringFlag{Name: "to", Usage: "only events at or before `TIME`", DefaultText: "now", Destination: &o.To},
-		}, pagingFlags(&o.pagingOptions, "events", 50, "")...),
+		}, cmdutil.PagingFlags(&o.PagingOptions, "events", 50, "")...),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			q := api.EventQuery{Type: strings.TrimSpace(o.Type), RelatedObjectID: strings.TrimSpace(o.Related), Page: o.Page, PageSize: o.PageSize}
@@ -85,7 +86,7 @@ func newEventsListCmd(f *Factory) *cli.Command {
 				}
 				t, err := parseWhen(x.value, f.Now(), loc, x.end)
 				if err != nil {
-					return usageErrorf(c, "invalid value %q for --%s: %v", x.value, x.flag, err)
+					return cmdutil.UsageErrorf(c, "invalid value %q for --%s: %v", x.value, x.flag, err)
 				}
 				*x.dst = t.UTC().Format("2006-01-02T15:04:05.000Z")
 			}
@@ -133,19 +134,19 @@ func eventsListRun(ctx context.Context, o *eventsListOptions, q api.EventQuery) 
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, raw := range page.Items {
 		var e api.Event
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return fmt.Errorf("decode an event of the list: %w", err)
 		}
-		rows = append(rows, []string{e.ID, e.Type, p.apiTime(e.CreatedAt), relatedText(e.Data.RelatedObject), eventStatusText(e.Data)})
+		rows = append(rows, []string{e.ID, e.Type, p.APITime(e.CreatedAt), relatedText(e.Data.RelatedObject), eventStatusText(e.Data)})
 	}
-	if err := p.table(page, eventColumns, rows, "No events."); err != nil {
+	if err := p.Table(page, eventColumns, rows, "No events."); err != nil {
 		return err
 	}
-	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "events")
+	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "events")
 	return nil
 }
 
@@ -162,9 +163,9 @@ func eventStatusText(d api.EventData) string {
 
 // ---- get
 
-func newEventsGetCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
+func newEventsGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
-	run = orRun(run, eventsGetRun)
+	run = cmdutil.OrRun(run, eventsGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Print one event: the exact envelope that was signed and delivered",
@@ -177,7 +178,7 @@ func newEventsGetCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 			"  timbra events get 0195a7c4-2b1e-7c3d-9f00-1a2b3c4d5e6f\n" +
 			"  timbra events get 0195a7c4-2b1e-7c3d-9f00-1a2b3c4d5e6f -o json > body.json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "event ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "event ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -218,16 +219,16 @@ func eventsGetRun(c *cli.Context, o *idOptions) error {
 // ---- resend
 
 type eventsResendOptions struct {
-	f         *Factory
+	f         *cmdutil.Factory
 	ID        string
 	WebhookID string
 	Wait      bool
 	Timeout   time.Duration
 }
 
-func newEventsResendCmd(f *Factory, run runFunc[eventsResendOptions]) *cli.Command {
+func newEventsResendCmd(f *cmdutil.Factory, run cmdutil.RunFunc[eventsResendOptions]) *cli.Command {
 	o := &eventsResendOptions{f: f}
-	run = orRun(run, eventsResendRun)
+	run = cmdutil.OrRun(run, eventsResendRun)
 	return &cli.Command{
 		Name:      "resend",
 		Usage:     "Deliver an event once more to one webhook",
@@ -244,14 +245,14 @@ func newEventsResendCmd(f *Factory, run runFunc[eventsResendOptions]) *cli.Comma
 			&cli.StringFlag{Name: "webhook", Usage: "`WEBHOOK_ID` to deliver to (default: your listener)", Destination: &o.WebhookID},
 		}, waitFlags(&o.Wait, &o.Timeout)...),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "event ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "event ID"); err != nil {
 				return err
 			}
 			if c.IsSet("webhook") && strings.TrimSpace(o.WebhookID) == "" {
-				return usageErrorf(c, "--webhook: give a webhook ID")
+				return cmdutil.UsageErrorf(c, "--webhook: give a webhook ID")
 			}
 			if o.Timeout <= 0 {
-				return usageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
+				return cmdutil.UsageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
 			}
 			o.ID = c.Args().First()
 			return run(c, o)
@@ -273,13 +274,13 @@ func eventsResendRun(c *cli.Context, o *eventsResendOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	ids := []field{{"Delivery", res.DeliveryID}, {"Webhook", res.WebhookID}}
+	p := o.f.Printer()
+	ids := []cmdutil.Field{{Label: "Delivery", Value: res.DeliveryID}, {Label: "Webhook", Value: res.WebhookID}}
 	if !o.Wait {
-		return p.fields(res, ids)
+		return p.Fields(res, ids)
 	}
-	if !p.json {
-		if err := p.fields(nil, ids); err != nil {
+	if !p.JSON {
+		if err := p.Fields(nil, ids); err != nil {
 			return err
 		}
 	}

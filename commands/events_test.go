@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -19,8 +20,8 @@ const rawEvent = `{"id":"` + eventID + `","type":"invoice.canceled","createdAt":
 const rawTest = `{"id":"e-2","type":"webhook.test","createdAt":"2025-03-09T11:00:00.000Z","personId":null,` +
 	`"data":{"relatedObject":{"id":"w-1","type":"webhook","url":"/api/v4/webhooks/w-1"},"status":"test","previousStatus":""}}`
 
-func eventsAPI(t *testing.T) *fakeAPI {
-	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+func eventsAPI(t *testing.T) *cmdtest.FakeAPI {
+	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == "GET" && r.URL.Path == "/api/v4/events":
 			w.Header().Set("Content-Type", "application/json")
@@ -33,33 +34,33 @@ func eventsAPI(t *testing.T) *fakeAPI {
 			var in api.EventResend
 			json.NewDecoder(r.Body).Decode(&in)
 			if in.WebhookID == nil {
-				writeEnvelope(w, 409, nil, "La escucha de CLI no está conectada; ejecuta timbra listen.", "t")
+				cmdtest.WriteEnvelope(w, 409, nil, "La escucha de CLI no está conectada; ejecuta timbra listen.", "t")
 				return
 			}
-			writeEnvelope(w, 202, api.EventResent{DeliveryID: deliveryID, WebhookID: *in.WebhookID}, "", "t")
+			cmdtest.WriteEnvelope(w, 202, api.EventResent{DeliveryID: deliveryID, WebhookID: *in.WebhookID}, "", "t")
 		case r.Method == "GET" && r.URL.Path == "/api/v4/webhooks/"+hookID+"/deliveries":
 			d := api.Delivery{ID: deliveryID, EventID: eventID, WebhookID: hookID, Kind: "manual", Status: "succeeded", Attempts: 1, LastStatusCode: intp(200), LastResponseExcerpt: "ok"}
-			writeEnvelope(w, 200, api.NewPage([]api.Delivery{d}, 1, 50, 1), "", "t")
+			cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.Delivery{d}, 1, 50, 1), "", "t")
 		default:
-			writeEnvelope(w, 404, nil, "No such resource for the given Id: "+strings.TrimPrefix(r.URL.Path, "/api/v4/events/"), "t")
+			cmdtest.WriteEnvelope(w, 404, nil, "No such resource for the given Id: "+strings.TrimPrefix(r.URL.Path, "/api/v4/events/"), "t")
 		}
 	})
 }
 
 func TestEventsList(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := eventsAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "events", "list", "--type", "invoice.canceled", "--related", "inv-7",
 		"--from", "2025-03-01", "--to", "2025-03-09", "--page", "2", "--page-size", "5")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	want := "ID\tTYPE\tCREATED\tRELATED OBJECT\tSTATUS\n" +
 		eventID + "\tinvoice.canceled\t2025-03-10T11:58:00.000Z\tinvoice inv-7\tCancelado (was Vigente)\n" +
 		"e-2\twebhook.test\t2025-03-09T11:00:00.000Z\twebhook w-1\ttest\n"
-	if r.out != want {
-		t.Errorf("stdout:\n%q\nwant:\n%q", r.out, want)
+	if r.Out != want {
+		t.Errorf("stdout:\n%q\nwant:\n%q", r.Out, want)
 	}
-	q, _ := url.ParseQuery(srv.last(t).Query)
+	q, _ := url.ParseQuery(srv.Last(t).Query)
 	wantQ := url.Values{
 		"type": {"invoice.canceled"}, "relatedObjectId": {"inv-7"}, "pageNumber": {"2"}, "pageSize": {"5"},
 		"from": {"2025-03-01T00:00:00.000Z"}, "to": {"2025-03-09T23:59:59.999Z"},
@@ -70,8 +71,8 @@ func TestEventsList(t *testing.T) {
 
 	// times without offset are read in --time-zone; durations count back from now
 	r = runArgs(t, "events", "list", "--from", "2025-03-10T06:00", "--to", "90m", "--time-zone", "America/Mexico_City")
-	wantCode(t, r, 0)
-	q, _ = url.ParseQuery(srv.last(t).Query)
+	cmdtest.WantCode(t, r, 0)
+	q, _ = url.ParseQuery(srv.Last(t).Query)
 	if q.Get("from") != "2025-03-10T12:00:00.000Z" || q.Get("to") != "2025-03-10T10:30:00.000Z" {
 		t.Errorf("query %v", q)
 	}
@@ -81,70 +82,70 @@ func TestEventsList(t *testing.T) {
 
 	// -o json: the page, each envelope as it came
 	r = runArgs(t, "events", "list", "-o", "json")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	var page api.PagedList[api.Event]
-	if err := json.Unmarshal([]byte(r.out), &page); err != nil || len(page.Items) != 2 || page.Items[0].Data.RelatedObject.ID != "inv-7" {
-		t.Errorf("JSON output %v: %s", err, r.out)
+	if err := json.Unmarshal([]byte(r.Out), &page); err != nil || len(page.Items) != 2 || page.Items[0].Data.RelatedObject.ID != "inv-7" {
+		t.Errorf("JSON output %v: %s", err, r.Out)
 	}
 }
 
 func TestEventsGet(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := eventsAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 
 	// -o json: the bytes exactly as the server answered them, nothing added
 	r := runArgs(t, "events", "get", eventID, "-o", "json")
-	wantCode(t, r, 0)
-	if r.out != rawEvent {
-		t.Errorf("stdout:\n%q\nwant:\n%q", r.out, rawEvent)
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != rawEvent {
+		t.Errorf("stdout:\n%q\nwant:\n%q", r.Out, rawEvent)
 	}
 	// on a terminal a line break ends it
-	r = run1(t, runOpts{tty: true}, "events", "get", eventID, "-o", "json")
-	if r.out != rawEvent+"\n" {
-		t.Errorf("stdout %q", r.out)
+	r = run1(t, cmdtest.Opts{TTY: true}, "events", "get", eventID, "-o", "json")
+	if r.Out != rawEvent+"\n" {
+		t.Errorf("stdout %q", r.Out)
 	}
 
 	// otherwise indented, keys in the envelope's order
 	r = runArgs(t, "events", "get", eventID)
-	wantCode(t, r, 0)
-	if !strings.HasPrefix(r.out, "{\n  \"id\": \""+eventID+"\",\n  \"type\": \"invoice.canceled\",\n  \"createdAt\"") || !strings.HasSuffix(r.out, "}\n") {
-		t.Errorf("stdout:\n%s", r.out)
+	cmdtest.WantCode(t, r, 0)
+	if !strings.HasPrefix(r.Out, "{\n  \"id\": \""+eventID+"\",\n  \"type\": \"invoice.canceled\",\n  \"createdAt\"") || !strings.HasSuffix(r.Out, "}\n") {
+		t.Errorf("stdout:\n%s", r.Out)
 	}
 
 	r = runArgs(t, "events", "get", "nope")
-	wantCode(t, r, 1)
-	if r.err != "404: No such resource for the given Id: nope\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "404: No such resource for the given Id: nope\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 }
 
 func TestEventsResend(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	fastPoll(t)
 	srv := eventsAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "events", "resend", eventID, "--webhook", hookID)
-	wantCode(t, r, 0)
-	if r.out != "Delivery: "+deliveryID+"\nWebhook: "+hookID+"\n" {
-		t.Errorf("stdout %q", r.out)
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != "Delivery: "+deliveryID+"\nWebhook: "+hookID+"\n" {
+		t.Errorf("stdout %q", r.Out)
 	}
-	if b := srv.last(t).Body; b != `{"webhookId":"`+hookID+`"}` {
+	if b := srv.Last(t).Body; b != `{"webhookId":"`+hookID+`"}` {
 		t.Errorf("request body %s", b)
 	}
 
 	r = runArgs(t, "events", "resend", eventID, "--webhook", hookID, "--wait")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "Delivery: "+deliveryID+"\n", "Status: succeeded\n", "Status code: 200\n", "Response: ok\n")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "Delivery: "+deliveryID+"\n", "Status: succeeded\n", "Status code: 200\n", "Response: ok\n")
 
 	// without --webhook, to the caller's listener: the API's 409 when none is open
 	r = runArgs(t, "events", "resend", eventID)
-	wantCode(t, r, 1)
-	if b := srv.last(t).Body; b != `{"webhookId":null}` {
+	cmdtest.WantCode(t, r, 1)
+	if b := srv.Last(t).Body; b != `{"webhookId":null}` {
 		t.Errorf("request body %s", b)
 	}
-	if r.err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
-		t.Errorf("stderr %q", r.err)
+	if r.Err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 }
 

@@ -1,11 +1,9 @@
 package commands
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,50 +158,6 @@ func FuzzFolderManifest(f *testing.F) {
 					t.Fatalf("complete pair without password.txt: %+v", p)
 				}
 			}
-		}
-	})
-}
-
-// FuzzConfigFile: config.json and credentials.json as found on disk (written by hand, by an
-// older version, or damaged). Reading never panics; what reads back is saved and read again
-// unchanged; a damaged credentials file is refused without quoting its content.
-func FuzzConfigFile(f *testing.F) {
-	f.Add([]byte(`{"profiles":{"default":{"baseUrl":"http://127.0.0.1:8080","tenantKey":"t"}}}`))
-	f.Add([]byte(`{"profiles":null}`))
-	f.Add([]byte(`{"profiles":{"x":{"apiKey":"sk_test_secretvalue123"}}`))
-	f.Add([]byte(`[]`))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, configFileName), raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := loadConfig(dir)
-		if err == nil {
-			if cfg.Profiles == nil {
-				t.Fatal("nil profiles")
-			}
-			if err := saveConfig(dir, cfg); err != nil {
-				t.Fatal(err)
-			}
-			again, err := loadConfig(dir)
-			if err != nil || !reflect.DeepEqual(again, cfg) {
-				t.Fatalf("round trip: %+v then %+v (%v)", cfg, again, err)
-			}
-		}
-
-		if err := os.WriteFile(filepath.Join(dir, credentialsFileName), raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		s := &secretStore{backend: backendFile, dir: dir}
-		cf, err := s.readFile()
-		if err != nil {
-			if len(raw) >= 8 && bytes.Contains([]byte(err.Error()), raw) {
-				t.Fatalf("the error quotes the credentials file: %v", err)
-			}
-			return
-		}
-		if cf.Profiles == nil {
-			t.Fatal("nil profiles in credentials")
 		}
 	})
 }

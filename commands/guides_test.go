@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/urfave/cli/v2"
@@ -342,15 +343,15 @@ func checkInvocation(app *cli.App, args []string) string {
 		if len(a) > 1 && a[0] == '-' {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			if !flagKnown(flags, name) && !builtinFlag(name, cmd == nil) {
-				return fmt.Sprintf("%s: unknown flag %s", path, dashes(name))
+				return fmt.Sprintf("%s: unknown flag %s", path, cmdutil.Dashes(name))
 			}
-			if !hasValue && takesValue(flags, name) {
+			if !hasValue && cmdutil.TakesValue(flags, name) {
 				i++
 			}
 			continue
 		}
 		if descend {
-			if sub := findCommand(commands, a); sub != nil {
+			if sub := cmdutil.FindCommand(commands, a); sub != nil {
 				cmd, commands, flags = sub, sub.Subcommands, sub.Flags
 				path += " " + sub.Name
 				continue
@@ -371,7 +372,7 @@ func isGroup(app *cli.App, cmd *cli.Command) bool {
 	if cmd != nil {
 		action = cmd.Action
 	}
-	return action == nil || reflect.ValueOf(action).Pointer() == reflect.ValueOf(cli.ActionFunc(groupAction)).Pointer()
+	return action == nil || reflect.ValueOf(action).Pointer() == reflect.ValueOf(cli.ActionFunc(cmdutil.GroupAction)).Pointer()
 }
 
 func flagKnown(flags []cli.Flag, name string) bool {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/tui"
@@ -21,7 +22,7 @@ import (
 // ---- inspect
 
 type inspectOptions struct {
-	f         *Factory
+	f         *cmdutil.Factory
 	ID        string // the webhook to open first; "" for the list
 	Status    string
 	EventType string
@@ -29,7 +30,7 @@ type inspectOptions struct {
 
 // newInspectCmd is `timbra webhooks inspect`; name is how it is called (inspect under webhooks,
 // or the short `timbra inspect`).
-func newInspectCmd(f *Factory, name string) *cli.Command {
+func newInspectCmd(f *cmdutil.Factory, name string) *cli.Command {
 	o := &inspectOptions{f: f}
 	return &cli.Command{
 		Name:      "inspect",
@@ -59,14 +60,14 @@ func newInspectCmd(f *Factory, name string) *cli.Command {
 		Flags: deliveryFilterFlags(&o.Status, &o.EventType),
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 1 {
-				return usageErrorf(c, "unexpected argument %q", c.Args().Get(1))
+				return cmdutil.UsageErrorf(c, "unexpected argument %q", c.Args().Get(1))
 			}
 			o.ID = strings.TrimSpace(c.Args().First())
 			if err := checkDeliveryFilter(c, &o.Status, &o.EventType); err != nil {
 				return err
 			}
 			if o.ID == "" && (o.Status != "" || o.EventType != "") && !(f.IO.InTTY && f.IO.OutTTY && !f.JSON()) {
-				return usageErrorf(c, "--status and --event-type need a WEBHOOK_ID when stdout is not a terminal")
+				return cmdutil.UsageErrorf(c, "--status and --event-type need a WEBHOOK_ID when stdout is not a terminal")
 			}
 			return inspectRun(c.Context, o)
 		},
@@ -86,10 +87,10 @@ func checkDeliveryFilter(c *cli.Context, status, eventType *string) error {
 	switch *status {
 	case "", api.DeliveryPending, api.DeliverySucceeded, api.DeliveryFailed:
 	default:
-		return usageErrorf(c, "invalid value %q for --status: use pending, succeeded or failed", *status)
+		return cmdutil.UsageErrorf(c, "invalid value %q for --status: use pending, succeeded or failed", *status)
 	}
 	if c.IsSet("event-type") && *eventType == "" {
-		return usageErrorf(c, "--event-type: give an event type, for example invoice.canceled")
+		return cmdutil.UsageErrorf(c, "--event-type: give an event type, for example invoice.canceled")
 	}
 	return nil
 }
@@ -98,13 +99,13 @@ func inspectRun(ctx context.Context, o *inspectOptions) error {
 	ios := o.f.IO
 	if !ios.InTTY || !ios.OutTTY || o.f.JSON() {
 		if ios.ErrTTY && !o.f.JSON() {
-			ios.warn("stdout is not a terminal: printing a table instead of opening the inspector.")
+			ios.Warn("stdout is not a terminal: printing a table instead of opening the inspector.")
 		}
 		if o.ID == "" {
-			return webhooksListRun(ctx, &webhooksListOptions{f: o.f, pagingOptions: pagingOptions{Page: 1, PageSize: 50}})
+			return webhooksListRun(ctx, &webhooksListOptions{f: o.f, PagingOptions: cmdutil.PagingOptions{Page: 1, PageSize: 50}})
 		}
 		return webhooksDeliveriesRun(ctx, &webhooksDeliveriesOptions{f: o.f, ID: o.ID, Status: o.Status, EventType: o.EventType,
-			pagingOptions: pagingOptions{Page: 1}})
+			PagingOptions: cmdutil.PagingOptions{Page: 1}})
 	}
 	client, err := o.f.Client()
 	if err != nil {
@@ -129,14 +130,14 @@ func inspectRun(ctx context.Context, o *inspectOptions) error {
 // ---- delivery
 
 type webhooksDeliveryOptions struct {
-	f          *Factory
+	f          *cmdutil.Factory
 	WebhookID  string
 	DeliveryID string
 }
 
-func newWebhooksDeliveryCmd(f *Factory, run runFunc[webhooksDeliveryOptions]) *cli.Command {
+func newWebhooksDeliveryCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksDeliveryOptions]) *cli.Command {
 	o := &webhooksDeliveryOptions{f: f}
-	run = orRun(run, webhooksDeliveryRun)
+	run = cmdutil.OrRun(run, webhooksDeliveryRun)
 	return &cli.Command{
 		Name:      "delivery",
 		Usage:     "Show one delivery: its outcome, every attempt, the headers sent and the event",
@@ -153,7 +154,7 @@ func newWebhooksDeliveryCmd(f *Factory, run runFunc[webhooksDeliveryOptions]) *c
 			"  timbra webhooks delivery 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 0195a7c4-2b1e-7c3d-9f00-1a2b3c4d5e6f\n" +
 			"  timbra webhooks delivery 3f2a0c1e-... 0195a7c4-... -o json | jq .event.data",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID", "delivery ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID", "delivery ID"); err != nil {
 				return err
 			}
 			o.WebhookID, o.DeliveryID = strings.TrimSpace(c.Args().Get(0)), strings.TrimSpace(c.Args().Get(1))
@@ -180,33 +181,33 @@ func webhooksDeliveryRun(c *cli.Context, o *webhooksDeliveryOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	if p.json {
-		return writeJSON(o.f.IO.Out, struct {
+	p := o.f.Printer()
+	if p.JSON {
+		return cmdutil.WriteJSON(o.f.IO.Out, struct {
 			Delivery api.Delivery    `json:"delivery"`
 			Event    json.RawMessage `json:"event"`
 		}{d, event})
 	}
 	next := ""
-	if d.Status == deliveryPending {
-		next = p.apiTime(deref(d.NextAttemptAt))
+	if d.Status == api.DeliveryPending {
+		next = p.APITime(cmdutil.Deref(d.NextAttemptAt))
 	}
-	fs := []field{
-		{"ID", d.ID},
-		{"Webhook", d.WebhookID},
-		{"Event", d.EventID},
-		{"Type", d.EventType},
-		{"Kind", d.Kind},
-		{"Created", p.apiTime(d.CreatedAt)},
-		{"Next attempt", next},
+	fs := []cmdutil.Field{
+		{Label: "ID", Value: d.ID},
+		{Label: "Webhook", Value: d.WebhookID},
+		{Label: "Event", Value: d.EventID},
+		{Label: "Type", Value: d.EventType},
+		{Label: "Kind", Value: d.Kind},
+		{Label: "Created", Value: p.APITime(d.CreatedAt)},
+		{Label: "Next attempt", Value: next},
 	}
-	if err := p.fields(nil, append(fs, deliveryOutcome(p, d)...)); err != nil {
+	if err := p.Fields(nil, append(fs, deliveryOutcome(p, d)...)); err != nil {
 		return err
 	}
 	var b bytes.Buffer
 	b.WriteString("\nSigned headers:\n")
 	fmt.Fprintf(&b, "  %s: %s\n", webhook.HeaderID, d.EventID)
-	if ts, ok := signedAt(d, p.loc); ok {
+	if ts, ok := signedAt(d, p.Loc); ok {
 		fmt.Fprintf(&b, "  %s: %d (about when the last attempt was signed)\n", webhook.HeaderTimestamp, ts)
 	} else {
 		fmt.Fprintf(&b, "  %s: (no attempt yet)\n", webhook.HeaderTimestamp)
@@ -219,7 +220,7 @@ func webhooksDeliveryRun(c *cli.Context, o *webhooksDeliveryOptions) error {
 	fmt.Fprintf(&b, "\nHistory (%s, newest first):\n", attempts)
 	for i := len(d.History) - 1; i >= 0; i-- {
 		a := d.History[i]
-		fmt.Fprintf(&b, "  %s  %s  %d ms\n", p.apiTime(a.At), attemptResult(a), a.DurationMS)
+		fmt.Fprintf(&b, "  %s  %s  %d ms\n", p.APITime(a.At), attemptResult(a), a.DurationMS)
 	}
 	b.WriteString("\nEvent:\n")
 	if err := json.Indent(&b, event, "", "  "); err != nil {
@@ -236,7 +237,7 @@ func attemptResult(a api.Attempt) string {
 	if a.StatusCode != nil {
 		parts = append(parts, strconv.Itoa(*a.StatusCode))
 	}
-	if e := deref(a.Error); e != "" {
+	if e := cmdutil.Deref(a.Error); e != "" {
 		parts = append(parts, e)
 	}
 	if len(parts) == 0 {
@@ -252,7 +253,7 @@ func signedAt(d api.Delivery, loc *time.Location) (int64, bool) {
 		return 0, false
 	}
 	a := d.History[len(d.History)-1]
-	t, err := parseAPITime(a.At, loc)
+	t, err := cmdutil.ParseAPITime(a.At, loc)
 	if err != nil {
 		return 0, false
 	}

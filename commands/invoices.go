@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
@@ -15,7 +16,7 @@ import (
 // read from a file, since an invoice (and the issuer's tax credentials of a by-value invoice)
 // does not fit in flags; the key password travels inside that file, never in argv.
 
-func newInvoicesCmd(f *Factory) *cli.Command {
+func newInvoicesCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "invoices",
 		Usage: "Stamp CFDI 4.0 invoices",
@@ -28,12 +29,12 @@ func newInvoicesCmd(f *Factory) *cli.Command {
 }
 
 type invoicesCreateOptions struct {
-	f      *Factory
+	f      *cmdutil.Factory
 	File   string
 	XMLOut string
 }
 
-func newInvoicesCreateCmd(f *Factory) *cli.Command {
+func newInvoicesCreateCmd(f *cmdutil.Factory) *cli.Command {
 	o := &invoicesCreateOptions{f: f}
 	return &cli.Command{
 		Name:      "create",
@@ -50,15 +51,15 @@ func newInvoicesCreateCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &o.XMLOut},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			raw, err := readInput(o.File, bufio.NewReader(o.f.IO.In))
+			raw, err := cmdutil.ReadInput(o.File, bufio.NewReader(o.f.IO.In))
 			if err != nil {
 				return err
 			}
 			if !json.Valid(raw) {
-				return usageErrorf(c, "--file %s is not JSON", o.File)
+				return cmdutil.UsageErrorf(c, "--file %s is not JSON", o.File)
 			}
 			return invoicesCreateRun(c.Context, o, raw)
 		},
@@ -86,19 +87,19 @@ func invoicesCreateRun(ctx context.Context, o *invoicesCreateOptions, raw []byte
 			return fmt.Errorf("write --xml-out: %w", err)
 		}
 	}
-	fs := []field{
-		{"UUID", inv.UUID},
-		{"ID", inv.ID},
-		{"Type", inv.TypeCode},
-		{"Date", inv.Date},
-		{"Issuer", inv.Issuer.Tin},
-		{"Recipient", inv.Recipient.Tin},
-		{"Subtotal", string(inv.Subtotal) + " " + inv.CurrencyCode},
-		{"Discount", string(inv.Discount) + " " + inv.CurrencyCode},
-		{"Total", string(inv.Total) + " " + inv.CurrencyCode},
+	fs := []cmdutil.Field{
+		{Label: "UUID", Value: inv.UUID},
+		{Label: "ID", Value: inv.ID},
+		{Label: "Type", Value: inv.TypeCode},
+		{Label: "Date", Value: inv.Date},
+		{Label: "Issuer", Value: inv.Issuer.Tin},
+		{Label: "Recipient", Value: inv.Recipient.Tin},
+		{Label: "Subtotal", Value: string(inv.Subtotal) + " " + inv.CurrencyCode},
+		{Label: "Discount", Value: string(inv.Discount) + " " + inv.CurrencyCode},
+		{Label: "Total", Value: string(inv.Total) + " " + inv.CurrencyCode},
 	}
 	if o.XMLOut != "" {
-		fs = append(fs, field{"XML", o.XMLOut})
+		fs = append(fs, cmdutil.Field{Label: "XML", Value: o.XMLOut})
 	}
-	return o.f.printer().fields(inv, fs)
+	return o.f.Printer().Fields(inv, fs)
 }

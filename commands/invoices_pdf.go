@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
@@ -32,7 +33,7 @@ type invoiceFileAnswer struct {
 	ContentType   string `json:"contentType"`
 }
 
-func newInvoicesPDFCmd(f *Factory) *cli.Command {
+func newInvoicesPDFCmd(f *cmdutil.Factory) *cli.Command {
 	o := &invoicesPDFOptions{}
 	return &cli.Command{
 		Name:      "pdf",
@@ -53,7 +54,7 @@ func newInvoicesPDFCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "logo", Usage: "PNG or JPEG logo `FILE`", TakesFile: true, Destination: &o.logo},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "invoice ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
 			body := invoicePDFBody{InvoiceID: c.Args().First(), BandColor: o.band, FontColor: o.font}
@@ -91,8 +92,8 @@ func newInvoicesPDFCmd(f *Factory) *cli.Command {
 			if err := os.WriteFile(out, pdf, 0o644); err != nil {
 				return fmt.Errorf("write the PDF: %w", err)
 			}
-			return f.printer().fields(map[string]any{"invoiceId": body.InvoiceID, "file": out, "bytes": len(pdf)},
-				[]field{{"Invoice", body.InvoiceID}, {"File", out}, {"Bytes", strconv.Itoa(len(pdf))}})
+			return f.Printer().Fields(map[string]any{"invoiceId": body.InvoiceID, "file": out, "bytes": len(pdf)},
+				[]cmdutil.Field{{Label: "Invoice", Value: body.InvoiceID}, {Label: "File", Value: out}, {Label: "Bytes", Value: strconv.Itoa(len(pdf))}})
 		},
 	}
 }

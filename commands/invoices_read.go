@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -20,11 +21,11 @@ import (
 // --out FILE.
 
 type invoicesListOptions struct {
-	pagingOptions
+	cmdutil.PagingOptions
 	from, to, issuer, recipient, typeCode, status, series string
 }
 
-func newInvoicesListCmd(f *Factory) *cli.Command {
+func newInvoicesListCmd(f *cmdutil.Factory) *cli.Command {
 	o := &invoicesListOptions{}
 	return &cli.Command{
 		Name:      "list",
@@ -36,7 +37,7 @@ func newInvoicesListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra invoices list --from 2026-11-01 --to 2026-11-30\n" +
 			"  timbra invoices list --recipient XAXX010101000 --status Cancelado -o json",
-		Flags: append(pagingFlags(&o.pagingOptions, "invoices", 50, ""),
+		Flags: append(cmdutil.PagingFlags(&o.PagingOptions, "invoices", 50, ""),
 			&cli.StringFlag{Name: "from", Usage: "invoices dated on or after `DATE`", Destination: &o.from},
 			&cli.StringFlag{Name: "to", Usage: "invoices dated on or before `DATE`", Destination: &o.to},
 			&cli.StringFlag{Name: "issuer", Usage: "issuer `RFC`", Destination: &o.issuer},
@@ -46,10 +47,10 @@ func newInvoicesListCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "series", Usage: "`SERIES` of the invoice", Destination: &o.series},
 		),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			q := url.Values{}
@@ -79,19 +80,19 @@ func newInvoicesListCmd(f *Factory) *cli.Command {
 			}
 			rows := make([][]string, 0, len(page.Items))
 			for _, inv := range page.Items {
-				rows = append(rows, []string{inv.ID, inv.UUID, inv.TypeCode, deref(inv.Series), inv.Date, inv.Issuer.Tin, inv.Recipient.Tin,
+				rows = append(rows, []string{inv.ID, inv.UUID, inv.TypeCode, cmdutil.Deref(inv.Series), inv.Date, inv.Issuer.Tin, inv.Recipient.Tin,
 					string(inv.Total) + " " + inv.CurrencyCode, inv.Status})
 			}
-			if err := f.printer().table(page, []string{"ID", "UUID", "TYPE", "SERIES", "DATE", "ISSUER", "RECIPIENT", "TOTAL", "STATUS"}, rows, "No invoices."); err != nil {
+			if err := f.Printer().Table(page, []string{"ID", "UUID", "TYPE", "SERIES", "DATE", "ISSUER", "RECIPIENT", "TOTAL", "STATUS"}, rows, "No invoices."); err != nil {
 				return err
 			}
-			pageFooter(f, page.PageNumber, page.TotalPages, page.TotalCount, "invoices")
+			cmdutil.PageFooter(f, page.PageNumber, page.TotalPages, page.TotalCount, "invoices")
 			return nil
 		},
 	}
 }
 
-func newInvoicesGetCmd(f *Factory) *cli.Command {
+func newInvoicesGetCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show an invoice",
@@ -102,7 +103,7 @@ func newInvoicesGetCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra invoices get 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "invoice ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -113,17 +114,17 @@ func newInvoicesGetCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return f.printer().fields(inv, []field{
-				{"ID", inv.ID}, {"UUID", inv.UUID}, {"Type", inv.TypeCode}, {"Series", deref(inv.Series)}, {"Date", inv.Date},
-				{"Issuer", inv.Issuer.Tin + " " + inv.Issuer.LegalName}, {"Recipient", inv.Recipient.Tin + " " + inv.Recipient.LegalName},
-				{"Subtotal", string(inv.Subtotal) + " " + inv.CurrencyCode}, {"Total", string(inv.Total) + " " + inv.CurrencyCode},
-				{"Status", inv.Status},
+			return f.Printer().Fields(inv, []cmdutil.Field{
+				{Label: "ID", Value: inv.ID}, {Label: "UUID", Value: inv.UUID}, {Label: "Type", Value: inv.TypeCode}, {Label: "Series", Value: cmdutil.Deref(inv.Series)}, {Label: "Date", Value: inv.Date},
+				{Label: "Issuer", Value: inv.Issuer.Tin + " " + inv.Issuer.LegalName}, {Label: "Recipient", Value: inv.Recipient.Tin + " " + inv.Recipient.LegalName},
+				{Label: "Subtotal", Value: string(inv.Subtotal) + " " + inv.CurrencyCode}, {Label: "Total", Value: string(inv.Total) + " " + inv.CurrencyCode},
+				{Label: "Status", Value: inv.Status},
 			})
 		},
 	}
 }
 
-func newInvoicesXMLCmd(f *Factory) *cli.Command {
+func newInvoicesXMLCmd(f *cmdutil.Factory) *cli.Command {
 	var out string
 	return &cli.Command{
 		Name:      "xml",
@@ -139,7 +140,7 @@ func newInvoicesXMLCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "write the XML to `FILE` (- for stdout)", TakesFile: true, Destination: &out},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "invoice ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -165,7 +166,7 @@ func newInvoicesXMLCmd(f *Factory) *cli.Command {
 			if err := os.WriteFile(path, xml, 0o644); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
-			return f.printer().fields(map[string]any{"fileName": path, "bytes": len(xml)}, []field{{"XML", path}, {"Bytes", strconv.Itoa(len(xml))}})
+			return f.Printer().Fields(map[string]any{"fileName": path, "bytes": len(xml)}, []cmdutil.Field{{Label: "XML", Value: path}, {Label: "Bytes", Value: strconv.Itoa(len(xml))}})
 		},
 	}
 }
@@ -175,7 +176,7 @@ type invoicesCancelOptions struct {
 	yes                       bool
 }
 
-func newInvoicesCancelCmd(f *Factory) *cli.Command {
+func newInvoicesCancelCmd(f *cmdutil.Factory) *cli.Command {
 	o := &invoicesCancelOptions{}
 	return &cli.Command{
 		Name:      "cancel",
@@ -201,37 +202,37 @@ func newInvoicesCancelCmd(f *Factory) *cli.Command {
 		Action: func(c *cli.Context) error {
 			var in api.InvoiceCancel
 			if o.file != "" {
-				if err := exactArgs(c); err != nil {
+				if err := cmdutil.ExactArgs(c); err != nil {
 					return err
 				}
 				if o.file == "-" && !o.yes {
-					return usageErrorf(c, "--file - reads stdin: pass --yes")
+					return cmdutil.UsageErrorf(c, "--file - reads stdin: pass --yes")
 				}
-				raw, err := readInput(o.file, bufio.NewReader(f.IO.In))
+				raw, err := cmdutil.ReadInput(o.file, bufio.NewReader(f.IO.In))
 				if err != nil {
 					return err
 				}
 				if err := json.Unmarshal(raw, &in); err != nil {
-					return usageErrorf(c, "--file %s is not a cancellation request: %v", o.file, err)
+					return cmdutil.UsageErrorf(c, "--file %s is not a cancellation request: %v", o.file, err)
 				}
 			} else {
-				if err := exactArgs(c, "invoice ID"); err != nil {
+				if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 					return err
 				}
 				if o.reason == "" {
-					return usageErrorf(c, "missing --reason (01 to 04)")
+					return cmdutil.UsageErrorf(c, "missing --reason (01 to 04)")
 				}
 				in = api.InvoiceCancel{ID: c.Args().First(), CancellationReasonCode: o.reason, ReplacementUUID: o.replacement}
 			}
 			if !o.yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
 			}
 			return invoicesCancelRun(c.Context, f, o, in)
 		},
 	}
 }
 
-func invoicesCancelRun(ctx context.Context, f *Factory, o *invoicesCancelOptions, in api.InvoiceCancel) error {
+func invoicesCancelRun(ctx context.Context, f *cmdutil.Factory, o *invoicesCancelOptions, in api.InvoiceCancel) error {
 	client, err := f.Client()
 	if err != nil {
 		return err
@@ -241,7 +242,7 @@ func invoicesCancelRun(ctx context.Context, f *Factory, o *invoicesCancelOptions
 		if what == "" {
 			what = in.InvoiceUUID
 		}
-		if err := confirm(ctx, f.IO, fmt.Sprintf("Cancel invoice %s with reason %s? This cannot be undone.", what, in.CancellationReasonCode), "not cancelled"); err != nil {
+		if err := cmdutil.Confirm(ctx, f.IO, fmt.Sprintf("Cancel invoice %s with reason %s? This cannot be undone.", what, in.CancellationReasonCode), "not cancelled"); err != nil {
 			return err
 		}
 	}
@@ -249,14 +250,14 @@ func invoicesCancelRun(ctx context.Context, f *Factory, o *invoicesCancelOptions
 	if err != nil {
 		return err
 	}
-	fs := []field{{"Status", ack.Status}}
+	fs := []cmdutil.Field{{Label: "Status", Value: ack.Status}}
 	for u, code := range ack.InvoiceUUIDs {
-		fs = append(fs, field{"UUID", u + " (" + code + ")"})
+		fs = append(fs, cmdutil.Field{Label: "UUID", Value: u + " (" + code + ")"})
 	}
-	return f.printer().fields(ack, fs)
+	return f.Printer().Fields(ack, fs)
 }
 
-func newInvoicesStatusCmd(f *Factory) *cli.Command {
+func newInvoicesStatusCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "Ask SAT's status of an invoice",
@@ -267,7 +268,7 @@ func newInvoicesStatusCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra invoices status 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "invoice ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -278,8 +279,8 @@ func newInvoicesStatusCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return f.printer().fields(s, []field{{"Status", s.Status}, {"Cancelable", s.CancelableStatus},
-				{"Cancellation", s.CancellationStatus}, {"Code", s.StatusCode}})
+			return f.Printer().Fields(s, []cmdutil.Field{{Label: "Status", Value: s.Status}, {Label: "Cancelable", Value: s.CancelableStatus},
+				{Label: "Cancellation", Value: s.CancellationStatus}, {Label: "Code", Value: s.StatusCode}})
 		},
 	}
 }

@@ -8,91 +8,93 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 )
 
 func TestInvoicesReadCommands(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	xml := `<?xml version="1.0"?><cfdi:Comprobante/>`
-	fake := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	fake := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		inv := map[string]any{"id": "inv-1", "uuid": "AAAA-1", "typeCode": "I", "series": "F", "date": "2026-11-20T10:00:00", "total": 116,
 			"currencyCode": "MXN", "status": "Vigente", "issuer": map[string]any{"tin": "EKU9003173C9"}, "recipient": map[string]any{"tin": "XAXX010101000"}}
 		switch r.Method + " " + r.URL.Path {
 		case "GET /api/v4/invoices":
-			writeEnvelope(w, 200, map[string]any{"items": []any{inv}, "pageNumber": 1, "pageSize": 10, "totalPages": 1, "totalCount": 1}, "", "t")
+			cmdtest.WriteEnvelope(w, 200, map[string]any{"items": []any{inv}, "pageNumber": 1, "pageSize": 10, "totalPages": 1, "totalCount": 1}, "", "t")
 		case "GET /api/v4/invoices/inv-1":
-			writeEnvelope(w, 200, inv, "", "t")
+			cmdtest.WriteEnvelope(w, 200, inv, "", "t")
 		case "GET /api/v4/invoices/inv-1/xml":
 			b := base64.StdEncoding.EncodeToString([]byte(xml))
-			writeEnvelope(w, 200, map[string]any{"base64File": b, "fileName": "AAAA-1.xml", "fileExtension": "xml"}, "", "t")
+			cmdtest.WriteEnvelope(w, 200, map[string]any{"base64File": b, "fileName": "AAAA-1.xml", "fileExtension": "xml"}, "", "t")
 		case "DELETE /api/v4/invoices":
-			writeEnvelope(w, 200, map[string]any{"base64CancellationAcknowledgement": "PEFjdXNlLz4=", "invoiceUuids": map[string]string{"AAAA-1": "201"}, "status": "Cancelado"}, "", "t")
+			cmdtest.WriteEnvelope(w, 200, map[string]any{"base64CancellationAcknowledgement": "PEFjdXNlLz4=", "invoiceUuids": map[string]string{"AAAA-1": "201"}, "status": "Cancelado"}, "", "t")
 		case "POST /api/v4/invoices/status":
-			writeEnvelope(w, 200, map[string]any{"statusCode": "S", "status": "Cancelado", "cancelableStatus": "Cancelable sin aceptación", "cancellationStatus": "Cancelado sin aceptación"}, "", "t")
+			cmdtest.WriteEnvelope(w, 200, map[string]any{"statusCode": "S", "status": "Cancelado", "cancelableStatus": "Cancelable sin aceptación", "cancellationStatus": "Cancelado sin aceptación"}, "", "t")
 		default:
-			writeEnvelope(w, 404, nil, "No such resource", "t")
+			cmdtest.WriteEnvelope(w, 404, nil, "No such resource", "t")
 		}
 	})
-	useAPI(t, fake.URL)
+	cmdtest.UseAPI(t, fake.URL)
 
 	r := runArgs(t, "invoices", "list", "--from", "2026-11-01", "--recipient", "XAXX010101000", "--type", "I", "--page-size", "5")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "inv-1", "AAAA-1", "116 MXN", "Vigente")
-	if q := fake.last(t).Query; !strings.Contains(q, "from=2026-11-01") || !strings.Contains(q, "recipientTin=XAXX010101000") || !strings.Contains(q, "typeCode=I") || !strings.Contains(q, "pageSize=5") {
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "inv-1", "AAAA-1", "116 MXN", "Vigente")
+	if q := fake.Last(t).Query; !strings.Contains(q, "from=2026-11-01") || !strings.Contains(q, "recipientTin=XAXX010101000") || !strings.Contains(q, "typeCode=I") || !strings.Contains(q, "pageSize=5") {
 		t.Fatalf("query: %s", q)
 	}
 
 	r = runArgs(t, "invoices", "get", "inv-1")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "UUID", "AAAA-1", "Status", "Vigente")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "UUID", "AAAA-1", "Status", "Vigente")
 
 	out := filepath.Join(t.TempDir(), "f.xml")
 	r = runArgs(t, "invoices", "xml", "inv-1", "--out", out)
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	if got, _ := os.ReadFile(out); string(got) != xml {
 		t.Fatalf("xml file: %q", got)
 	}
 	r = runArgs(t, "invoices", "xml", "inv-1", "--out", "-")
-	wantCode(t, r, 0)
-	if r.out != xml {
-		t.Fatalf("xml to stdout: %q", r.out)
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != xml {
+		t.Fatalf("xml to stdout: %q", r.Out)
 	}
 
 	// cancel: refuses off a terminal without --yes, asks on one
 	r = runArgs(t, "invoices", "cancel", "inv-1", "--reason", "02")
-	if r.code == 0 || !strings.Contains(r.err, "--yes") {
-		t.Fatalf("cancel without --yes: %d %s", r.code, r.err)
+	if r.Code == 0 || !strings.Contains(r.Err, "--yes") {
+		t.Fatalf("cancel without --yes: %d %s", r.Code, r.Err)
 	}
-	n := len(fake.requests())
-	r = run1(t, runOpts{inTTY: true, stdin: "n\n"}, "invoices", "cancel", "inv-1", "--reason", "02")
-	if r.code == 0 || len(fake.requests()) != n {
-		t.Fatalf("a no was sent: %d %s", r.code, r.err)
+	n := len(fake.Requests())
+	r = run1(t, cmdtest.Opts{InTTY: true, Stdin: "n\n"}, "invoices", "cancel", "inv-1", "--reason", "02")
+	if r.Code == 0 || len(fake.Requests()) != n {
+		t.Fatalf("a no was sent: %d %s", r.Code, r.Err)
 	}
-	r = run1(t, runOpts{inTTY: true, stdin: "y\n"}, "invoices", "cancel", "inv-1", "--reason", "01", "--replacement", "BBBB-2")
-	wantCode(t, r, 0)
-	wantContains(t, "stderr", r.err, "Cancel invoice inv-1 with reason 01?")
-	wantContains(t, "stdout", r.out, "Cancelado", "AAAA-1 (201)")
+	r = run1(t, cmdtest.Opts{InTTY: true, Stdin: "y\n"}, "invoices", "cancel", "inv-1", "--reason", "01", "--replacement", "BBBB-2")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stderr", r.Err, "Cancel invoice inv-1 with reason 01?")
+	cmdtest.WantContains(t, "stdout", r.Out, "Cancelado", "AAAA-1 (201)")
 	var body map[string]any
-	json.Unmarshal([]byte(fake.last(t).Body), &body)
-	if fake.last(t).Method != "DELETE" || body["id"] != "inv-1" || body["cancellationReasonCode"] != "01" || body["replacementUuid"] != "BBBB-2" {
-		t.Fatalf("cancel body: %s", fake.last(t).Body)
+	json.Unmarshal([]byte(fake.Last(t).Body), &body)
+	if fake.Last(t).Method != "DELETE" || body["id"] != "inv-1" || body["cancellationReasonCode"] != "01" || body["replacementUuid"] != "BBBB-2" {
+		t.Fatalf("cancel body: %s", fake.Last(t).Body)
 	}
 	cf := filepath.Join(t.TempDir(), "c.json")
 	os.WriteFile(cf, []byte(`{"invoiceUuid":"AAAA-1","tin":"EKU9003173C9","cancellationReasonCode":"02","taxCredentials":[{"base64File":"x","fileType":1,"password":"s3cret"}]}`), 0o600)
 	r = runArgs(t, "invoices", "cancel", "--file", cf, "--yes")
-	wantCode(t, r, 0)
-	wantNotContains(t, "output", r.out+r.err, "s3cret")
-	if b := fake.last(t).Body; !strings.Contains(b, `"invoiceUuid":"AAAA-1"`) || !strings.Contains(b, `"password":"s3cret"`) {
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantNotContains(t, "output", r.Out+r.Err, "s3cret")
+	if b := fake.Last(t).Body; !strings.Contains(b, `"invoiceUuid":"AAAA-1"`) || !strings.Contains(b, `"password":"s3cret"`) {
 		t.Fatalf("cancel by file: %s", b)
 	}
 	r = runArgs(t, "invoices", "cancel", "inv-1", "--yes")
-	if r.code == 0 || !strings.Contains(r.err, "--reason") {
-		t.Fatalf("no reason: %d %s", r.code, r.err)
+	if r.Code == 0 || !strings.Contains(r.Err, "--reason") {
+		t.Fatalf("no reason: %d %s", r.Code, r.Err)
 	}
 
 	r = runArgs(t, "invoices", "status", "inv-1")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "Cancelado", "Cancelable sin aceptación")
-	if b := fake.last(t).Body; !strings.Contains(b, `"id":"inv-1"`) {
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "Cancelado", "Cancelable sin aceptación")
+	if b := fake.Last(t).Body; !strings.Contains(b, `"id":"inv-1"`) {
 		t.Fatalf("status body: %s", b)
 	}
 }

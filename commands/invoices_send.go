@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,7 +23,7 @@ type invoiceSendBody struct {
 	Base64Logo string `json:"base64Logo,omitempty"`
 }
 
-func newInvoicesSendCmd(f *Factory) *cli.Command {
+func newInvoicesSendCmd(f *cmdutil.Factory) *cli.Command {
 	o := &invoicesSendOptions{}
 	return &cli.Command{
 		Name:      "send",
@@ -42,7 +43,7 @@ func newInvoicesSendCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "logo", Usage: "PNG or JPEG logo `FILE` for the PDF", TakesFile: true, Destination: &o.logo},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "invoice ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
 			body := invoiceSendBody{InvoiceID: c.Args().First(), ToEmail: o.to, BandColor: o.band, FontColor: o.font}
@@ -68,8 +69,8 @@ func newInvoicesSendCmd(f *Factory) *cli.Command {
 			if to == "" {
 				to = "the invoice's recipient"
 			}
-			return f.printer().fields(map[string]any{"sent": sent, "invoiceId": body.InvoiceID, "toEmail": o.to},
-				[]field{{"Sent", body.InvoiceID}, {"To", to}})
+			return f.Printer().Fields(map[string]any{"sent": sent, "invoiceId": body.InvoiceID, "toEmail": o.to},
+				[]cmdutil.Field{{Label: "Sent", Value: body.InvoiceID}, {Label: "To", Value: to}})
 		},
 	}
 }

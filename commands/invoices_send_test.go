@@ -8,28 +8,29 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/mail"
 )
 
 func TestInvoicesSend(t *testing.T) {
-	isolate(t)
-	fake := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	cmdtest.Isolate(t)
+	fake := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		var in map[string]any
 		json.NewDecoder(r.Body).Decode(&in)
 		if in["invoiceId"] == "none" {
-			writeEnvelope(w, 503, nil, "El servidor no tiene configurado el envío de correo: inícialo con --smtp-url", "tr-1")
+			cmdtest.WriteEnvelope(w, 503, nil, "El servidor no tiene configurado el envío de correo: inícialo con --smtp-url", "tr-1")
 			return
 		}
-		writeEnvelope(w, 200, true, "", "t")
+		cmdtest.WriteEnvelope(w, 200, true, "", "t")
 	})
-	useAPI(t, fake.URL)
+	cmdtest.UseAPI(t, fake.URL)
 	logo := filepath.Join(t.TempDir(), "logo.png")
 	os.WriteFile(logo, []byte("\x89PNG-bytes"), 0o644)
 
 	r := runArgs(t, "invoices", "send", "inv-1", "--to", "cliente@example.com", "--band-color", "#1F4E79", "--font-color", "#FFF", "--logo", logo)
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "Sent: inv-1", "To: cliente@example.com")
-	last := fake.last(t)
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "Sent: inv-1", "To: cliente@example.com")
+	last := fake.Last(t)
 	var body map[string]string
 	if err := json.Unmarshal([]byte(last.Body), &body); err != nil {
 		t.Fatal(err)
@@ -41,27 +42,27 @@ func TestInvoicesSend(t *testing.T) {
 
 	// without --to the server picks the stored recipient; toEmail is not sent
 	r = runArgs(t, "invoices", "send", "inv-2")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "To: the invoice's recipient")
-	if b := fake.last(t).Body; b != `{"invoiceId":"inv-2"}` {
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "To: the invoice's recipient")
+	if b := fake.Last(t).Body; b != `{"invoiceId":"inv-2"}` {
 		t.Fatalf("body: %s", b)
 	}
 
 	// the server's 503 reaches the user
 	r = runArgs(t, "invoices", "send", "none", "--to", "a@b.mx")
-	if r.code == 0 {
-		t.Fatalf("a 503 exited 0: %s", r.out)
+	if r.Code == 0 {
+		t.Fatalf("a 503 exited 0: %s", r.Out)
 	}
-	wantContains(t, "stderr", r.err, "--smtp-url")
+	cmdtest.WantContains(t, "stderr", r.Err, "--smtp-url")
 
 	r = runArgs(t, "invoices", "send")
-	if r.code == 0 {
+	if r.Code == 0 {
 		t.Fatal("no ID accepted")
 	}
 }
 
 func TestServerMailFlags(t *testing.T) {
-	unsetenv(t, "TIMBRA_SMTP_PASSWORD")
+	cmdtest.Unsetenv(t, "TIMBRA_SMTP_PASSWORD")
 	m := mailFlags{}
 	if tr, from, err := m.transport(); tr != nil || from != "" || err != nil {
 		t.Fatalf("no URL: %v %q %v", tr, from, err)

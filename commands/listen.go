@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fatih/color"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/urfave/cli/v2"
@@ -29,7 +30,7 @@ const (
 const maxForwardTimeout = listener.AckWait - 10*time.Second
 
 type listenOptions struct {
-	f              *Factory
+	f              *cmdutil.Factory
 	ForwardTo      string // normalised URL; "" for none
 	Events         []string
 	Headers        *headerFlag
@@ -40,9 +41,9 @@ type listenOptions struct {
 	TUI            bool // the live terminal view (stdout a terminal, no --format)
 }
 
-func newListenCmd(f *Factory, run runFunc[listenOptions]) *cli.Command {
+func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.Command {
 	o := &listenOptions{f: f, Headers: &headerFlag{}}
-	run = orRun(run, listenRun)
+	run = cmdutil.OrRun(run, listenRun)
 	var format string
 	return &cli.Command{
 		Name:      "listen",
@@ -79,28 +80,28 @@ func newListenCmd(f *Factory, run runFunc[listenOptions]) *cli.Command {
 			&cli.StringFlag{Name: "format", Usage: "event lines as `FORMAT`: json or text", DefaultText: "json when stdout is not a terminal, else text", Destination: &format},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			if c.IsSet("forward-to") {
 				u, err := parseForwardTo(c.String("forward-to"))
 				if err != nil {
-					return usageErrorf(c, "invalid value %q for --forward-to: %v", c.String("forward-to"), err)
+					return cmdutil.UsageErrorf(c, "invalid value %q for --forward-to: %v", c.String("forward-to"), err)
 				}
 				o.ForwardTo = u
 			}
 			if !o.PrintSecret && o.ForwardTo == "" {
 				for _, name := range []string{"headers", "forward-timeout", "skip-verify"} {
 					if c.IsSet(name) {
-						return usageErrorf(c, "--%s needs --forward-to", name)
+						return cmdutil.UsageErrorf(c, "--%s needs --forward-to", name)
 					}
 				}
 			}
 			if o.ForwardTimeout <= 0 || o.ForwardTimeout > maxForwardTimeout {
-				return usageErrorf(c, "invalid value %s for --forward-timeout: give a duration from 1ms to %s (the server waits %s for the outcome)",
+				return cmdutil.UsageErrorf(c, "invalid value %s for --forward-timeout: give a duration from 1ms to %s (the server waits %s for the outcome)",
 					o.ForwardTimeout, maxForwardTimeout, listener.AckWait)
 			}
-			o.Events = cleanList(c.StringSlice("events"))
+			o.Events = cmdutil.CleanList(c.StringSlice("events"))
 			switch format {
 			case listenFormatJSON:
 				o.JSON = true
@@ -109,7 +110,7 @@ func newListenCmd(f *Factory, run runFunc[listenOptions]) *cli.Command {
 				o.JSON = !f.IO.OutTTY || f.JSON()
 				o.TUI = !o.JSON && !o.PrintSecret
 			default:
-				return usageErrorf(c, "invalid value %q for --format: use json or text", format)
+				return cmdutil.UsageErrorf(c, "invalid value %q for --format: use json or text", format)
 			}
 			return run(c, o)
 		},
@@ -285,7 +286,7 @@ func handshakeError(he *listener.HandshakeError) *api.Error {
 // listenPrinter shows a session: connection news on stderr, one line per event on stdout. The
 // listener calls it from one goroutine at a time.
 type listenPrinter struct {
-	f         *Factory
+	f         *cmdutil.Factory
 	o         *listenOptions
 	loc       *time.Location
 	connected bool // a Ready came
@@ -333,7 +334,7 @@ func (l *listenPrinter) disconnected(err error, retryIn time.Duration, attempt i
 	if attempt > 1 {
 		what = "Still disconnected"
 	}
-	fmt.Fprintf(l.f.IO.Err, "%s: %s; reconnecting in %s\n", what, oneLine(err.Error()), retryIn.Round(100*time.Millisecond))
+	fmt.Fprintf(l.f.IO.Err, "%s: %s; reconnecting in %s\n", what, cmdutil.OneLine(err.Error()), retryIn.Round(100*time.Millisecond))
 }
 
 // listenLine is one event in JSON.
@@ -428,7 +429,7 @@ func (l *listenPrinter) textLine(r listener.EventResult) string {
 			msg = strconv.Itoa(*fr.StatusCode) + " " + msg
 		}
 		if fr.Err != nil {
-			msg += " (" + oneLine(fr.Err.Error()) + ")"
+			msg += " (" + cmdutil.OneLine(fr.Err.Error()) + ")"
 		}
 		return fmt.Sprintf("%s  -> POST %s  %s  %s", head, fr.URL, colorOf(color.FgRed).Sprint(msg), latency)
 	}

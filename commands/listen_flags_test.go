@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
 // TestListenAndTriggerParse checks what `timbra listen` and `timbra trigger` parse a command
 // line into, apart from connecting to anything.
 func TestListenAndTriggerParse(t *testing.T) {
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "dev")
 	errRan := errors.New("ran")
 	t.Run("listen", func(t *testing.T) {
 		for _, c := range []struct {
@@ -31,9 +33,9 @@ func TestListenAndTriggerParse(t *testing.T) {
 		} {
 			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 				var got *listenOptions
-				err := parse(t, newListenCmd(f, func(_ *cli.Context, o *listenOptions) error { got = o; return errRan }), c.args...)
+				err := cmdtest.Parse(t, newListenCmd(f, func(_ *cli.Context, o *listenOptions) error { got = o; return errRan }), c.args...)
 				if c.usage != "" {
-					wantUsage(t, err, got != nil, c.usage)
+					cmdtest.WantUsage(t, err, got != nil, c.usage)
 					return
 				}
 				if !errors.Is(err, errRan) || got.ForwardTo != c.forward || !reflect.DeepEqual(got.Events, c.events) ||
@@ -45,7 +47,7 @@ func TestListenAndTriggerParse(t *testing.T) {
 	})
 	t.Run("trigger", func(t *testing.T) {
 		var got *triggerOptions
-		err := parse(t, newTriggerCmd(f, func(_ *cli.Context, o *triggerOptions) error { got = o; return errRan }),
+		err := cmdtest.Parse(t, newTriggerCmd(f, func(_ *cli.Context, o *triggerOptions) error { got = o; return errRan }),
 			"trigger", "invoice.stamped", "--related-object-id", "inv-1", "--webhook-id", "w-1")
 		if !errors.Is(err, errRan) || got.Type != "invoice.stamped" || got.RelatedObjectID != "inv-1" || got.WebhookID != "w-1" {
 			t.Fatalf("err %v, options %+v", err, got)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
 )
@@ -49,7 +50,7 @@ func TestParseForwardTo(t *testing.T) {
 }
 
 func TestListenUsageErrors(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -66,14 +67,14 @@ func TestListenUsageErrors(t *testing.T) {
 		{[]string{"listen", "--format", "xml"}, `invalid value "xml" for --format: use json or text`},
 	} {
 		r := runArgs(t, tc.args...)
-		wantCode(t, r, 2)
-		wantContains(t, strings.Join(tc.args, " "), r.err, tc.want, "Run 'timbra listen --help'.")
+		cmdtest.WantCode(t, r, 2)
+		cmdtest.WantContains(t, strings.Join(tc.args, " "), r.Err, tc.want, "Run 'timbra listen --help'.")
 	}
 }
 
 // fakeListenAPI is the API with its listen endpoint: each websocket accepted goes to conns.
 type fakeListenAPI struct {
-	*fakeAPI
+	*cmdtest.FakeAPI
 	conns chan *websocket.Conn
 }
 
@@ -81,9 +82,9 @@ func newFakeListenAPI(t *testing.T, refuse func(w http.ResponseWriter) bool) *fa
 	t.Helper()
 	f := &fakeListenAPI{conns: make(chan *websocket.Conn, 4)}
 	up := websocket.Upgrader{}
-	f.fakeAPI = newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	f.FakeAPI = cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != listener.Path {
-			writeEnvelope(w, 404, nil, "not here", "t")
+			cmdtest.WriteEnvelope(w, 404, nil, "not here", "t")
 			return
 		}
 		if refuse != nil && refuse(w) {
@@ -125,40 +126,40 @@ func listenEvent(t *testing.T, secret, deliveryID, eventID string) listener.Even
 	t.Helper()
 	body := `{"id":"` + eventID + `","type":"invoice.canceled","createdAt":"2025-03-10T11:59:59.000Z","personId":"p-1",` +
 		`"data":{"relatedObject":{"id":"inv-7","type":"invoice","url":"/api/v4/invoices/inv-7"},"status":"Cancelado","previousStatus":"Vigente"}}`
-	sig, err := webhook.Sign([]string{secret}, eventID, testNow, []byte(body))
+	sig, err := webhook.Sign([]string{secret}, eventID, cmdtest.Now, []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := map[string]string{}
-	for k, vs := range webhook.Headers(eventID, testNow, sig) {
+	for k, vs := range webhook.Headers(eventID, cmdtest.Now, sig) {
 		h[strings.ToLower(k)] = vs[0]
 	}
 	return listener.Event{Type: listener.TypeEvent, DeliveryID: deliveryID, EventID: eventID, EventType: "invoice.canceled", Kind: "manual", Headers: h, Body: body}
 }
 
 // runAsync runs a command line in the background; the channel gives its result.
-func runAsync(t *testing.T, o runOpts, args ...string) <-chan result {
+func runAsync(t *testing.T, o cmdtest.Opts, args ...string) <-chan cmdtest.Result {
 	t.Helper()
-	done := make(chan result, 1)
+	done := make(chan cmdtest.Result, 1)
 	go func() { done <- run1(t, o, args...) }()
 	return done
 }
 
-func waitResult(t *testing.T, done <-chan result) result {
+func waitResult(t *testing.T, done <-chan cmdtest.Result) cmdtest.Result {
 	t.Helper()
 	select {
 	case r := <-done:
 		return r
 	case <-time.After(listenWait):
 		t.Fatal("the command did not end")
-		return result{}
+		return cmdtest.Result{}
 	}
 }
 
 func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := newFakeListenAPI(t, nil)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	var mu sync.Mutex
 	var forwarded []*http.Request
 	var bodies []string
@@ -172,10 +173,10 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	defer tg.Close()
 	secret := webhook.NewSecret()
 
-	done := runAsync(t, runOpts{}, "listen", "--forward-to", tg.URL+"/hooks", "--events", "invoice.canceled",
+	done := runAsync(t, cmdtest.Opts{}, "listen", "--forward-to", tg.URL+"/hooks", "--events", "invoice.canceled",
 		"--headers", "Authorization: Bearer a,b", "--headers", "X-Dev: 1")
 	ws := srv.accept(t)
-	req := srv.last(t)
+	req := srv.Last(t)
 	if req.Header.Get("X-TENANT-KEY") != "tenant-1" || req.Header.Get("X-API-KEY") != "sk_test_0123456789abcdefWXYZ" || req.Query != "events=invoice.canceled" {
 		t.Fatalf("handshake %+v", req)
 	}
@@ -194,7 +195,7 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	// another timbra listen of the same person takes over: this one stops with code 1
 	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, "replaced"), time.Now().Add(time.Second))
 	r := waitResult(t, done)
-	wantCode(t, r, 1)
+	cmdtest.WantCode(t, r, 1)
 
 	mu.Lock()
 	if len(forwarded) != 1 || bodies[0] != e.Body || forwarded[0].URL.Path != "/hooks" ||
@@ -204,9 +205,9 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	}
 	mu.Unlock()
 
-	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(r.Out, "\n"), "\n")
 	if len(lines) != 2 {
-		t.Fatalf("stdout:\n%s", r.out)
+		t.Fatalf("stdout:\n%s", r.Out)
 	}
 	var first map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
@@ -218,30 +219,30 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	if !strings.HasPrefix(lines[0], want) || !strings.HasSuffix(lines[0], `,"excerpt":"thanks"}}`) {
 		t.Errorf("first line:\n%s\nwant a prefix:\n%s", lines[0], want)
 	}
-	wantContains(t, "second line", lines[1], `"deliveryId":"d-2"`, `"verified":false,"forward":null}`)
+	cmdtest.WantContains(t, "second line", lines[1], `"deliveryId":"d-2"`, `"verified":false,"forward":null}`)
 
 	hint := secret[:10] + "…"
 	wantReady := "Ready: listening for invoice.canceled as webhook wh-1; forwarding to " + tg.URL + "/hooks; secret " + hint + " (timbra listen --print-secret)\n"
-	if !strings.HasPrefix(r.err, wantReady) {
-		t.Errorf("stderr:\n%s\nwant first:\n%s", r.err, wantReady)
+	if !strings.HasPrefix(r.Err, wantReady) {
+		t.Errorf("stderr:\n%s\nwant first:\n%s", r.Err, wantReady)
 	}
-	wantContains(t, "stderr", r.err, "SIGNATURE VERIFICATION FAILED for event e-2 (delivery d-2)", "not forwarded",
+	cmdtest.WantContains(t, "stderr", r.Err, "SIGNATURE VERIFICATION FAILED for event e-2 (delivery d-2)", "not forwarded",
 		"Replaced: another timbra listen of yours took over this session")
-	wantNotContains(t, "output", r.out+r.err, secret)
+	cmdtest.WantNotContains(t, "output", r.Out+r.Err, secret)
 }
 
 // Ctrl-C ends the session with a close frame and code 0; without --forward-to the events are
 // acknowledged with no status. --format text prints one readable line per event.
 func TestListenInterruptedAndText(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := newFakeListenAPI(t, nil)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	secret := webhook.NewSecret()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := runAsync(t, runOpts{ctx: ctx}, "listen", "--format", "text")
+	done := runAsync(t, cmdtest.Opts{Ctx: ctx}, "listen", "--format", "text")
 	ws := srv.accept(t)
-	if q := srv.last(t).Query; q != "" {
+	if q := srv.Last(t).Query; q != "" {
 		t.Fatalf("query %q", q)
 	}
 	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
@@ -261,23 +262,23 @@ func TestListenInterruptedAndText(t *testing.T) {
 	}()
 	cancel()
 	r := waitResult(t, done)
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	if code := <-closed; code != websocket.CloseNormalClosure {
 		t.Fatalf("close code %d", code)
 	}
-	want := testNow.Local().Format("2006-01-02 15:04:05") + "  invoice.canceled  e-1  [manual]  (not forwarded)\n"
-	if r.out != want {
-		t.Errorf("stdout %q, want %q", r.out, want)
+	want := cmdtest.Now.Local().Format("2006-01-02 15:04:05") + "  invoice.canceled  e-1  [manual]  (not forwarded)\n"
+	if r.Out != want {
+		t.Errorf("stdout %q, want %q", r.Out, want)
 	}
-	wantContains(t, "stderr", r.err, "Ready: listening for all events as webhook wh-1; not forwarding (no --forward-to); secret "+secret[:10]+"…")
+	cmdtest.WantContains(t, "stderr", r.Err, "Ready: listening for all events as webhook wh-1; not forwarding (no --forward-to); secret "+secret[:10]+"…")
 }
 
 func TestListenReconnects(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := newFakeListenAPI(t, nil)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	secret := webhook.NewSecret()
-	done := runAsync(t, runOpts{}, "listen")
+	done := runAsync(t, cmdtest.Opts{}, "listen")
 	ws := srv.accept(t)
 	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
 	ws.WriteJSON(listenEvent(t, secret, "d-1", "e-1"))
@@ -292,46 +293,46 @@ func TestListenReconnects(t *testing.T) {
 	}
 	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, ""), time.Now().Add(time.Second))
 	r := waitResult(t, done)
-	wantCode(t, r, 1)
-	if n := strings.Count(r.out, `"deliveryId":"d-1"`); n != 1 {
-		t.Errorf("the event was printed %d times:\n%s", n, r.out)
+	cmdtest.WantCode(t, r, 1)
+	if n := strings.Count(r.Out, `"deliveryId":"d-1"`); n != 1 {
+		t.Errorf("the event was printed %d times:\n%s", n, r.Out)
 	}
-	wantContains(t, "stderr", r.err, "Disconnected: websocket: close 1001 (going away): server stopping; reconnecting in ", "\nReconnected.\n")
-	if n := strings.Count(r.err, "Ready:"); n != 1 {
-		t.Errorf("%d ready lines:\n%s", n, r.err)
+	cmdtest.WantContains(t, "stderr", r.Err, "Disconnected: websocket: close 1001 (going away): server stopping; reconnecting in ", "\nReconnected.\n")
+	if n := strings.Count(r.Err, "Ready:"); n != 1 {
+		t.Errorf("%d ready lines:\n%s", n, r.Err)
 	}
 }
 
 func TestListenPrintSecret(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := newFakeListenAPI(t, nil)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	secret := webhook.NewSecret()
-	done := runAsync(t, runOpts{tty: true}, "listen", "--print-secret")
+	done := runAsync(t, cmdtest.Opts{TTY: true}, "listen", "--print-secret")
 	ws := srv.accept(t)
 	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
 	r := waitResult(t, done)
-	wantCode(t, r, 0)
-	if r.out != secret+"\n" || r.err != "" {
-		t.Fatalf("stdout %q stderr %q", r.out, r.err)
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != secret+"\n" || r.Err != "" {
+		t.Fatalf("stdout %q stderr %q", r.Out, r.Err)
 	}
 }
 
 func TestListenRefused(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := newFakeListenAPI(t, func(w http.ResponseWriter) bool {
-		writeEnvelope(w, 400, []any{failure("events", "El tipo de evento 'nope' no existe.")}, "", "t")
+		cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("events", "El tipo de evento 'nope' no existe.")}, "", "t")
 		return true
 	})
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "listen", "--events", "nope")
-	wantCode(t, r, 1)
-	if r.err != "events: El tipo de evento 'nope' no existe.\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "events: El tipo de evento 'nope' no existe.\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 
 	srv.Close()
 	r = runArgs(t, "listen")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "cannot reach "+srv.URL)
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "cannot reach "+srv.URL)
 }

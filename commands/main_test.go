@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 )
 
 // TestMainHelper runs Main in a child process started by the tests below.
@@ -45,7 +47,7 @@ func exitCodeOf(t *testing.T, err error) int {
 }
 
 func TestMainUsesProcessStreams(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	cmd, out, errb := mainProcess(t, "--version")
 	if code := exitCodeOf(t, cmd.Run()); code != 0 || out.String() != "timbra "+version+"\n" {
 		t.Fatalf("code %d stdout %q stderr %q", code, out, errb)
@@ -61,14 +63,14 @@ func TestMainInterruptedBySignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("a child process cannot be sent SIGINT on Windows")
 	}
-	isolate(t)
+	cmdtest.Isolate(t)
 	arrived := make(chan struct{})
 	var once sync.Once
-	srv := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		once.Do(func() { close(arrived) })
 		<-r.Context().Done()
 	})
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	cmd, out, errb := mainProcess(t, "people list")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

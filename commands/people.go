@@ -2,14 +2,14 @@ package commands
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
-func newPeopleCmd(f *Factory) *cli.Command {
+func newPeopleCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "people",
 		Usage: "List, read, create, change and delete the people of your tenant",
@@ -25,13 +25,13 @@ func newPeopleCmd(f *Factory) *cli.Command {
 }
 
 type peopleListOptions struct {
-	f *Factory
-	pagingOptions
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
 }
 
-func newPeopleListCmd(f *Factory, run runFunc[peopleListOptions]) *cli.Command {
+func newPeopleListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleListOptions]) *cli.Command {
 	o := &peopleListOptions{f: f}
-	run = orRun(run, peopleListRun)
+	run = cmdutil.OrRun(run, peopleListRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the people of your tenant, one page at a time",
@@ -41,12 +41,12 @@ func newPeopleListCmd(f *Factory, run runFunc[peopleListOptions]) *cli.Command {
 			"Examples:\n" +
 			"  timbra people list\n" +
 			"  timbra people list --page 2 --page-size 50 -o json",
-		Flags: pagingFlags(&o.pagingOptions, "people", 0, ""),
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "people", 0, ""),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			return run(c, o)
@@ -66,12 +66,12 @@ func peopleListRun(c *cli.Context, o *peopleListOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, it := range page.Items {
-		rows = append(rows, []string{it.ID, it.LegalName, it.Email, yesNo(it.IsOwner), deref(it.Tin), p.time(it.CreatedAt)})
+		rows = append(rows, []string{it.ID, it.LegalName, it.Email, cmdutil.YesNo(it.IsOwner), cmdutil.Deref(it.Tin), p.Time(it.CreatedAt)})
 	}
-	if err := p.table(page, peopleColumns, rows, "No people."); err != nil {
+	if err := p.Table(page, peopleColumns, rows, "No people."); err != nil {
 		return err
 	}
 	if o.f.IO.OutTTY && !o.f.JSON() && page.TotalPages > 1 {
@@ -81,13 +81,13 @@ func peopleListRun(c *cli.Context, o *peopleListOptions) error {
 }
 
 type peopleGetOptions struct {
-	f  *Factory
+	f  *cmdutil.Factory
 	ID string
 }
 
-func newPeopleGetCmd(f *Factory, run runFunc[peopleGetOptions]) *cli.Command {
+func newPeopleGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleGetOptions]) *cli.Command {
 	o := &peopleGetOptions{f: f}
-	run = orRun(run, peopleGetRun)
+	run = cmdutil.OrRun(run, peopleGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one person",
@@ -98,7 +98,7 @@ func newPeopleGetCmd(f *Factory, run runFunc[peopleGetOptions]) *cli.Command {
 			"Example:\n" +
 			"  timbra people get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -117,63 +117,37 @@ func peopleGetRun(c *cli.Context, o *peopleGetOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	return p.fields(person, personFields(p, person))
+	p := o.f.Printer()
+	return p.Fields(person, personFields(p, person))
 }
 
-func personFields(p *printer, x api.Person) []field {
-	fs := []field{
-		{"ID", x.ID},
-		{"Name", x.LegalName},
-		{"Email", x.Email},
-		{"Owner", yesNo(x.IsOwner)},
-		{"Phone", deref(x.PhoneNumber)},
-		{"TIN", deref(x.Tin)},
-		{"CURP", deref(x.Curp)},
-		{"Tax regime", catalogText(x.SatTaxRegimeID, x.SatTaxRegime)},
-		{"CFDI use", catalogText(x.SatCfdiUseID, x.SatCfdiUse)},
-		{"Zip code", deref(x.ZipCode)},
-		{"User type", catalogText(&x.UserTypeID, x.UserType)},
-		{"Manifest status", catalogText(&x.ManifestStatusID, x.ManifestStatus)},
-		{"Balances", balancesText(x.Balances)},
-		{"Valid to", p.time(deref(x.ValidTo))},
-		{"Tenant", x.TenantID},
-		{"Created", p.time(x.CreatedAt)},
-		{"Updated", p.time(x.UpdatedAt)},
+func personFields(p *cmdutil.Printer, x api.Person) []cmdutil.Field {
+	fs := []cmdutil.Field{
+		{Label: "ID", Value: x.ID},
+		{Label: "Name", Value: x.LegalName},
+		{Label: "Email", Value: x.Email},
+		{Label: "Owner", Value: cmdutil.YesNo(x.IsOwner)},
+		{Label: "Phone", Value: cmdutil.Deref(x.PhoneNumber)},
+		{Label: "TIN", Value: cmdutil.Deref(x.Tin)},
+		{Label: "CURP", Value: cmdutil.Deref(x.Curp)},
+		{Label: "Tax regime", Value: cmdutil.CatalogText(x.SatTaxRegimeID, x.SatTaxRegime)},
+		{Label: "CFDI use", Value: cmdutil.CatalogText(x.SatCfdiUseID, x.SatCfdiUse)},
+		{Label: "Zip code", Value: cmdutil.Deref(x.ZipCode)},
+		{Label: "User type", Value: cmdutil.CatalogText(&x.UserTypeID, x.UserType)},
+		{Label: "Manifest status", Value: cmdutil.CatalogText(&x.ManifestStatusID, x.ManifestStatus)},
+		{Label: "Balances", Value: balancesText(x.Balances)},
+		{Label: "Valid to", Value: p.Time(cmdutil.Deref(x.ValidTo))},
+		{Label: "Tenant", Value: x.TenantID},
+		{Label: "Created", Value: p.Time(x.CreatedAt)},
+		{Label: "Updated", Value: p.Time(x.UpdatedAt)},
 	}
 	return fs
-}
-
-// catalogText shows a catalog reference as "id (description)".
-func catalogText(id *string, rec *api.CatalogRecord) string {
-	v := deref(id)
-	if v == "" && rec != nil {
-		v = rec.ID
-	}
-	if rec != nil && rec.Description != "" && v != "" {
-		return v + " (" + rec.Description + ")"
-	}
-	return v
-}
-
-func creditTypeName(t int) string {
-	switch t {
-	case api.CreditStamps:
-		return "stamps"
-	case api.CreditValidation:
-		return "validation"
-	case api.CreditTickets:
-		return "tickets"
-	}
-	return "type " + strconv.Itoa(t)
 }
 
 func balancesText(bs []api.Balance) string {
 	parts := make([]string, 0, len(bs))
 	for _, b := range bs {
-		parts = append(parts, fmt.Sprintf("%s %s", creditTypeName(b.CreditType), formatAmount(b.Available)))
+		parts = append(parts, fmt.Sprintf("%s %s", cmdutil.CreditTypeName(b.CreditType), cmdutil.FormatAmount(b.Available)))
 	}
 	return strings.Join(parts, ", ")
 }
-
-func formatAmount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -80,7 +81,7 @@ func applyFlags[T any](c *cli.Context, fs []employmentFlag[T], in *T) error {
 			continue
 		}
 		if !isJSONNumber(v) {
-			return usageErrorf(c, "invalid value %q for --%s: give a number such as 1500 or 1500.50", v, f.name)
+			return cmdutil.UsageErrorf(c, "invalid value %q for --%s: give a number such as 1500 or 1500.50", v, f.name)
 		}
 		d := api.Decimal(v)
 		*f.number(in) = &d
@@ -111,7 +112,7 @@ func readBodyFile(c *cli.Context, path string, stdin io.Reader, in any) error {
 		return fmt.Errorf("read --file: %w", err)
 	}
 	if err := json.Unmarshal(raw, in); err != nil {
-		return usageErrorf(c, "--file %s is not a JSON object of the API's fields: %v", path, err)
+		return cmdutil.UsageErrorf(c, "--file %s is not a JSON object of the API's fields: %v", path, err)
 	}
 	return nil
 }
@@ -130,7 +131,7 @@ func amountText(d *api.Decimal) string {
 
 // ---- employer
 
-func newPeopleEmployerCmd(f *Factory) *cli.Command {
+func newPeopleEmployerCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "employer",
 		Usage: "Read, set and delete the employer data of a person (payroll issuers)",
@@ -149,16 +150,16 @@ func newPeopleEmployerCmd(f *Factory) *cli.Command {
 	}
 }
 
-func employerFields(p *printer, e api.Employer) []field {
-	return []field{
-		{"ID", e.ID},
-		{"Person", e.PersonID},
-		{"Employer registration", e.EmployerRegistration},
-		{"Origin employer TIN", deref(e.OriginEmployerTin)},
-		{"Fund source", catalogText(e.SatFundSourceID, e.SatFundSource)},
-		{"Own resource amount", amountText(e.OwnResourceAmount)},
-		{"Created", p.time(e.CreatedAt)},
-		{"Updated", p.time(e.UpdatedAt)},
+func employerFields(p *cmdutil.Printer, e api.Employer) []cmdutil.Field {
+	return []cmdutil.Field{
+		{Label: "ID", Value: e.ID},
+		{Label: "Person", Value: e.PersonID},
+		{Label: "Employer registration", Value: e.EmployerRegistration},
+		{Label: "Origin employer TIN", Value: cmdutil.Deref(e.OriginEmployerTin)},
+		{Label: "Fund source", Value: cmdutil.CatalogText(e.SatFundSourceID, e.SatFundSource)},
+		{Label: "Own resource amount", Value: amountText(e.OwnResourceAmount)},
+		{Label: "Created", Value: p.Time(e.CreatedAt)},
+		{Label: "Updated", Value: p.Time(e.UpdatedAt)},
 	}
 }
 
@@ -170,12 +171,12 @@ func employerInputOf(e api.Employer) api.EmployerInput {
 }
 
 type employmentSetOptions struct {
-	f    *Factory
+	f    *cmdutil.Factory
 	ID   string
 	File string
 }
 
-func newPeopleEmployerSetCmd(f *Factory) *cli.Command {
+func newPeopleEmployerSetCmd(f *cmdutil.Factory) *cli.Command {
 	o := &employmentSetOptions{f: f}
 	return &cli.Command{
 		Name:      "set",
@@ -192,7 +193,7 @@ func newPeopleEmployerSetCmd(f *Factory) *cli.Command {
 		Flags: append(cliFlags(employerFlags),
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the employer data as JSON from `PATH` (- for stdin); flags override its fields", TakesFile: true, Destination: &o.File}),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -204,7 +205,7 @@ func newPeopleEmployerSetCmd(f *Factory) *cli.Command {
 				noun: "Employer", get: client.GetEmployer, inputOf: employerInputOf, flags: employerFlags,
 				self:   func(in *api.EmployerInput, id string) { in.PersonID = &id },
 				create: client.CreateEmployer, replace: client.ReplaceEmployer,
-				print: func(p *printer, out api.Employer) error { return p.fields(out, employerFields(p, out)) },
+				print: func(p *cmdutil.Printer, out api.Employer) error { return p.Fields(out, employerFields(p, out)) },
 			})
 		},
 	}
@@ -212,7 +213,7 @@ func newPeopleEmployerSetCmd(f *Factory) *cli.Command {
 
 // ---- employee
 
-func newPeopleEmployeeCmd(f *Factory) *cli.Command {
+func newPeopleEmployeeCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "employee",
 		Usage: "Read, set and delete the employee data of a person (payroll recipients)",
@@ -233,29 +234,29 @@ func newPeopleEmployeeCmd(f *Factory) *cli.Command {
 	}
 }
 
-func employeeFields(e api.Employee) []field {
-	return []field{
-		{"Employee person", e.EmployeePersonID},
-		{"Employer person", e.EmployerPersonID},
-		{"Employee number", e.EmployeeNumber},
-		{"Social security number", e.SocialSecurityNumber},
-		{"Start date", e.LaborRelationStartDate},
-		{"Seniority", e.Seniority},
-		{"Contract type", catalogText(&e.SatContractTypeID, e.SatContractType)},
-		{"Regime type", catalogText(&e.SatTaxRegimeTypeID, e.SatTaxRegimeType)},
-		{"Workday type", catalogText(&e.SatWorkdayTypeID, e.SatWorkdayType)},
-		{"Job risk", catalogText(&e.SatJobRiskID, e.SatJobRisk)},
-		{"Payment periodicity", catalogText(&e.SatPaymentPeriodicityID, e.SatPaymentPeriodicity)},
-		{"Payroll state", catalogText(&e.SatPayrollStateID, e.SatPayrollState)},
-		{"Base salary", string(e.BaseSalaryForContributions)},
-		{"Integrated daily salary", string(e.IntegratedDailySalary)},
-		{"Bank", catalogText(e.SatBankID, e.SatBank)},
-		{"Bank account", deref(e.BankAccount)},
-		{"Unionized", catalogText(e.SatUnionizedStatusID, e.SatUnionizedStatus)},
-		{"Position", deref(e.Position)},
-		{"Department", deref(e.Department)},
-		{"Subcontractor RFC", deref(e.SubcontractorRfc)},
-		{"Time percentage", amountText(e.TimePercentage)},
+func employeeFields(e api.Employee) []cmdutil.Field {
+	return []cmdutil.Field{
+		{Label: "Employee person", Value: e.EmployeePersonID},
+		{Label: "Employer person", Value: e.EmployerPersonID},
+		{Label: "Employee number", Value: e.EmployeeNumber},
+		{Label: "Social security number", Value: e.SocialSecurityNumber},
+		{Label: "Start date", Value: e.LaborRelationStartDate},
+		{Label: "Seniority", Value: e.Seniority},
+		{Label: "Contract type", Value: cmdutil.CatalogText(&e.SatContractTypeID, e.SatContractType)},
+		{Label: "Regime type", Value: cmdutil.CatalogText(&e.SatTaxRegimeTypeID, e.SatTaxRegimeType)},
+		{Label: "Workday type", Value: cmdutil.CatalogText(&e.SatWorkdayTypeID, e.SatWorkdayType)},
+		{Label: "Job risk", Value: cmdutil.CatalogText(&e.SatJobRiskID, e.SatJobRisk)},
+		{Label: "Payment periodicity", Value: cmdutil.CatalogText(&e.SatPaymentPeriodicityID, e.SatPaymentPeriodicity)},
+		{Label: "Payroll state", Value: cmdutil.CatalogText(&e.SatPayrollStateID, e.SatPayrollState)},
+		{Label: "Base salary", Value: string(e.BaseSalaryForContributions)},
+		{Label: "Integrated daily salary", Value: string(e.IntegratedDailySalary)},
+		{Label: "Bank", Value: cmdutil.CatalogText(e.SatBankID, e.SatBank)},
+		{Label: "Bank account", Value: cmdutil.Deref(e.BankAccount)},
+		{Label: "Unionized", Value: cmdutil.CatalogText(e.SatUnionizedStatusID, e.SatUnionizedStatus)},
+		{Label: "Position", Value: cmdutil.Deref(e.Position)},
+		{Label: "Department", Value: cmdutil.Deref(e.Department)},
+		{Label: "Subcontractor RFC", Value: cmdutil.Deref(e.SubcontractorRfc)},
+		{Label: "Time percentage", Value: amountText(e.TimePercentage)},
 	}
 }
 
@@ -272,7 +273,7 @@ func employeeInputOf(e api.Employee) api.EmployeeInput {
 	}
 }
 
-func newPeopleEmployeeSetCmd(f *Factory) *cli.Command {
+func newPeopleEmployeeSetCmd(f *cmdutil.Factory) *cli.Command {
 	o := &employmentSetOptions{f: f}
 	return &cli.Command{
 		Name:      "set",
@@ -293,7 +294,7 @@ func newPeopleEmployeeSetCmd(f *Factory) *cli.Command {
 		Flags: append(cliFlags(employeeFlags),
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the employee data as JSON from `PATH` (- for stdin); flags override its fields", TakesFile: true, Destination: &o.File}),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -305,7 +306,7 @@ func newPeopleEmployeeSetCmd(f *Factory) *cli.Command {
 				noun: "Employee", get: client.GetEmployee, inputOf: employeeInputOf, flags: employeeFlags,
 				self:   func(in *api.EmployeeInput, id string) { in.EmployeePersonID = &id },
 				create: client.CreateEmployee, replace: client.ReplaceEmployee,
-				print: func(p *printer, out api.Employee) error { return p.fields(out, employeeFields(out)) },
+				print: func(p *cmdutil.Printer, out api.Employee) error { return p.Fields(out, employeeFields(out)) },
 			})
 		},
 	}
@@ -319,7 +320,7 @@ type employmentSetFlow[In, Out any] struct {
 	flags           []employmentFlag[In]
 	self            func(in *In, personID string) // the body names the person of the path
 	create, replace func(ctx context.Context, personID string, in In) (Out, error)
-	print           func(p *printer, out Out) error
+	print           func(p *cmdutil.Printer, out Out) error
 }
 
 // employmentSet starts from the saved data (when there is some), applies --file and then the
@@ -352,7 +353,7 @@ func employmentSet[In, Out any](c *cli.Context, o *employmentSetOptions, fl empl
 	if err != nil {
 		return err
 	}
-	if err := fl.print(o.f.printer(), out); err != nil {
+	if err := fl.print(o.f.Printer(), out); err != nil {
 		return err
 	}
 	if !o.f.JSON() {
@@ -363,7 +364,7 @@ func employmentSet[In, Out any](c *cli.Context, o *employmentSetOptions, fl empl
 
 // ---- get and delete, for both
 
-func newEmploymentGetCmd(f *Factory, kind string) *cli.Command {
+func newEmploymentGetCmd(f *cmdutil.Factory, kind string) *cli.Command {
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show the " + kind + " data of a person",
@@ -374,32 +375,32 @@ func newEmploymentGetCmd(f *Factory, kind string) *cli.Command {
 			"Example:\n" +
 			"  timbra people " + kind + " get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			client, err := f.Client()
 			if err != nil {
 				return err
 			}
-			p := f.printer()
+			p := f.Printer()
 			id := c.Args().First()
 			if kind == "employer" {
 				e, err := client.GetEmployer(c.Context, id)
 				if err != nil {
 					return err
 				}
-				return p.fields(e, employerFields(p, e))
+				return p.Fields(e, employerFields(p, e))
 			}
 			e, err := client.GetEmployee(c.Context, id)
 			if err != nil {
 				return err
 			}
-			return p.fields(e, employeeFields(e))
+			return p.Fields(e, employeeFields(e))
 		},
 	}
 }
 
-func newEmploymentDeleteCmd(f *Factory, kind string) *cli.Command {
+func newEmploymentDeleteCmd(f *cmdutil.Factory, kind string) *cli.Command {
 	var yes bool
 	return &cli.Command{
 		Name:      "delete",
@@ -415,11 +416,11 @@ func newEmploymentDeleteCmd(f *Factory, kind string) *cli.Command {
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			if !yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
 			client, err := f.Client()
 			if err != nil {
@@ -427,7 +428,7 @@ func newEmploymentDeleteCmd(f *Factory, kind string) *cli.Command {
 			}
 			id := c.Args().First()
 			if !yes {
-				if err := confirm(c.Context, f.IO, "Delete the "+kind+" data of person "+id+"?", "not deleted"); err != nil {
+				if err := cmdutil.Confirm(c.Context, f.IO, "Delete the "+kind+" data of person "+id+"?", "not deleted"); err != nil {
 					return err
 				}
 			}
@@ -439,7 +440,7 @@ func newEmploymentDeleteCmd(f *Factory, kind string) *cli.Command {
 				return err
 			}
 			if f.JSON() {
-				return writeJSON(f.IO.Out, map[string]any{"personId": id, "deleted": true})
+				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"personId": id, "deleted": true})
 			}
 			fmt.Fprintf(f.IO.Out, "Deleted the %s data of person %s.\n", kind, id)
 			return nil

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
 // TestPeopleCommandsParse checks what each people command parses a command line into, apart
 // from running it (each constructor takes the run function).
 func TestPeopleCommandsParse(t *testing.T) {
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "dev")
 	errRan := errors.New("ran")
 	t.Run("list", func(t *testing.T) {
 		for _, c := range []struct {
@@ -29,9 +31,9 @@ func TestPeopleCommandsParse(t *testing.T) {
 		} {
 			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 				var got *peopleListOptions
-				err := parse(t, newPeopleListCmd(f, func(_ *cli.Context, o *peopleListOptions) error { got = o; return errRan }), c.args...)
+				err := cmdtest.Parse(t, newPeopleListCmd(f, func(_ *cli.Context, o *peopleListOptions) error { got = o; return errRan }), c.args...)
 				if c.usage != "" {
-					wantUsage(t, err, got != nil, c.usage)
+					cmdtest.WantUsage(t, err, got != nil, c.usage)
 					return
 				}
 				if !errors.Is(err, errRan) || got.Page != c.page || got.PageSize != c.size {
@@ -42,18 +44,18 @@ func TestPeopleCommandsParse(t *testing.T) {
 	})
 	t.Run("get", func(t *testing.T) {
 		var got *peopleGetOptions
-		err := parse(t, newPeopleGetCmd(f, func(_ *cli.Context, o *peopleGetOptions) error { got = o; return errRan }), "get", "p-1")
+		err := cmdtest.Parse(t, newPeopleGetCmd(f, func(_ *cli.Context, o *peopleGetOptions) error { got = o; return errRan }), "get", "p-1")
 		if !errors.Is(err, errRan) || got.ID != "p-1" {
 			t.Fatalf("err %v, options %+v", err, got)
 		}
 		got = nil
-		if err := parse(t, newPeopleGetCmd(f, func(_ *cli.Context, o *peopleGetOptions) error { got = o; return errRan }), "get"); got != nil || err == nil || !strings.Contains(err.Error(), "missing argument: person ID") {
+		if err := cmdtest.Parse(t, newPeopleGetCmd(f, func(_ *cli.Context, o *peopleGetOptions) error { got = o; return errRan }), "get"); got != nil || err == nil || !strings.Contains(err.Error(), "missing argument: person ID") {
 			t.Fatalf("get without an ID: err %v (ran: %v)", err, got != nil)
 		}
 	})
 	t.Run("create and update", func(t *testing.T) {
 		for _, c := range []struct {
-			cmd   func(*Factory, runFunc[personWriteOptions]) *cli.Command
+			cmd   func(*cmdutil.Factory, cmdutil.RunFunc[personWriteOptions]) *cli.Command
 			args  []string
 			want  personWriteOptions
 			usage string
@@ -69,9 +71,9 @@ func TestPeopleCommandsParse(t *testing.T) {
 		} {
 			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 				var got *personWriteOptions
-				err := parse(t, c.cmd(f, func(_ *cli.Context, o *personWriteOptions) error { got = o; return errRan }), c.args...)
+				err := cmdtest.Parse(t, c.cmd(f, func(_ *cli.Context, o *personWriteOptions) error { got = o; return errRan }), c.args...)
 				if c.usage != "" {
-					wantUsage(t, err, got != nil, c.usage)
+					cmdtest.WantUsage(t, err, got != nil, c.usage)
 					return
 				}
 				if !errors.Is(err, errRan) {
@@ -87,12 +89,12 @@ func TestPeopleCommandsParse(t *testing.T) {
 	})
 	t.Run("delete", func(t *testing.T) {
 		var got *peopleDeleteOptions
-		err := parse(t, newPeopleDeleteCmd(f, func(_ *cli.Context, o *peopleDeleteOptions) error { got = o; return errRan }), "delete", "p-1", "--yes")
+		err := cmdtest.Parse(t, newPeopleDeleteCmd(f, func(_ *cli.Context, o *peopleDeleteOptions) error { got = o; return errRan }), "delete", "p-1", "--yes")
 		if !errors.Is(err, errRan) || got.ID != "p-1" || !got.Yes {
 			t.Fatalf("err %v, options %+v", err, got)
 		}
 		got = nil
-		err = parse(t, newPeopleDeleteCmd(f, func(_ *cli.Context, o *peopleDeleteOptions) error { got = o; return errRan }), "delete", "p-1")
+		err = cmdtest.Parse(t, newPeopleDeleteCmd(f, func(_ *cli.Context, o *peopleDeleteOptions) error { got = o; return errRan }), "delete", "p-1")
 		if got != nil || err == nil || !strings.Contains(err.Error(), "pass --yes") {
 			t.Fatalf("delete off a terminal without --yes: err %v (ran: %v)", err, got != nil)
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -27,40 +29,40 @@ var testPeople = []api.Person{
 }
 
 // peopleAPI answers people list and get like the API.
-func peopleAPI(t *testing.T) *fakeAPI {
-	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+func peopleAPI(t *testing.T) *cmdtest.FakeAPI {
+	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-API-KEY") != "sk_test_0123456789abcdefWXYZ" || r.Header.Get("X-TENANT-KEY") == "" {
-			writeEnvelope(w, 401, nil, "Invalid API key", "t")
+			cmdtest.WriteEnvelope(w, 401, nil, "Invalid API key", "t")
 			return
 		}
 		switch {
 		case r.URL.Path == "/api/v4/people":
-			writeEnvelope(w, 200, api.NewPage(testPeople, 1, 10, 2), "", "t")
+			cmdtest.WriteEnvelope(w, 200, api.NewPage(testPeople, 1, 10, 2), "", "t")
 		case r.URL.Path == "/api/v4/people/p-1":
 			p := testPeople[0]
 			p.Balances = []api.Balance{{CreditType: 1, Available: 100}, {CreditType: 2, Available: 2.5}}
 			p.SatTaxRegime = &api.CatalogRecord{ID: "601", Description: "General de Ley Personas Morales"}
 			p.SatTaxRegimeID = strp("601")
-			writeEnvelope(w, 200, p, "", "t")
+			cmdtest.WriteEnvelope(w, 200, p, "", "t")
 		default:
-			writeEnvelope(w, 404, nil, "No such resource for the given Id: x", "t")
+			cmdtest.WriteEnvelope(w, 404, nil, "No such resource for the given Id: x", "t")
 		}
 	})
 }
 
 func TestPeopleListPlain(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := peopleAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "people", "list", "--page", "2", "--page-size", "5", "--time-zone", "America/Mexico_City")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	want := "ID\tNAME\tEMAIL\tOWNER\tTIN\tCREATED\n" +
 		"p-1\tAna López\tana@example.com\tyes\tLOAA800101AB1\t2025-03-10T05:57:00-06:00\n" +
 		"p-2\tBeto\tbeto@example.com\tno\t\t2025-01-01T21:04:05-06:00\n"
-	if r.out != want {
-		t.Errorf("stdout:\n%q\nwant:\n%q", r.out, want)
+	if r.Out != want {
+		t.Errorf("stdout:\n%q\nwant:\n%q", r.Out, want)
 	}
-	req := srv.last(t)
+	req := srv.Last(t)
 	if req.Path != "/api/v4/people" || req.Query != "pageNumber=2&pageSize=5" {
 		t.Errorf("request %s?%s", req.Path, req.Query)
 	}
@@ -76,119 +78,119 @@ func TestPeopleListPlain(t *testing.T) {
 }
 
 func TestPeopleListPlainUTC(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := peopleAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "people", "list")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "\t2025-03-10T11:57:00Z\n")
-	if q := srv.last(t).Query; q != "pageNumber=1" {
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "\t2025-03-10T11:57:00Z\n")
+	if q := srv.Last(t).Query; q != "pageNumber=1" {
 		t.Errorf("query %q: no page size should be sent unless asked", q)
 	}
-	if tz := srv.last(t).Header.Get("X-TIME-ZONE"); tz != "" {
+	if tz := srv.Last(t).Header.Get("X-TIME-ZONE"); tz != "" {
 		t.Errorf("X-TIME-ZONE %q sent without --time-zone", tz)
 	}
 }
 
 func TestPeopleListTerminal(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	t.Setenv("NO_COLOR", "1")
 	srv := peopleAPI(t)
-	useAPI(t, srv.URL)
-	r := run1(t, runOpts{tty: true}, "people", "list")
-	wantCode(t, r, 0)
-	lines := strings.Split(strings.TrimRight(r.out, "\n"), "\n")
+	cmdtest.UseAPI(t, srv.URL)
+	r := run1(t, cmdtest.Opts{TTY: true}, "people", "list")
+	cmdtest.WantCode(t, r, 0)
+	lines := strings.Split(strings.TrimRight(r.Out, "\n"), "\n")
 	if len(lines) != 3 {
-		t.Fatalf("want header and two rows:\n%s", r.out)
+		t.Fatalf("want header and two rows:\n%s", r.Out)
 	}
 	// aligned: every column starts at the same place on every line
 	col := runeIndex(lines[0], "EMAIL")
 	if runeIndex(lines[1], "ana@") != col || runeIndex(lines[2], "beto@") != col {
-		t.Errorf("columns not aligned:\n%s", r.out)
+		t.Errorf("columns not aligned:\n%s", r.Out)
 	}
-	wantContains(t, "stdout", r.out, "3 minutes ago", "2025-01-02")
-	wantNotContains(t, "stdout", r.out, "\t", "\x1b[")
+	cmdtest.WantContains(t, "stdout", r.Out, "3 minutes ago", "2025-01-02")
+	cmdtest.WantNotContains(t, "stdout", r.Out, "\t", "\x1b[")
 }
 
 func TestPeopleListColour(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := peopleAPI(t)
-	useAPI(t, srv.URL)
-	r := run1(t, runOpts{tty: true}, "people", "list")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "\x1b[1mID")
+	cmdtest.UseAPI(t, srv.URL)
+	r := run1(t, cmdtest.Opts{TTY: true}, "people", "list")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "\x1b[1mID")
 	// not on a terminal, never
 	r = runArgs(t, "people", "list")
-	wantNotContains(t, "stdout", r.out, "\x1b[")
+	cmdtest.WantNotContains(t, "stdout", r.Out, "\x1b[")
 }
 
 func TestPeopleListJSON(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := peopleAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	for _, tty := range []bool{false, true} {
-		r := run1(t, runOpts{tty: tty}, "people", "list", "-o", "json")
-		wantCode(t, r, 0)
+		r := run1(t, cmdtest.Opts{TTY: tty}, "people", "list", "-o", "json")
+		cmdtest.WantCode(t, r, 0)
 		var got api.PagedList[api.Person]
-		if err := json.Unmarshal([]byte(r.out), &got); err != nil {
-			t.Fatalf("stdout is not the page as JSON: %v\n%s", err, r.out)
+		if err := json.Unmarshal([]byte(r.Out), &got); err != nil {
+			t.Fatalf("stdout is not the page as JSON: %v\n%s", err, r.Out)
 		}
 		if got.TotalCount != 2 || len(got.Items) != 2 || got.Items[0].LegalName != "Ana López" {
 			t.Errorf("page %+v", got)
 		}
-		wantContains(t, "stdout", r.out, "\n  \"items\": [")
+		cmdtest.WantContains(t, "stdout", r.Out, "\n  \"items\": [")
 	}
 }
 
 func TestPeopleGet(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := peopleAPI(t)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "people", "get", "p-1")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	for _, line := range []string{
 		"ID: p-1\n", "Name: Ana López\n", "Email: ana@example.com\n", "Owner: yes\n", "TIN: LOAA800101AB1\n",
 		"Tax regime: 601 (General de Ley Personas Morales)\n", "Balances: stamps 100, validation 2.5\n",
 		"Created: 2025-03-10T11:57:00Z\n", "\nPhone:\n",
 	} {
-		wantContains(t, "stdout", r.out, line)
+		cmdtest.WantContains(t, "stdout", r.Out, line)
 	}
 
 	// flags may follow the argument
 	r = runArgs(t, "people", "get", "p-1", "-o", "json")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	var p api.Person
-	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.ID != "p-1" || p.Balances[1].Available != 2.5 {
-		t.Fatalf("JSON person %+v, %v\n%s", p, err, r.out)
+	if err := json.Unmarshal([]byte(r.Out), &p); err != nil || p.ID != "p-1" || p.Balances[1].Available != 2.5 {
+		t.Fatalf("JSON person %+v, %v\n%s", p, err, r.Out)
 	}
 
 	r = runArgs(t, "people", "get", "nope")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "404: No such resource")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "404: No such resource")
 }
 
 // Environment variables override the profile, value by value.
 func TestEnvOverridesProfile(t *testing.T) {
-	dir := isolate(t)
+	dir := cmdtest.Isolate(t)
 	srv := peopleAPI(t)
-	other := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
-		writeEnvelope(w, 200, api.NewPage([]api.Person{}, 1, 10, 0), "", "t")
+	other := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.Person{}, 1, 10, 0), "", "t")
 	})
-	if err := saveConfig(dir, &Config{Profiles: map[string]Profile{"default": {BaseURL: other.URL, TenantKey: "tenant-profile"}}}); err != nil {
+	if err := cmdutil.SaveConfig(dir, &cmdutil.Config{Profiles: map[string]cmdutil.Profile{"default": {BaseURL: other.URL, TenantKey: "tenant-profile"}}}); err != nil {
 		t.Fatal(err)
 	}
-	store, _ := newSecretStore(dir)
-	if _, _, err := store.set("default", "sk_test_0123456789abcdefWXYZ"); err != nil {
+	store, _ := cmdutil.NewSecretStore(dir)
+	if _, _, err := store.Set("default", "sk_test_0123456789abcdefWXYZ"); err != nil {
 		t.Fatal(err)
 	}
 
 	// the profile alone
 	r := runArgs(t, "people", "list")
-	wantCode(t, r, 0)
-	if got := other.last(t).Header.Get("X-TENANT-KEY"); got != "tenant-profile" {
+	cmdtest.WantCode(t, r, 0)
+	if got := other.Last(t).Header.Get("X-TENANT-KEY"); got != "tenant-profile" {
 		t.Errorf("X-TENANT-KEY %q", got)
 	}
-	if got := other.last(t).Header.Get("X-API-KEY"); got != "sk_test_0123456789abcdefWXYZ" {
+	if got := other.Last(t).Header.Get("X-API-KEY"); got != "sk_test_0123456789abcdefWXYZ" {
 		t.Errorf("the stored key was not sent")
 	}
 
@@ -196,57 +198,57 @@ func TestEnvOverridesProfile(t *testing.T) {
 	t.Setenv("TIMBRA_BASE_URL", srv.URL)
 	t.Setenv("TIMBRA_TENANT_KEY", "tenant-env")
 	r = runArgs(t, "people", "list")
-	wantCode(t, r, 0)
-	if got := srv.last(t).Header.Get("X-TENANT-KEY"); got != "tenant-env" {
+	cmdtest.WantCode(t, r, 0)
+	if got := srv.Last(t).Header.Get("X-TENANT-KEY"); got != "tenant-env" {
 		t.Errorf("X-TENANT-KEY %q", got)
 	}
 
 	t.Setenv("TIMBRA_API_KEY", "sk_wrong_key_from_environment")
 	r = runArgs(t, "people", "list")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "401")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "401")
 }
 
 func TestProfileSelection(t *testing.T) {
-	dir := isolate(t)
-	live := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
-		writeEnvelope(w, 200, api.NewPage([]api.Person{}, 1, 10, 0), "", "t")
+	dir := cmdtest.Isolate(t)
+	live := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.Person{}, 1, 10, 0), "", "t")
 	})
-	if err := saveConfig(dir, &Config{Profiles: map[string]Profile{"live": {BaseURL: live.URL, TenantKey: "tenant-live"}}}); err != nil {
+	if err := cmdutil.SaveConfig(dir, &cmdutil.Config{Profiles: map[string]cmdutil.Profile{"live": {BaseURL: live.URL, TenantKey: "tenant-live"}}}); err != nil {
 		t.Fatal(err)
 	}
-	store, _ := newSecretStore(dir)
-	if _, _, err := store.set("live", "sk_live_0123456789abcdef"); err != nil {
+	store, _ := cmdutil.NewSecretStore(dir)
+	if _, _, err := store.Set("live", "sk_live_0123456789abcdef"); err != nil {
 		t.Fatal(err)
 	}
 	r := runArgs(t, "people", "list")
-	wantCode(t, r, 1) // default profile: not logged in
+	cmdtest.WantCode(t, r, 1) // default profile: not logged in
 
 	r = runArgs(t, "people", "list", "--profile", "live")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	t.Setenv("TIMBRA_PROFILE", "live")
 	r = runArgs(t, "people", "list")
-	wantCode(t, r, 0)
-	if n := len(live.requests()); n != 2 {
+	cmdtest.WantCode(t, r, 0)
+	if n := len(live.Requests()); n != 2 {
 		t.Errorf("the live API got %d requests, want 2", n)
 	}
 	// --profile wins over TIMBRA_PROFILE, wherever it is given
 	for _, args := range [][]string{{"--profile", "default", "people", "list"}, {"people", "list", "--profile", "default"}} {
 		r = runArgs(t, args...)
-		wantCode(t, r, 1)
-		wantContains(t, "stderr", r.err, "not logged in")
+		cmdtest.WantCode(t, r, 1)
+		cmdtest.WantContains(t, "stderr", r.Err, "not logged in")
 	}
 	r = runArgs(t, "config", "show")
-	wantContains(t, "stdout", r.out, "profile\tlive\tenv TIMBRA_PROFILE\n")
+	cmdtest.WantContains(t, "stdout", r.Out, "profile\tlive\tenv TIMBRA_PROFILE\n")
 	t.Setenv("TIMBRA_PROFILE", "bad name")
 	r = runArgs(t, "people", "list")
-	wantCode(t, r, 2)
-	wantContains(t, "stderr", r.err, "TIMBRA_PROFILE")
+	cmdtest.WantCode(t, r, 2)
+	cmdtest.WantContains(t, "stderr", r.Err, "TIMBRA_PROFILE")
 	t.Setenv("TIMBRA_PROFILE", "live")
 	// on a terminal an empty list says so on stderr
-	r = run1(t, runOpts{tty: true}, "people", "list")
-	wantCode(t, r, 0)
-	if r.out != "" || !strings.Contains(r.err, "No people.") {
-		t.Errorf("stdout %q stderr %q", r.out, r.err)
+	r = run1(t, cmdtest.Opts{TTY: true}, "people", "list")
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != "" || !strings.Contains(r.Err, "No people.") {
+		t.Errorf("stdout %q stderr %q", r.Out, r.Err)
 	}
 }

@@ -8,10 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -39,7 +38,7 @@ var personTextFlags = []struct {
 
 // personWriteOptions are the options of create and update.
 type personWriteOptions struct {
-	f                *Factory
+	f                *cmdutil.Factory
 	ID               string // update
 	Create           bool
 	Fields           map[string]string // flag name → value, only the flags given
@@ -86,20 +85,20 @@ func (o *personWriteOptions) collect(c *cli.Context) error {
 		}
 	}
 	if stdin > 1 {
-		return usageErrorf(c, "only one of --file -, --password-stdin and --tax-password-stdin can read stdin")
+		return cmdutil.UsageErrorf(c, "only one of --file -, --password-stdin and --tax-password-stdin can read stdin")
 	}
 	if o.PasswordStdin && o.PasswordFile != "" || o.PasswordPrompt && (o.PasswordStdin || o.PasswordFile != "") {
-		return usageErrorf(c, "give the sign-in password one way: --password-stdin, --password-file or --password-prompt")
+		return cmdutil.UsageErrorf(c, "give the sign-in password one way: --password-stdin, --password-file or --password-prompt")
 	}
 	if o.TaxPasswordStdin && o.TaxPasswordFile != "" {
-		return usageErrorf(c, "give the private key password one way: --tax-password-stdin or --tax-password-file")
+		return cmdutil.UsageErrorf(c, "give the private key password one way: --tax-password-stdin or --tax-password-file")
 	}
 	return nil
 }
 
-func newPeopleCreateCmd(f *Factory, run runFunc[personWriteOptions]) *cli.Command {
+func newPeopleCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptions]) *cli.Command {
 	o := &personWriteOptions{f: f, Create: true}
-	run = orRun(run, personWriteRun)
+	run = cmdutil.OrRun(run, personWriteRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a person (an issuer, a recipient, someone who signs in)",
@@ -115,7 +114,7 @@ func newPeopleCreateCmd(f *Factory, run runFunc[personWriteOptions]) *cli.Comman
 			"  printf '%s\\n' \"$PW\" | timbra people create --file person.json --password-stdin -o json",
 		Flags: personWriteFlags(o),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			if err := o.collect(c); err != nil {
@@ -126,9 +125,9 @@ func newPeopleCreateCmd(f *Factory, run runFunc[personWriteOptions]) *cli.Comman
 	}
 }
 
-func newPeopleUpdateCmd(f *Factory, run runFunc[personWriteOptions]) *cli.Command {
+func newPeopleUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptions]) *cli.Command {
 	o := &personWriteOptions{f: f}
-	run = orRun(run, personWriteRun)
+	run = cmdutil.OrRun(run, personWriteRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change fields of a person",
@@ -143,7 +142,7 @@ func newPeopleUpdateCmd(f *Factory, run runFunc[personWriteOptions]) *cli.Comman
 			"  timbra people update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --tax-password-file csd-pw.txt -o json",
 		Flags: personWriteFlags(o),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -161,13 +160,13 @@ func personWriteRun(c *cli.Context, o *personWriteOptions) error {
 	stdin := bufio.NewReader(ios.In)
 	var in api.PersonInput
 	if o.File != "" {
-		raw, err := readInput(o.File, stdin)
+		raw, err := cmdutil.ReadInput(o.File, stdin)
 		if err != nil {
 			return err
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		if err := dec.Decode(&in); err != nil {
-			return usageErrorf(c, "--file %s: not a JSON person: %v", o.File, err)
+			return cmdutil.UsageErrorf(c, "--file %s: not a JSON person: %v", o.File, err)
 		}
 	}
 	for _, tf := range personTextFlags {
@@ -178,7 +177,7 @@ func personWriteRun(c *cli.Context, o *personWriteOptions) error {
 	if o.PhotoFile != "" {
 		raw, err := os.ReadFile(o.PhotoFile)
 		if err != nil {
-			return usageErrorf(c, "--photo-file: %v", err)
+			return cmdutil.UsageErrorf(c, "--photo-file: %v", err)
 		}
 		v := base64.StdEncoding.EncodeToString(raw)
 		in.Base64Photo = &v
@@ -186,12 +185,12 @@ func personWriteRun(c *cli.Context, o *personWriteOptions) error {
 	var err error
 	switch {
 	case o.PasswordFile != "":
-		in.Password, err = secretFromFile(o.PasswordFile)
+		in.Password, err = cmdutil.SecretFromFile(o.PasswordFile)
 	case o.PasswordStdin:
-		in.Password, err = secretLine(ctx, stdin)
+		in.Password, err = cmdutil.SecretLine(ctx, stdin)
 	case o.PasswordPrompt || (o.Create && in.Password == nil && ios.InTTY):
 		if !ios.InTTY {
-			return usageErrorf(c, "--password-prompt needs a terminal; use --password-stdin or --password-file")
+			return cmdutil.UsageErrorf(c, "--password-prompt needs a terminal; use --password-stdin or --password-file")
 		}
 		in.Password, err = promptNewPassword(ctx, ios, stdin)
 	}
@@ -199,19 +198,19 @@ func personWriteRun(c *cli.Context, o *personWriteOptions) error {
 		return err
 	}
 	if o.Create && (in.Password == nil || *in.Password == "") {
-		return usageErrorf(c, "missing sign-in password: pass --password-file or --password-stdin, or run on a terminal to be asked")
+		return cmdutil.UsageErrorf(c, "missing sign-in password: pass --password-file or --password-stdin, or run on a terminal to be asked")
 	}
 	switch {
 	case o.TaxPasswordFile != "":
-		in.TaxPassword, err = secretFromFile(o.TaxPasswordFile)
+		in.TaxPassword, err = cmdutil.SecretFromFile(o.TaxPasswordFile)
 	case o.TaxPasswordStdin:
-		in.TaxPassword, err = secretLine(ctx, stdin)
+		in.TaxPassword, err = cmdutil.SecretLine(ctx, stdin)
 	}
 	if err != nil {
 		return err
 	}
 	if !o.Create && in == (api.PersonInput{}) {
-		return usageErrorf(c, "nothing to change: give at least one field flag, --file or a password option")
+		return cmdutil.UsageErrorf(c, "nothing to change: give at least one field flag, --file or a password option")
 	}
 
 	client, err := o.f.Client()
@@ -227,59 +226,20 @@ func personWriteRun(c *cli.Context, o *personWriteOptions) error {
 	if err != nil {
 		return err
 	}
-	pr := o.f.printer()
-	return pr.fields(p, personFields(pr, p))
-}
-
-// readInput reads path, or stdin for "-".
-func readInput(path string, stdin io.Reader) ([]byte, error) {
-	if path == "-" {
-		return io.ReadAll(stdin)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return raw, nil
-}
-
-// secretFromFile is the first line of a file, without its line break; an empty file is the
-// empty secret.
-func secretFromFile(path string) (*string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err) // the path, never the content
-	}
-	line, _, _ := strings.Cut(string(raw), "\n")
-	v := strings.TrimSuffix(line, "\r")
-	return &v, nil
-}
-
-// secretLine is the first line of stdin, without its line break.
-func secretLine(ctx context.Context, r *bufio.Reader) (*string, error) {
-	v, err := whileCtx(ctx, func() (string, error) {
-		line, err := r.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", fmt.Errorf("read stdin: %w", err)
-		}
-		return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &v, nil
+	pr := o.f.Printer()
+	return pr.Fields(p, personFields(pr, p))
 }
 
 // promptNewPassword asks twice, without echo, for a new sign-in password.
-func promptNewPassword(ctx context.Context, ios *IOStreams, stdin *bufio.Reader) (*string, error) {
+func promptNewPassword(ctx context.Context, ios *cmdutil.IOStreams, stdin *bufio.Reader) (*string, error) {
 	fmt.Fprint(ios.Err, "Password: ")
-	first, err := readSecret(ctx, ios.In, stdin)
+	first, err := cmdutil.ReadSecret(ctx, ios.In, stdin)
 	fmt.Fprintln(ios.Err)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprint(ios.Err, "Repeat the password: ")
-	second, err := readSecret(ctx, ios.In, stdin)
+	second, err := cmdutil.ReadSecret(ctx, ios.In, stdin)
 	fmt.Fprintln(ios.Err)
 	if err != nil {
 		return nil, err
@@ -291,14 +251,14 @@ func promptNewPassword(ctx context.Context, ios *IOStreams, stdin *bufio.Reader)
 }
 
 type peopleDeleteOptions struct {
-	f   *Factory
+	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newPeopleDeleteCmd(f *Factory, run runFunc[peopleDeleteOptions]) *cli.Command {
+func newPeopleDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleDeleteOptions]) *cli.Command {
 	o := &peopleDeleteOptions{f: f}
-	run = orRun(run, peopleDeleteRun)
+	run = cmdutil.OrRun(run, peopleDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a person and revoke its API keys",
@@ -313,12 +273,12 @@ func newPeopleDeleteCmd(f *Factory, run runFunc[peopleDeleteOptions]) *cli.Comma
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
 			if !o.Yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
 			return run(c, o)
 		},
@@ -337,7 +297,7 @@ func peopleDeleteRun(c *cli.Context, o *peopleDeleteOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := confirm(ctx, ios, fmt.Sprintf("Delete %s (%s, %s)? Its API keys stop working at once.", p.ID, p.LegalName, p.Email), "not deleted"); err != nil {
+		if err := cmdutil.Confirm(ctx, ios, fmt.Sprintf("Delete %s (%s, %s)? Its API keys stop working at once.", p.ID, p.LegalName, p.Email), "not deleted"); err != nil {
 			return err
 		}
 	}
@@ -345,7 +305,7 @@ func peopleDeleteRun(c *cli.Context, o *peopleDeleteOptions) error {
 		return err
 	}
 	if o.f.JSON() {
-		return writeJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
+		return cmdutil.WriteJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
 	}
 	fmt.Fprintf(ios.Out, "Deleted person %s; its API keys are revoked.\n", o.ID)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -15,7 +16,7 @@ import (
 // `timbra products`: the products and services of the tenant, what invoice items by reference
 // name. A tax is written TAX:FACTOR:RATE:FLAG (002:Tasa:0.16:T), the same form the commands show.
 
-func newProductsCmd(f *Factory) *cli.Command {
+func newProductsCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "products",
 		Usage: "List, read, create, change and delete the products and services of your tenant",
@@ -30,13 +31,13 @@ func newProductsCmd(f *Factory) *cli.Command {
 }
 
 type productsListOptions struct {
-	f *Factory
-	pagingOptions
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
 }
 
-func newProductsListCmd(f *Factory, run runFunc[productsListOptions]) *cli.Command {
+func newProductsListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsListOptions]) *cli.Command {
 	o := &productsListOptions{f: f}
-	run = orRun(run, productsListRun)
+	run = cmdutil.OrRun(run, productsListRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the products of your tenant, one page at a time",
@@ -46,12 +47,12 @@ func newProductsListCmd(f *Factory, run runFunc[productsListOptions]) *cli.Comma
 			"Examples:\n" +
 			"  timbra products list\n" +
 			"  timbra products list --page 2 --page-size 10 -o json",
-		Flags: pagingFlags(&o.pagingOptions, "products", 50, ""),
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "products", 50, ""),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			return run(c, o)
@@ -70,13 +71,13 @@ func productsListRun(c *cli.Context, o *productsListOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, it := range page.Items {
 		rows = append(rows, []string{it.ID, it.Description, string(it.UnitPrice), it.SatUnitMeasurementID, it.SatProductCodeID,
-			productTaxesText(it.ProductTaxes), p.time(it.CreatedAt)})
+			productTaxesText(it.ProductTaxes), p.Time(it.CreatedAt)})
 	}
-	if err := p.table(page, productColumns, rows, "No products."); err != nil {
+	if err := p.Table(page, productColumns, rows, "No products."); err != nil {
 		return err
 	}
 	if o.f.IO.OutTTY && !o.f.JSON() && page.TotalPages > 1 {
@@ -86,13 +87,13 @@ func productsListRun(c *cli.Context, o *productsListOptions) error {
 }
 
 type productsGetOptions struct {
-	f  *Factory
+	f  *cmdutil.Factory
 	ID string
 }
 
-func newProductsGetCmd(f *Factory, run runFunc[productsGetOptions]) *cli.Command {
+func newProductsGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsGetOptions]) *cli.Command {
 	o := &productsGetOptions{f: f}
-	run = orRun(run, productsGetRun)
+	run = cmdutil.OrRun(run, productsGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one product",
@@ -103,7 +104,7 @@ func newProductsGetCmd(f *Factory, run runFunc[productsGetOptions]) *cli.Command
 			"Example:\n" +
 			"  timbra products get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "product ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "product ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -121,21 +122,21 @@ func productsGetRun(c *cli.Context, o *productsGetOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	return p.fields(prod, productFields(p, prod))
+	p := o.f.Printer()
+	return p.Fields(prod, productFields(p, prod))
 }
 
-func productFields(p *printer, x api.Product) []field {
-	return []field{
-		{"ID", x.ID},
-		{"Description", x.Description},
-		{"Unit price", string(x.UnitPrice)},
-		{"Unit", catalogText(&x.SatUnitMeasurementID, x.SatUnitMeasurement)},
-		{"Tax object", catalogText(&x.SatTaxObjectID, x.SatTaxObject)},
-		{"Product code", catalogText(&x.SatProductCodeID, x.SatProductCode)},
-		{"Taxes", productTaxesText(x.ProductTaxes)},
-		{"Created", p.time(x.CreatedAt)},
-		{"Updated", p.time(x.UpdatedAt)},
+func productFields(p *cmdutil.Printer, x api.Product) []cmdutil.Field {
+	return []cmdutil.Field{
+		{Label: "ID", Value: x.ID},
+		{Label: "Description", Value: x.Description},
+		{Label: "Unit price", Value: string(x.UnitPrice)},
+		{Label: "Unit", Value: cmdutil.CatalogText(&x.SatUnitMeasurementID, x.SatUnitMeasurement)},
+		{Label: "Tax object", Value: cmdutil.CatalogText(&x.SatTaxObjectID, x.SatTaxObject)},
+		{Label: "Product code", Value: cmdutil.CatalogText(&x.SatProductCodeID, x.SatProductCode)},
+		{Label: "Taxes", Value: productTaxesText(x.ProductTaxes)},
+		{Label: "Created", Value: p.Time(x.CreatedAt)},
+		{Label: "Updated", Value: p.Time(x.UpdatedAt)},
 	}
 }
 
@@ -167,7 +168,7 @@ var productTextFlags = []struct {
 var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
 
 type productWriteOptions struct {
-	f      *Factory
+	f      *cmdutil.Factory
 	ID     string // update
 	Create bool
 	File   string
@@ -212,14 +213,14 @@ func parseTax(s string) (api.ProductTaxInput, error) {
 func productInput(c *cli.Context, o *productWriteOptions) (api.ProductInput, error) {
 	var in api.ProductInput
 	if o.File != "" {
-		raw, err := readInput(o.File, bufio.NewReader(o.f.IO.In))
+		raw, err := cmdutil.ReadInput(o.File, bufio.NewReader(o.f.IO.In))
 		if err != nil {
 			return in, err
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&in); err != nil {
-			return in, usageErrorf(c, "--file %s: not a JSON product: %v", o.File, err)
+			return in, cmdutil.UsageErrorf(c, "--file %s: not a JSON product: %v", o.File, err)
 		}
 	}
 	for _, tf := range productTextFlags {
@@ -231,20 +232,20 @@ func productInput(c *cli.Context, o *productWriteOptions) (api.ProductInput, err
 	if c.IsSet("unit-price") {
 		v := c.String("unit-price")
 		if !jsonNumber.MatchString(v) {
-			return in, usageErrorf(c, "invalid value %q for --unit-price: give a decimal number, for example 12.50", v)
+			return in, cmdutil.UsageErrorf(c, "invalid value %q for --unit-price: give a decimal number, for example 12.50", v)
 		}
 		d := api.Decimal(v)
 		in.UnitPrice = &d
 	}
 	if c.IsSet("tax") && c.Bool("no-taxes") {
-		return in, usageErrorf(c, "give either --tax or --no-taxes")
+		return in, cmdutil.UsageErrorf(c, "give either --tax or --no-taxes")
 	}
 	if c.IsSet("tax") {
 		taxes := []api.ProductTaxInput{}
 		for _, s := range c.StringSlice("tax") {
 			t, err := parseTax(s)
 			if err != nil {
-				return in, usageErrorf(c, "%v", err)
+				return in, cmdutil.UsageErrorf(c, "%v", err)
 			}
 			taxes = append(taxes, t)
 		}
@@ -256,9 +257,9 @@ func productInput(c *cli.Context, o *productWriteOptions) (api.ProductInput, err
 	return in, nil
 }
 
-func newProductsCreateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Command {
+func newProductsCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOptions]) *cli.Command {
 	o := &productWriteOptions{f: f, Create: true}
-	run = orRun(run, productWriteRun)
+	run = cmdutil.OrRun(run, productWriteRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a product or service",
@@ -273,7 +274,7 @@ func newProductsCreateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Com
 			"  timbra products create --file product.json -o json",
 		Flags: productWriteFlags(o),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			in, err := productInput(c, o)
@@ -286,9 +287,9 @@ func newProductsCreateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Com
 	}
 }
 
-func newProductsUpdateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Command {
+func newProductsUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOptions]) *cli.Command {
 	o := &productWriteOptions{f: f}
-	run = orRun(run, productWriteRun)
+	run = cmdutil.OrRun(run, productWriteRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change fields of a product",
@@ -302,7 +303,7 @@ func newProductsUpdateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Com
 			"  timbra products update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --tax-object 01 --no-taxes -o json",
 		Flags: productWriteFlags(o),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "product ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "product ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -311,7 +312,7 @@ func newProductsUpdateCmd(f *Factory, run runFunc[productWriteOptions]) *cli.Com
 				return err
 			}
 			if in == (api.ProductInput{}) {
-				return usageErrorf(c, "nothing to change: give at least one field flag or --file")
+				return cmdutil.UsageErrorf(c, "nothing to change: give at least one field flag or --file")
 			}
 			o.Input = in
 			return run(c, o)
@@ -333,19 +334,19 @@ func productWriteRun(c *cli.Context, o *productWriteOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	return p.fields(prod, productFields(p, prod))
+	p := o.f.Printer()
+	return p.Fields(prod, productFields(p, prod))
 }
 
 type productsDeleteOptions struct {
-	f   *Factory
+	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newProductsDeleteCmd(f *Factory, run runFunc[productsDeleteOptions]) *cli.Command {
+func newProductsDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsDeleteOptions]) *cli.Command {
 	o := &productsDeleteOptions{f: f}
-	run = orRun(run, productsDeleteRun)
+	run = cmdutil.OrRun(run, productsDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a product",
@@ -360,12 +361,12 @@ func newProductsDeleteCmd(f *Factory, run runFunc[productsDeleteOptions]) *cli.C
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "product ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "product ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
 			if !o.Yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
 			return run(c, o)
 		},
@@ -384,7 +385,7 @@ func productsDeleteRun(c *cli.Context, o *productsDeleteOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := confirm(ctx, ios, fmt.Sprintf("Delete product %s (%s)?", p.ID, p.Description), "not deleted"); err != nil {
+		if err := cmdutil.Confirm(ctx, ios, fmt.Sprintf("Delete product %s (%s)?", p.ID, p.Description), "not deleted"); err != nil {
 			return err
 		}
 	}
@@ -392,7 +393,7 @@ func productsDeleteRun(c *cli.Context, o *productsDeleteOptions) error {
 		return err
 	}
 	if f.JSON() {
-		return writeJSON(ios.Out, map[string]any{"id": id, "deleted": true})
+		return cmdutil.WriteJSON(ios.Out, map[string]any{"id": id, "deleted": true})
 	}
 	fmt.Fprintf(ios.Out, "Deleted product %s.\n", id)
 	return nil

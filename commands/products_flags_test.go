@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -13,18 +15,18 @@ import (
 // TestProductsCommandsParse checks what each products command parses a command line into,
 // apart from running it.
 func TestProductsCommandsParse(t *testing.T) {
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "dev")
 	errRan := errors.New("ran")
 	t.Run("list", func(t *testing.T) {
 		var got *productsListOptions
-		err := parse(t, newProductsListCmd(f, func(_ *cli.Context, o *productsListOptions) error { got = o; return errRan }), "list", "--page", "3", "--page-size", "10")
+		err := cmdtest.Parse(t, newProductsListCmd(f, func(_ *cli.Context, o *productsListOptions) error { got = o; return errRan }), "list", "--page", "3", "--page-size", "10")
 		if !errors.Is(err, errRan) || got.Page != 3 || got.PageSize != 10 {
 			t.Fatalf("err %v, options %+v", err, got)
 		}
 	})
 	t.Run("get", func(t *testing.T) {
 		var got *productsGetOptions
-		err := parse(t, newProductsGetCmd(f, func(_ *cli.Context, o *productsGetOptions) error { got = o; return errRan }), "get", "pr-1")
+		err := cmdtest.Parse(t, newProductsGetCmd(f, func(_ *cli.Context, o *productsGetOptions) error { got = o; return errRan }), "get", "pr-1")
 		if !errors.Is(err, errRan) || got.ID != "pr-1" {
 			t.Fatalf("err %v, options %+v", err, got)
 		}
@@ -33,7 +35,7 @@ func TestProductsCommandsParse(t *testing.T) {
 	dec := func(s string) *api.Decimal { d := api.Decimal(s); return &d }
 	t.Run("create and update", func(t *testing.T) {
 		for _, c := range []struct {
-			cmd   func(*Factory, runFunc[productWriteOptions]) *cli.Command
+			cmd   func(*cmdutil.Factory, cmdutil.RunFunc[productWriteOptions]) *cli.Command
 			args  []string
 			check func(o *productWriteOptions) bool
 			usage string
@@ -56,9 +58,9 @@ func TestProductsCommandsParse(t *testing.T) {
 		} {
 			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 				var got *productWriteOptions
-				err := parse(t, c.cmd(f, func(_ *cli.Context, o *productWriteOptions) error { got = o; return errRan }), c.args...)
+				err := cmdtest.Parse(t, c.cmd(f, func(_ *cli.Context, o *productWriteOptions) error { got = o; return errRan }), c.args...)
 				if c.usage != "" {
-					wantUsage(t, err, got != nil, c.usage)
+					cmdtest.WantUsage(t, err, got != nil, c.usage)
 					return
 				}
 				if !errors.Is(err, errRan) || !c.check(got) {
@@ -69,7 +71,7 @@ func TestProductsCommandsParse(t *testing.T) {
 	})
 	t.Run("delete", func(t *testing.T) {
 		var got *productsDeleteOptions
-		err := parse(t, newProductsDeleteCmd(f, func(_ *cli.Context, o *productsDeleteOptions) error { got = o; return errRan }), "delete", "pr-1", "-y")
+		err := cmdtest.Parse(t, newProductsDeleteCmd(f, func(_ *cli.Context, o *productsDeleteOptions) error { got = o; return errRan }), "delete", "pr-1", "-y")
 		if !errors.Is(err, errRan) || got.ID != "pr-1" || !got.Yes {
 			t.Fatalf("err %v, options %+v", err, got)
 		}

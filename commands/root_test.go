@@ -3,24 +3,28 @@ package commands
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
 func TestVersion(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	r := runArgs(t, "--version")
-	wantCode(t, r, 0)
-	if r.out != "timbra "+version+"\n" {
-		t.Fatalf("stdout %q, want %q", r.out, "timbra "+version+"\n")
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != "timbra "+version+"\n" {
+		t.Fatalf("stdout %q, want %q", r.Out, "timbra "+version+"\n")
 	}
 }
 
 func TestUsageErrors(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	cases := []struct {
 		args      []string
 		msg, hint string
@@ -52,30 +56,30 @@ func TestUsageErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := runArgs(t, c.args...)
-			wantCode(t, r, 2)
-			wantContains(t, "stderr", r.err, c.msg, c.hint)
-			if r.out != "" {
-				t.Errorf("stdout should be empty on a usage error, got:\n%s", r.out)
+			cmdtest.WantCode(t, r, 2)
+			cmdtest.WantContains(t, "stderr", r.Err, c.msg, c.hint)
+			if r.Out != "" {
+				t.Errorf("stdout should be empty on a usage error, got:\n%s", r.Out)
 			}
-			if n := strings.Count(strings.TrimSpace(r.err), "\n"); n != 1 {
-				t.Errorf("want one error line and one hint, got:\n%s", r.err)
+			if n := strings.Count(strings.TrimSpace(r.Err), "\n"); n != 1 {
+				t.Errorf("want one error line and one hint, got:\n%s", r.Err)
 			}
 		})
 	}
 }
 
 func TestEmptyProfileEnvIsDefault(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	t.Setenv("TIMBRA_PROFILE", "")
-	r := run1(t, runOpts{}, "config", "show", "-o", "json")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, `"value": "default"`)
+	r := run1(t, cmdtest.Opts{}, "config", "show", "-o", "json")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, `"value": "default"`)
 }
 
 // Every command teaches its use: a one-line usage and a description with an example.
 func TestHelpOfEveryCommand(t *testing.T) {
-	isolate(t)
-	app := newApp(NewFactory(&IOStreams{}))
+	cmdtest.Isolate(t)
+	app := NewApp(cmdutil.NewFactory(&cmdutil.IOStreams{}, "dev"))
 	var walk func(path []string, cs []*cli.Command)
 	walk = func(path []string, cs []*cli.Command) {
 		for _, c := range cs {
@@ -91,8 +95,8 @@ func TestHelpOfEveryCommand(t *testing.T) {
 				t.Errorf("%s: the description has no example invocation:\n%s", name, c.Description)
 			}
 			r := runArgs(t, append(p, "--help")...)
-			wantCode(t, r, 0)
-			wantContains(t, name+" --help", r.out, "USAGE:", c.Usage)
+			cmdtest.WantCode(t, r, 0)
+			cmdtest.WantContains(t, name+" --help", r.Out, "USAGE:", c.Usage)
 			walk(p, c.Subcommands)
 		}
 	}
@@ -100,103 +104,103 @@ func TestHelpOfEveryCommand(t *testing.T) {
 }
 
 func TestBareGroupShowsHelp(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	r := runArgs(t, "people")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "list", "get", "USAGE:")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "list", "get", "USAGE:")
 	r = runArgs(t)
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "COMMANDS:", "people", "admin")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "COMMANDS:", "people", "admin")
 }
 
 func TestNotLoggedIn(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	r := runArgs(t, "people", "list")
-	wantCode(t, r, 1)
+	cmdtest.WantCode(t, r, 1)
 	want := "not logged in: run 'timbra login' or set TIMBRA_BASE_URL, TIMBRA_TENANT_KEY and TIMBRA_API_KEY\n"
-	if r.err != want {
-		t.Fatalf("stderr %q, want %q", r.err, want)
+	if r.Err != want {
+		t.Fatalf("stderr %q, want %q", r.Err, want)
 	}
 
 	// a named profile that does not exist says so
 	r = runArgs(t, "people", "list", "--profile", "live")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "not logged in", `no profile "live"`)
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "not logged in", `no profile "live"`)
 }
 
 func TestAPIErrorsArePropertyLines(t *testing.T) {
-	isolate(t)
-	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	cmdtest.Isolate(t)
+	api := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/v4/people/bad":
-			writeEnvelope(w, 400, []any{failure("Id", "El Id no es válido."), failure("", "Otra falla.")}, "One or more validation errors occurred.", "t-400")
+			cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("Id", "El Id no es válido."), cmdtest.Failure("", "Otra falla.")}, "One or more validation errors occurred.", "t-400")
 		case "/api/v4/people/missing":
-			writeEnvelope(w, 404, nil, "No such resource for the given Id: missing", "t-404")
+			cmdtest.WriteEnvelope(w, 404, nil, "No such resource for the given Id: missing", "t-404")
 		case "/api/v4/people/boom":
-			writeEnvelope(w, 500, nil, "An unexpected error occurred.", "trace-500")
+			cmdtest.WriteEnvelope(w, 500, nil, "An unexpected error occurred.", "trace-500")
 		default:
-			writeEnvelope(w, 401, nil, "Invalid API key", "t-401")
+			cmdtest.WriteEnvelope(w, 401, nil, "Invalid API key", "t-401")
 		}
 	})
-	useAPI(t, api.URL)
+	cmdtest.UseAPI(t, api.URL)
 
 	r := runArgs(t, "people", "get", "bad")
-	wantCode(t, r, 1)
-	if r.err != "Id: El Id no es válido.\n$: Otra falla.\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "Id: El Id no es válido.\n$: Otra falla.\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
-	if r.out != "" {
-		t.Errorf("stdout should be empty, got %q", r.out)
+	if r.Out != "" {
+		t.Errorf("stdout should be empty, got %q", r.Out)
 	}
 
 	r = runArgs(t, "people", "get", "missing")
-	wantCode(t, r, 1)
-	if r.err != "404: No such resource for the given Id: missing\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "404: No such resource for the given Id: missing\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 
 	r = runArgs(t, "people", "get", "boom")
-	wantCode(t, r, 1)
-	if r.err != "500: An unexpected error occurred.\ntrace: trace-500\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "500: An unexpected error occurred.\ntrace: trace-500\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 
 	r = runArgs(t, "people", "list")
-	wantCode(t, r, 1)
-	if r.err != "401: Invalid API key\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "401: Invalid API key\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
-	wantNotContains(t, "stderr", r.err, "sk_test_0123456789abcdefWXYZ", "api.Error", "&{")
+	cmdtest.WantNotContains(t, "stderr", r.Err, "sk_test_0123456789abcdefWXYZ", "api.Error", "&{")
 }
 
 func TestUnreachableServer(t *testing.T) {
-	isolate(t)
-	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {})
+	cmdtest.Isolate(t)
+	api := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {})
 	url := api.URL
 	api.Close()
-	useAPI(t, url)
+	cmdtest.UseAPI(t, url)
 	r := runArgs(t, "people", "list")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "cannot reach "+url)
-	wantNotContains(t, "stderr", r.err, "0: ")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "cannot reach "+url)
+	cmdtest.WantNotContains(t, "stderr", r.Err, "0: ")
 }
 
 func TestInterruptedRequest(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	api := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		cancel() // as SIGINT would
 		<-r.Context().Done()
 	})
-	useAPI(t, api.URL)
-	r := run1(t, runOpts{ctx: ctx}, "people", "list")
-	wantCode(t, r, 130)
-	wantContains(t, "stderr", r.err, "interrupted")
+	cmdtest.UseAPI(t, api.URL)
+	r := run1(t, cmdtest.Opts{Ctx: ctx}, "people", "list")
+	cmdtest.WantCode(t, r, 130)
+	cmdtest.WantContains(t, "stderr", r.Err, "interrupted")
 }
 
 func TestReorderArgs(t *testing.T) {
-	app := newApp(NewFactory(&IOStreams{}))
+	app := NewApp(cmdutil.NewFactory(&cmdutil.IOStreams{}, "dev"))
 	cases := []struct{ in, want string }{
 		{"people get ID -o json", "people get -o json ID"},
 		{"-o json people get ID", "-o json people get ID"},
@@ -211,28 +215,16 @@ func TestReorderArgs(t *testing.T) {
 		{"completion bash --profile x", "completion --profile x bash"},
 	}
 	for _, c := range cases {
-		got := strings.Join(reorderArgs(app.Commands, app.Flags, strings.Fields(c.in)), " ")
+		got := strings.Join(cmdutil.ReorderArgs(app.Commands, app.Flags, strings.Fields(c.in)), " ")
 		if got != c.want {
 			t.Errorf("reorderArgs(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
 
-func TestClosestCommand(t *testing.T) {
-	cs := []*cli.Command{{Name: "people"}, {Name: "login"}, {Name: "logout"}, {Name: "secret", Hidden: true}}
-	for in, want := range map[string]string{"peple": "people", "logni": "login", "bogus": "", "secrt": "", "admin": ""} {
-		if got := closestCommand(cs, in); got != want {
-			t.Errorf("closestCommand(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if d := editDistance("kitten", "sitting"); d != 3 {
-		t.Errorf("editDistance = %d, want 3", d)
-	}
-}
-
 // The global flags may be given before or after the command name; the later one wins.
 func TestGlobalFlagsAnywhere(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	for _, args := range [][]string{
 		{"-o", "json", "config", "show"},
 		{"config", "-o", "json", "show"},
@@ -240,28 +232,28 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 		{"-o", "table", "config", "show", "--output=json"},
 	} {
 		r := runArgs(t, args...)
-		wantCode(t, r, 0)
-		if !strings.HasPrefix(r.out, "{") {
-			t.Errorf("%v: want JSON, got:\n%s", args, r.out)
+		cmdtest.WantCode(t, r, 0)
+		if !strings.HasPrefix(r.Out, "{") {
+			t.Errorf("%v: want JSON, got:\n%s", args, r.Out)
 		}
 	}
 	r := runArgs(t, "--profile", "test", "config", "show", "--profile", "live")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "profile\tlive\tflag --profile")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "profile\tlive\tflag --profile")
 }
 
 func TestExactArgsNames(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	r := runArgs(t, "logout", "extra")
-	wantCode(t, r, 2)
-	wantContains(t, "stderr", r.err, `unexpected argument "extra"`)
-	if !reflect.DeepEqual(strings.Split(strings.TrimSpace(r.err), "\n")[1], "Run 'timbra logout --help'.") {
-		t.Errorf("hint: %q", r.err)
+	cmdtest.WantCode(t, r, 2)
+	cmdtest.WantContains(t, "stderr", r.Err, `unexpected argument "extra"`)
+	if !reflect.DeepEqual(strings.Split(strings.TrimSpace(r.Err), "\n")[1], "Run 'timbra logout --help'.") {
+		t.Errorf("hint: %q", r.Err)
 	}
 }
 
 func TestHelpCommand(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	for args, want := range map[string]string{
 		"help":                        "timbra - ",
 		"h":                           "COMMANDS:",
@@ -274,15 +266,52 @@ func TestHelpCommand(t *testing.T) {
 		"admin tenants create --help": "--owner-email",
 	} {
 		r := runArgs(t, strings.Fields(args)...)
-		wantCode(t, r, 0)
-		wantContains(t, args, r.out, want)
+		cmdtest.WantCode(t, r, 0)
+		cmdtest.WantContains(t, args, r.Out, want)
 	}
 	r := runArgs(t, "help", "people", "nope")
-	wantCode(t, r, 2)
-	wantContains(t, "stderr", r.err, `unknown command "nope" for "timbra people"`)
+	cmdtest.WantCode(t, r, 2)
+	cmdtest.WantContains(t, "stderr", r.Err, `unknown command "nope" for "timbra people"`)
 
 	// the cli package's shared help command, once run, used to make fish completion recurse
 	// forever in the same process
 	r = runArgs(t, "completion", "fish")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
+}
+
+// Commands write only to the injected streams.
+func TestNothingWrittenToProcessStreams(t *testing.T) {
+	cmdtest.Isolate(t)
+	srv := peopleAPI(t)
+	cmdtest.UseAPI(t, srv.URL)
+	dir := t.TempDir()
+	stdout, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldOut, oldErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = stdout, stderr
+	for _, args := range [][]string{
+		{"--help"}, {"--version"}, {"people", "list"}, {"people", "get", "p-1", "-o", "json"}, {"people", "get", "x"},
+		{"bogus"}, {"people", "list", "--nope"}, {"config", "show"}, {"completion", "fish"}, {"help", "people"},
+		{"admin", "tenants", "list"},
+	} {
+		runArgs(t, args...)
+	}
+	os.Stdout, os.Stderr = oldOut, oldErr
+	stdout.Close()
+	stderr.Close()
+	for _, name := range []string{"stdout", "stderr"} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(raw) != 0 {
+			t.Errorf("written to the process %s: %s", name, raw)
+		}
+	}
 }

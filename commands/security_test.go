@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
@@ -24,7 +25,7 @@ import (
 // value (argv is visible to every user of the machine and kept in shell histories): such flags
 // name a file, an environment variable, stdin or a prompt instead.
 func TestNoFlagTakesASecret(t *testing.T) {
-	app := newApp(NewFactory(&IOStreams{}))
+	app := NewApp(cmdutil.NewFactory(&cmdutil.IOStreams{}, "dev"))
 	secretWords := []string{"password", "secret", "token", "api-key", "apikey", "master-key"}
 	safeEnds := []string{"-file", "-env", "-stdin", "-prompt", "-dir"}
 	checked := 0

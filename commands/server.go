@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
@@ -54,7 +55,7 @@ func dataFlags(o *serverOptions) []cli.Flag {
 	}
 }
 
-func newServerCmd(f *Factory) *cli.Command {
+func newServerCmd(f *cmdutil.Factory) *cli.Command {
 	o := &serverOptions{}
 	return &cli.Command{
 		Name:  "server",
@@ -109,7 +110,7 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "attempts in flight to one destination, a webhook or a listen session (`N`, 1 to 64); a slow one holds only its own"},
 		}, append(append(o.validations.flags(), o.mail.flags()...), dataFlags(o)...)...),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			return runServer(c, f, o)
@@ -118,7 +119,7 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 	}
 }
 
-func newServerInitCmd(f *Factory) *cli.Command {
+func newServerInitCmd(f *cmdutil.Factory) *cli.Command {
 	o := &serverOptions{}
 	var ownerEmail string
 	var asJSON bool
@@ -136,11 +137,11 @@ Examples:
 			&cli.BoolFlag{Name: "json", Destination: &asJSON, Usage: "print exactly one JSON object {tenantKey, apiKey, personId, environment}"},
 		),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			if o.data == "" {
-				o.data = DefaultDataPath()
+				o.data = cmdutil.DefaultDataPath()
 			}
 			d, err := server.OpenData(server.DataOptions{Path: o.data, MasterKeyFile: o.masterKeyFile, Environment: o.environment, New: true})
 			if err != nil {
@@ -228,27 +229,27 @@ func adminToken(path string) (string, error) {
 	return t, nil
 }
 
-func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
+func runServer(c *cli.Context, f *cmdutil.Factory, o *serverOptions) error {
 	log, err := newLogger(f.IO.Err, o.logFormat, o.logLevel)
 	if err != nil {
-		return usageErrorf(c, "%v", err)
+		return cmdutil.UsageErrorf(c, "%v", err)
 	}
 	policy, err := webhook.NewPolicy(o.webhookAllow.Value()...)
 	if err != nil {
-		return usageErrorf(c, "--webhook-allow-cidr: %v", err)
+		return cmdutil.UsageErrorf(c, "--webhook-allow-cidr: %v", err)
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return usageErrorf(c, "--tls-cert and --tls-key go together: give both to serve HTTPS, or neither")
+		return cmdutil.UsageErrorf(c, "--tls-cert and --tls-key go together: give both to serve HTTPS, or neither")
 	}
 	if o.webhookConcurrency < 1 || o.webhookConcurrency > 64 {
-		return usageErrorf(c, "--webhook-concurrency: %d is not between 1 and 64", o.webhookConcurrency)
+		return cmdutil.UsageErrorf(c, "--webhook-concurrency: %d is not between 1 and 64", o.webhookConcurrency)
 	}
 	tlsConfig, err := loadTLS(o.tlsCert, o.tlsKey)
 	if err != nil {
 		return err
 	}
 	if o.data == "" {
-		o.data = DefaultDataPath()
+		o.data = cmdutil.DefaultDataPath()
 	}
 	d, err := server.OpenData(server.DataOptions{Path: o.data, MasterKeyFile: o.masterKeyFile, Environment: o.environment})
 	if err != nil {
@@ -266,7 +267,7 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 		return err
 	}
 	if o.adminTokenFile == "" {
-		o.adminTokenFile = o.data + adminTokenSuffix
+		o.adminTokenFile = o.data + cmdutil.AdminTokenSuffix
 	}
 	token, err := adminToken(o.adminTokenFile)
 	if err != nil {
@@ -313,7 +314,7 @@ func runServer(c *cli.Context, f *Factory, o *serverOptions) error {
 // ensureCatalogs imports SAT catalogs before the server listens, as --catalogs says. A failure
 // of the automatic first import is only a warning: the server works without catalogs, and says
 // so loudly.
-func ensureCatalogs(ctx context.Context, f *Factory, o *serverOptions, store storage.Store, log *slog.Logger) error {
+func ensureCatalogs(ctx context.Context, f *cmdutil.Factory, o *serverOptions, store storage.Store, log *slog.Logger) error {
 	prog := newImportProgress(f.IO)
 	start := time.Now()
 	spec := o.catalogs

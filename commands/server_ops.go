@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
@@ -19,7 +20,7 @@ import (
 // masterKeyNote is said by every command that makes or restores a backup.
 const masterKeyNote = "The master key is NOT in the backup: keep its key file (PATH.key beside the database) separately and safely; without it the sealed secrets cannot be read."
 
-func newServerBackupCmd(f *Factory) *cli.Command {
+func newServerBackupCmd(f *cmdutil.Factory) *cli.Command {
 	o := &adminOptions{f: f}
 	return &cli.Command{
 		Name:      "backup",
@@ -36,7 +37,7 @@ Examples:
 		Flags: adminFlags(o),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf(c, "give the backup FILE, exactly one argument")
+				return cmdutil.UsageErrorf(c, "give the backup FILE, exactly one argument")
 			}
 			return runBackup(c, o, c.Args().First())
 		},
@@ -86,7 +87,7 @@ func runBackup(c *cli.Context, o *adminOptions, file string) error {
 	return nil
 }
 
-func newServerRestoreCmd(f *Factory) *cli.Command {
+func newServerRestoreCmd(f *cmdutil.Factory) *cli.Command {
 	o := &serverOptions{}
 	var force bool
 	return &cli.Command{
@@ -104,7 +105,7 @@ Examples:
 		Flags: append(dataFlags(o), &cli.BoolFlag{Name: "force", Destination: &force, Usage: "replace an existing database (kept as PATH.bak)"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf(c, "give the backup FILE, exactly one argument")
+				return cmdutil.UsageErrorf(c, "give the backup FILE, exactly one argument")
 			}
 			return runRestore(f.IO.Out, o, c.Args().First(), force)
 		},
@@ -113,7 +114,7 @@ Examples:
 
 func runRestore(w io.Writer, o *serverOptions, file string, force bool) error {
 	if o.data == "" {
-		o.data = DefaultDataPath()
+		o.data = cmdutil.DefaultDataPath()
 	}
 	if o.masterKeyFile == "" {
 		o.masterKeyFile = o.data + ".key"
@@ -190,7 +191,7 @@ func runRestore(w io.Writer, o *serverOptions, file string, force bool) error {
 	return nil
 }
 
-func newServerCheckCmd(f *Factory) *cli.Command {
+func newServerCheckCmd(f *cmdutil.Factory) *cli.Command {
 	o := &serverOptions{}
 	return &cli.Command{
 		Name:      "check",
@@ -205,7 +206,7 @@ Examples:
   timbra server check --data ./restored.db --master-key-file ./old.key`,
 		Flags: dataFlags(o),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			return runCheck(f.IO.Out, o)
@@ -215,7 +216,7 @@ Examples:
 
 func runCheck(w io.Writer, o *serverOptions) error {
 	if o.data == "" {
-		o.data = DefaultDataPath()
+		o.data = cmdutil.DefaultDataPath()
 	}
 	if o.masterKeyFile == "" {
 		o.masterKeyFile = o.data + ".key"

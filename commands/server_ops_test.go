@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/server"
@@ -44,23 +45,23 @@ func liveServer(t *testing.T, dir string) (base, dbPath string, stop func()) {
 }
 
 func TestServerBackupRestoreCheck(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	dir := t.TempDir()
 	base, live, stop := liveServer(t, dir)
 	backup := filepath.Join(dir, "backup.db")
 
-	unsetenv(t, "TIMBRA_ADMIN_TOKEN")
+	cmdtest.Unsetenv(t, "TIMBRA_ADMIN_TOKEN")
 	t.Setenv("TIMBRA_ADMIN_TOKEN", "wrong")
 	r := runArgs(t, "server", "backup", backup, "--base-url", base)
-	wantCode(t, r, 1)
+	cmdtest.WantCode(t, r, 1)
 	if _, err := os.Stat(backup); err == nil {
 		t.Fatal("a refused backup left a file")
 	}
 
 	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
 	r = runArgs(t, "server", "backup", backup, "--base-url", base)
-	wantCode(t, r, 0)
-	wantContains(t, "backup", r.out, "Wrote "+backup, "master key is NOT in the backup")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "backup", r.Out, "Wrote "+backup, "master key is NOT in the backup")
 	fi, err := os.Stat(backup)
 	if err != nil {
 		t.Fatal(err)
@@ -68,13 +69,13 @@ func TestServerBackupRestoreCheck(t *testing.T) {
 	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Fatalf("backup mode %v", fi.Mode().Perm())
 	}
-	wantCode(t, runArgs(t, "server", "backup", "--base-url", base), 2)
+	cmdtest.WantCode(t, runArgs(t, "server", "backup", "--base-url", base), 2)
 
 	// The live database checks while stopped.
 	stop()
 	r = runArgs(t, "server", "check", "--data", live)
-	wantCode(t, r, 0)
-	wantContains(t, "check", r.out, "OK: integrity, schema and master key", "tenants ", "schema ")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "check", r.Out, "OK: integrity, schema and master key", "tenants ", "schema ")
 
 	// Restore the backup to a new path, with the live database's key: it belongs to it.
 	restored := filepath.Join(dir, "restored.db")
@@ -83,17 +84,17 @@ func TestServerBackupRestoreCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = runArgs(t, "server", "restore", backup, "--data", restored)
-	wantCode(t, r, 0)
-	wantContains(t, "restore", r.out, "Restored", "belongs to it")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "restore", r.Out, "Restored", "belongs to it")
 	r = runArgs(t, "server", "check", "--data", restored)
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 
 	// An existing database is replaced only with --force, and kept as .bak.
 	r = runArgs(t, "server", "restore", backup, "--data", restored)
-	wantCode(t, r, 1)
-	wantContains(t, "restore over", r.err, "--force")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "restore over", r.Err, "--force")
 	r = runArgs(t, "server", "restore", backup, "--data", restored, "--force")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	if _, err := os.Stat(restored + ".bak"); err != nil {
 		t.Fatal("the old database was not kept:", err)
 	}
@@ -104,20 +105,20 @@ func TestServerBackupRestoreCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = runArgs(t, "server", "check", "--data", restored, "--master-key-file", other)
-	wantCode(t, r, 1)
-	wantContains(t, "check with another key", r.out, "PROBLEM: the master key")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "check with another key", r.Out, "PROBLEM: the master key")
 	r = runArgs(t, "server", "restore", backup, "--data", filepath.Join(dir, "x.db"), "--master-key-file", other)
-	wantCode(t, r, 1)
+	cmdtest.WantCode(t, r, 1)
 
 	// A file that is not a database is refused by restore and check.
 	junk := filepath.Join(dir, "junk.db")
 	os.WriteFile(junk, []byte("not a database"), 0o600)
-	wantCode(t, runArgs(t, "server", "restore", junk, "--data", filepath.Join(dir, "y.db")), 1)
-	wantCode(t, runArgs(t, "server", "check", "--data", junk, "--master-key-file", other), 1)
+	cmdtest.WantCode(t, runArgs(t, "server", "restore", junk, "--data", filepath.Join(dir, "y.db")), 1)
+	cmdtest.WantCode(t, runArgs(t, "server", "check", "--data", junk, "--master-key-file", other), 1)
 }
 
 func TestServerCheckCorrupted(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	dir := t.TempDir()
 	_, live, stop := liveServer(t, dir)
 	stop()
@@ -135,6 +136,6 @@ func TestServerCheckCorrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runArgs(t, "server", "check", "--data", live)
-	wantCode(t, r, 1)
-	wantContains(t, "check of a corrupted file", r.out+r.err, "PROBLEM: integrity")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "check of a corrupted file", r.Out+r.Err, "PROBLEM: integrity")
 }

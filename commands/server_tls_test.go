@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key to dir and returns their paths and
@@ -52,25 +54,25 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 }
 
 func TestServerTLS(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	dir := t.TempDir()
 	certFile, keyFile, pool := selfSigned(t, dir)
 	db := filepath.Join(dir, "t.db")
 
 	r := runArgs(t, "server", "--data", db, "--catalogs", "none", "--tls-cert", certFile)
-	wantCode(t, r, 2)
-	wantContains(t, "cert without key", r.err, "--tls-cert and --tls-key go together")
+	cmdtest.WantCode(t, r, 2)
+	cmdtest.WantContains(t, "cert without key", r.Err, "--tls-cert and --tls-key go together")
 	r = runArgs(t, "server", "--data", db, "--catalogs", "none", "--tls-key", keyFile)
-	wantCode(t, r, 2)
+	cmdtest.WantCode(t, r, 2)
 	r = runArgs(t, "server", "--data", db, "--catalogs", "none", "--tls-cert", keyFile, "--tls-key", certFile)
-	wantCode(t, r, 1)
-	wantContains(t, "swapped files", r.err, "--tls-cert "+keyFile)
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "swapped files", r.Err, "--tls-cert "+keyFile)
 
 	addrFile := filepath.Join(dir, "addr")
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan result, 1)
+	done := make(chan cmdtest.Result, 1)
 	go func() {
-		done <- run1(t, runOpts{ctx: ctx}, "server", "--data", db, "--catalogs", "none", "--addr", "127.0.0.1:0",
+		done <- run1(t, cmdtest.Opts{Ctx: ctx}, "server", "--data", db, "--catalogs", "none", "--addr", "127.0.0.1:0",
 			"--addr-file", addrFile, "--tls-cert", certFile, "--tls-key", keyFile)
 	}()
 	var base string
@@ -78,7 +80,7 @@ func TestServerTLS(t *testing.T) {
 		select {
 		case r := <-done:
 			cancel()
-			t.Fatalf("server ended: %d %s", r.code, r.err)
+			t.Fatalf("server ended: %d %s", r.Code, r.Err)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if raw, err := os.ReadFile(addrFile); err == nil {
@@ -108,6 +110,6 @@ func TestServerTLS(t *testing.T) {
 	}
 	cancel()
 	r = <-done
-	wantCode(t, r, 0)
-	wantContains(t, "log", r.err, "addr=https://127.0.0.1:")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "log", r.Err, "addr=https://127.0.0.1:")
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/urfave/cli/v2"
@@ -23,7 +24,7 @@ import (
 // (spec 2 §2.5, §4.2). Key passwords come from a prompt, a file, stdin or an environment
 // variable, never from a flag value, and are never printed.
 
-func newTaxFilesCmd(f *Factory) *cli.Command {
+func newTaxFilesCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:    "tax-files",
 		Aliases: []string{"taxfiles"},
@@ -57,31 +58,31 @@ func taxFileTypeText(t int) string {
 
 var taxFileColumns = []string{"ID", "PERSON", "RFC", "TYPE", "NUMBER", "SEQ", "VALID TO", "CREATED"}
 
-func taxFileRow(p *printer, x api.TaxFile) []string {
-	return []string{x.ID, x.PersonID, x.Tin, taxFileTypeText(x.FileType), deref(x.CertificateNumber), strconv.Itoa(x.Sequence), p.time(deref(x.ValidTo)), p.time(x.CreatedAt)}
+func taxFileRow(p *cmdutil.Printer, x api.TaxFile) []string {
+	return []string{x.ID, x.PersonID, x.Tin, taxFileTypeText(x.FileType), cmdutil.Deref(x.CertificateNumber), strconv.Itoa(x.Sequence), p.Time(cmdutil.Deref(x.ValidTo)), p.Time(x.CreatedAt)}
 }
 
-func taxFileFields(p *printer, x api.TaxFile) []field {
-	return []field{
-		{"ID", x.ID},
-		{"Person", x.PersonID},
-		{"RFC", x.Tin},
-		{"Type", fmt.Sprintf("%d (%s)", x.FileType, taxFileTypeText(x.FileType))},
-		{"Certificate number", deref(x.CertificateNumber)},
-		{"Sequence", strconv.Itoa(x.Sequence)},
-		{"Valid from", p.time(deref(x.ValidFrom))},
-		{"Valid to", p.time(deref(x.ValidTo))},
-		{"Created", p.time(x.CreatedAt)},
-		{"Updated", p.time(x.UpdatedAt)},
+func taxFileFields(p *cmdutil.Printer, x api.TaxFile) []cmdutil.Field {
+	return []cmdutil.Field{
+		{Label: "ID", Value: x.ID},
+		{Label: "Person", Value: x.PersonID},
+		{Label: "RFC", Value: x.Tin},
+		{Label: "Type", Value: fmt.Sprintf("%d (%s)", x.FileType, taxFileTypeText(x.FileType))},
+		{Label: "Certificate number", Value: cmdutil.Deref(x.CertificateNumber)},
+		{Label: "Sequence", Value: strconv.Itoa(x.Sequence)},
+		{Label: "Valid from", Value: p.Time(cmdutil.Deref(x.ValidFrom))},
+		{Label: "Valid to", Value: p.Time(cmdutil.Deref(x.ValidTo))},
+		{Label: "Created", Value: p.Time(x.CreatedAt)},
+		{Label: "Updated", Value: p.Time(x.UpdatedAt)},
 	}
 }
 
 type taxFilesListOptions struct {
-	f *Factory
-	pagingOptions
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
 }
 
-func newTaxFilesListCmd(f *Factory) *cli.Command {
+func newTaxFilesListCmd(f *cmdutil.Factory) *cli.Command {
 	o := &taxFilesListOptions{f: f}
 	return &cli.Command{
 		Name:      "list",
@@ -93,12 +94,12 @@ func newTaxFilesListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra tax-files list\n" +
 			"  timbra tax-files list --page 2 --page-size 50 -o json",
-		Flags: pagingFlags(&o.pagingOptions, "files", 50, ""),
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "files", 50, ""),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -109,12 +110,12 @@ func newTaxFilesListCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := f.printer()
+			p := f.Printer()
 			rows := make([][]string, 0, len(page.Items))
 			for _, it := range page.Items {
 				rows = append(rows, taxFileRow(p, it))
 			}
-			if err := p.table(page, taxFileColumns, rows, "No tax files."); err != nil {
+			if err := p.Table(page, taxFileColumns, rows, "No tax files."); err != nil {
 				return err
 			}
 			if f.IO.OutTTY && !f.JSON() && page.TotalPages > 1 {
@@ -125,7 +126,7 @@ func newTaxFilesListCmd(f *Factory) *cli.Command {
 	}
 }
 
-func newTaxFilesGetCmd(f *Factory) *cli.Command {
+func newTaxFilesGetCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one tax file (without its content or password)",
@@ -136,7 +137,7 @@ func newTaxFilesGetCmd(f *Factory) *cli.Command {
 			"Example:\n" +
 			"  timbra tax-files get 0195b3c2-7d1e-7a40-9c3b-5e8f1a2b4c6d -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "tax file ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "tax file ID"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -147,8 +148,8 @@ func newTaxFilesGetCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := f.printer()
-			return p.fields(x, taxFileFields(p, x))
+			p := f.Printer()
+			return p.Fields(x, taxFileFields(p, x))
 		},
 	}
 }
@@ -169,7 +170,7 @@ func keyPasswordFlags(o *keyPasswordOptions) []cli.Flag {
 }
 
 // read returns the password the options say, or asks for it once, without echo, on a terminal.
-func (o *keyPasswordOptions) read(c *cli.Context, ios *IOStreams) (string, error) {
+func (o *keyPasswordOptions) read(c *cli.Context, ios *cmdutil.IOStreams) (string, error) {
 	n := 0
 	for _, b := range []bool{o.File != "", o.Env != "", o.Stdin} {
 		if b {
@@ -177,11 +178,11 @@ func (o *keyPasswordOptions) read(c *cli.Context, ios *IOStreams) (string, error
 		}
 	}
 	if n > 1 {
-		return "", usageErrorf(c, "give the key's password one way: --password-file, --password-env or --password-stdin")
+		return "", cmdutil.UsageErrorf(c, "give the key's password one way: --password-file, --password-env or --password-stdin")
 	}
 	switch {
 	case o.File != "":
-		p, err := secretFromFile(o.File)
+		p, err := cmdutil.SecretFromFile(o.File)
 		if err != nil {
 			return "", err
 		}
@@ -189,18 +190,18 @@ func (o *keyPasswordOptions) read(c *cli.Context, ios *IOStreams) (string, error
 	case o.Env != "":
 		v, ok := os.LookupEnv(o.Env)
 		if !ok {
-			return "", usageErrorf(c, "--password-env: the environment variable %s is not set", o.Env)
+			return "", cmdutil.UsageErrorf(c, "--password-env: the environment variable %s is not set", o.Env)
 		}
 		return v, nil
 	case o.Stdin:
-		p, err := secretLine(c.Context, bufio.NewReader(ios.In))
+		p, err := cmdutil.SecretLine(c.Context, bufio.NewReader(ios.In))
 		if err != nil {
 			return "", err
 		}
 		return *p, nil
 	}
 	if !ios.InTTY {
-		return "", usageErrorf(c, "missing the key's password: pass --password-file, --password-env or --password-stdin, or run on a terminal to be asked")
+		return "", cmdutil.UsageErrorf(c, "missing the key's password: pass --password-file, --password-env or --password-stdin, or run on a terminal to be asked")
 	}
 	fmt.Fprint(ios.Err, "Password of the private key: ")
 	pw, err := readKeyPassword(c.Context, ios.In)
@@ -217,7 +218,7 @@ func readKeyPassword(ctx context.Context, in io.Reader) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read the password: %w", err)
 		}
-		pw, err := whileCtx(ctx, func() (string, error) {
+		pw, err := cmdutil.WhileCtx(ctx, func() (string, error) {
 			b, err := term.ReadPassword(fd)
 			if err != nil {
 				return "", fmt.Errorf("read the password: %w", err)
@@ -229,7 +230,7 @@ func readKeyPassword(ctx context.Context, in io.Reader) (string, error) {
 		}
 		return pw, err
 	}
-	p, err := secretLine(ctx, bufio.NewReader(in))
+	p, err := cmdutil.SecretLine(ctx, bufio.NewReader(in))
 	if err != nil {
 		return "", err
 	}
@@ -237,14 +238,14 @@ func readKeyPassword(ctx context.Context, in io.Reader) (string, error) {
 }
 
 type taxFilesUploadOptions struct {
-	f        *Factory
+	f        *cmdutil.Factory
 	Person   string
 	Cer, Key string
 	FIEL     bool
 	Password keyPasswordOptions
 }
 
-func newTaxFilesUploadCmd(f *Factory) *cli.Command {
+func newTaxFilesUploadCmd(f *cmdutil.Factory) *cli.Command {
 	o := &taxFilesUploadOptions{f: f}
 	return &cli.Command{
 		Name:      "upload",
@@ -265,7 +266,7 @@ func newTaxFilesUploadCmd(f *Factory) *cli.Command {
 			&cli.BoolFlag{Name: "fiel", Usage: "an e.firma (FIEL) pair: fileType 2 and 3 instead of 0 and 1", Destination: &o.FIEL},
 		}, keyPasswordFlags(&o.Password)...),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			return taxFilesUploadRun(c, o)
@@ -309,20 +310,20 @@ func taxFilesUploadRun(c *cli.Context, o *taxFilesUploadOptions) error {
 		return err
 	}
 	saved = append(saved, x)
-	p := o.f.printer()
+	p := o.f.Printer()
 	rows := [][]string{taxFileRow(p, saved[0]), taxFileRow(p, saved[1])}
-	return p.table(saved, taxFileColumns, rows, "")
+	return p.Table(saved, taxFileColumns, rows, "")
 }
 
 type taxFilesDeleteOptions struct {
-	f   *Factory
+	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newTaxFilesDeleteCmd(f *Factory, run runFunc[taxFilesDeleteOptions]) *cli.Command {
+func newTaxFilesDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[taxFilesDeleteOptions]) *cli.Command {
 	o := &taxFilesDeleteOptions{f: f}
-	run = orRun(run, taxFilesDeleteRun)
+	run = cmdutil.OrRun(run, taxFilesDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete one tax file (its content and password are erased)",
@@ -337,12 +338,12 @@ func newTaxFilesDeleteCmd(f *Factory, run runFunc[taxFilesDeleteOptions]) *cli.C
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "tax file ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "tax file ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
 			if !o.Yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
 			return run(c, o)
 		},
@@ -361,7 +362,7 @@ func taxFilesDeleteRun(c *cli.Context, o *taxFilesDeleteOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := confirm(ctx, ios, fmt.Sprintf("Delete the %s %s of %s (%s)?", taxFileTypeText(x.FileType), x.ID, x.Tin, x.PersonID), "not deleted"); err != nil {
+		if err := cmdutil.Confirm(ctx, ios, fmt.Sprintf("Delete the %s %s of %s (%s)?", taxFileTypeText(x.FileType), x.ID, x.Tin, x.PersonID), "not deleted"); err != nil {
 			return err
 		}
 	}
@@ -369,22 +370,22 @@ func taxFilesDeleteRun(c *cli.Context, o *taxFilesDeleteOptions) error {
 		return err
 	}
 	if o.f.JSON() {
-		return writeJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
+		return cmdutil.WriteJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
 	}
 	fmt.Fprintf(ios.Out, "Deleted tax file %s.\n", o.ID)
 	return nil
 }
 
 type taxFilesDefaultsOptions struct {
-	f      *Factory
+	f      *cmdutil.Factory
 	Person string
 	Values bool
 	OutDir string
 }
 
-func newTaxFilesDefaultsCmd(f *Factory, run runFunc[taxFilesDefaultsOptions]) *cli.Command {
+func newTaxFilesDefaultsCmd(f *cmdutil.Factory, run cmdutil.RunFunc[taxFilesDefaultsOptions]) *cli.Command {
 	o := &taxFilesDefaultsOptions{f: f}
-	run = orRun(run, taxFilesDefaultsRun)
+	run = cmdutil.OrRun(run, taxFilesDefaultsRun)
 	return &cli.Command{
 		Name:      "defaults",
 		Usage:     "Show a person's default certificate and key (the pair that seals)",
@@ -402,12 +403,12 @@ func newTaxFilesDefaultsCmd(f *Factory, run runFunc[taxFilesDefaultsOptions]) *c
 			&cli.StringFlag{Name: "out-dir", Usage: "with --values, write the certificate and key into `DIR`", TakesFile: true, Destination: &o.OutDir},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "person ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			o.Person = c.Args().First()
 			if o.OutDir != "" && !o.Values {
-				return usageErrorf(c, "--out-dir needs --values")
+				return cmdutil.UsageErrorf(c, "--out-dir needs --values")
 			}
 			return run(c, o)
 		},
@@ -428,7 +429,7 @@ func taxFilesDefaultsRun(c *cli.Context, o *taxFilesDefaultsOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	if !o.Values {
 		refs, err := client.TaxFileDefaultReferences(ctx, o.Person)
 		if err != nil {
@@ -438,7 +439,7 @@ func taxFilesDefaultsRun(c *cli.Context, o *taxFilesDefaultsOptions) error {
 		for _, x := range refs {
 			rows = append(rows, taxFileRow(p, x))
 		}
-		return p.table(refs, taxFileColumns, rows, "No default tax files.")
+		return p.Table(refs, taxFileColumns, rows, "No default tax files.")
 	}
 	files, err := client.TaxFileDefaultValues(ctx, o.Person)
 	if err != nil {
@@ -460,8 +461,8 @@ func taxFilesDefaultsRun(c *cli.Context, o *taxFilesDefaultsOptions) error {
 		v.Password, v.Base64File = "", ""
 		views = append(views, v)
 	}
-	if p.json {
-		return writeJSON(o.f.IO.Out, views)
+	if p.JSON {
+		return cmdutil.WriteJSON(o.f.IO.Out, views)
 	}
 	if len(views) == 0 {
 		fmt.Fprintln(o.f.IO.Err, "No default tax files.")
@@ -476,11 +477,11 @@ func taxFilesDefaultsRun(c *cli.Context, o *taxFilesDefaultsOptions) error {
 		if v.PasswordSet {
 			pw = "set (not shown)"
 		}
-		fs = append(fs, field{"Content", fmt.Sprintf("%d bytes", v.ContentBytes)}, field{"Password", pw})
+		fs = append(fs, cmdutil.Field{Label: "Content", Value: fmt.Sprintf("%d bytes", v.ContentBytes)}, cmdutil.Field{Label: "Password", Value: pw})
 		if v.WrittenTo != "" {
-			fs = append(fs, field{"Written to", v.WrittenTo})
+			fs = append(fs, cmdutil.Field{Label: "Written to", Value: v.WrittenTo})
 		}
-		if err := p.fields(v, fs); err != nil {
+		if err := p.Fields(v, fs); err != nil {
 			return err
 		}
 	}
@@ -591,7 +592,7 @@ func (a *apiBulk) People(ctx context.Context) ([]bulkPerson, error) {
 			return nil, err
 		}
 		for _, p := range pl.Items {
-			out = append(out, bulkPerson{ID: p.ID, Tin: deref(p.Tin)})
+			out = append(out, bulkPerson{ID: p.ID, Tin: cmdutil.Deref(p.Tin)})
 		}
 		if page >= pl.TotalPages || len(pl.Items) == 0 {
 			return out, nil
@@ -608,7 +609,7 @@ func (a *apiBulk) TaxFiles(ctx context.Context) ([]bulkFile, error) {
 			return nil, err
 		}
 		for _, x := range pl.Items {
-			out = append(out, bulkFile{PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: deref(x.CertificateNumber), Sequence: x.Sequence})
+			out = append(out, bulkFile{PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: cmdutil.Deref(x.CertificateNumber), Sequence: x.Sequence})
 		}
 		if page >= pl.TotalPages || len(pl.Items) == 0 {
 			return out, nil

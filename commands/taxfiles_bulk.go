@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/urfave/cli/v2"
@@ -409,7 +410,7 @@ func (e *bulkEngine) failed(r *pairResult, what string, err error, password stri
 		r.Outcome, r.Error = outcomeInterrupted, what+": interrupted"
 		return
 	}
-	r.Outcome, r.Error = outcomeFailed, what+": "+scrub(oneLine(err.Error()), password)
+	r.Outcome, r.Error = outcomeFailed, what+": "+scrub(cmdutil.OneLine(err.Error()), password)
 }
 
 // scrub removes a password from a message, should any layer have echoed it.
@@ -512,7 +513,7 @@ func (rep *bulkReport) summarize(results []pairResult) {
 }
 
 type taxFilesBulkOptions struct {
-	f           *Factory
+	f           *cmdutil.Factory
 	Manifest    string
 	Concurrency int
 	MaxAttempts int
@@ -520,9 +521,9 @@ type taxFilesBulkOptions struct {
 	FIEL        bool
 }
 
-func newTaxFilesBulkCmd(f *Factory, run runFunc[taxFilesBulkOptions]) *cli.Command {
+func newTaxFilesBulkCmd(f *cmdutil.Factory, run cmdutil.RunFunc[taxFilesBulkOptions]) *cli.Command {
 	o := &taxFilesBulkOptions{f: f}
-	run = orRun(run, taxFilesBulkRun)
+	run = cmdutil.OrRun(run, taxFilesBulkRun)
 	return &cli.Command{
 		Name:      "bulk-upload",
 		Usage:     "Upload many certificates and keys from a CSV manifest or a folder",
@@ -560,19 +561,19 @@ func newTaxFilesBulkCmd(f *Factory, run runFunc[taxFilesBulkOptions]) *cli.Comma
 			&cli.BoolFlag{Name: "fiel", Usage: "e.firma (FIEL) pairs: fileType 2 and 3 instead of 0 and 1", Destination: &o.FIEL},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "manifest (a CSV file or a folder)"); err != nil {
+			if err := cmdutil.ExactArgs(c, "manifest (a CSV file or a folder)"); err != nil {
 				return err
 			}
 			o.Manifest = c.Args().First()
 			if o.Concurrency < 1 || o.Concurrency > 256 {
-				return usageErrorf(c, "invalid value %d for --concurrency: 1 to 256", o.Concurrency)
+				return cmdutil.UsageErrorf(c, "invalid value %d for --concurrency: 1 to 256", o.Concurrency)
 			}
 			if o.MaxAttempts < 1 {
-				return usageErrorf(c, "invalid value %d for --max-attempts: at least 1", o.MaxAttempts)
+				return cmdutil.UsageErrorf(c, "invalid value %d for --max-attempts: at least 1", o.MaxAttempts)
 			}
 			if o.Report != "" {
 				if st, err := os.Stat(filepath.Dir(o.Report)); err != nil || !st.IsDir() {
-					return usageErrorf(c, "--report %s: the folder does not exist", o.Report)
+					return cmdutil.UsageErrorf(c, "--report %s: the folder does not exist", o.Report)
 				}
 			}
 			return run(c, o)
@@ -590,7 +591,7 @@ func pairLine(r pairResult) string {
 	}
 	s := fmt.Sprintf("%s %s %s %s", r.Outcome, r.Source, dash(r.RFC), dash(r.CertificateNumber))
 	if r.Error != "" {
-		s += ": " + oneLine(r.Error)
+		s += ": " + cmdutil.OneLine(r.Error)
 	}
 	return s
 }
@@ -662,7 +663,7 @@ func runBulk(ctx context.Context, o *taxFilesBulkOptions, eng *bulkEngine, pairs
 		}
 	}
 	if o.f.JSON() {
-		if err := writeJSON(ios.Out, rep); err != nil {
+		if err := cmdutil.WriteJSON(ios.Out, rep); err != nil {
 			return err
 		}
 	} else {
@@ -694,7 +695,7 @@ func writeReport(path string, rep *bulkReport) error {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := writeJSON(tmp, rep); err != nil {
+	if err := cmdutil.WriteJSON(tmp, rep); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write the report: %w", err)
 	}

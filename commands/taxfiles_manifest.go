@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 )
 
 // The manifests of `timbra tax-files bulk-upload`: a CSV file or a folder, each read into the
@@ -51,7 +53,7 @@ func (s bulkSecret) read(getenv func(string) (string, bool)) (string, error) {
 		}
 		return v, nil
 	}
-	p, err := secretFromFile(s.File)
+	p, err := cmdutil.SecretFromFile(s.File)
 	if err != nil {
 		return "", fmt.Errorf("password file: %w", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -136,10 +138,10 @@ func TestBulkOutputNeverShowsAPassword(t *testing.T) {
 				return nil
 			}}
 			var out, errb bytes.Buffer
-			ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrTTY: mode == "tty", OutTTY: mode == "tty"}
-			f := NewFactory(ios)
+			ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrTTY: mode == "tty", OutTTY: mode == "tty"}
+			f := cmdutil.NewFactory(ios, "dev")
 			if mode == "json" {
-				f.Output = outputJSON
+				f.Output = cmdutil.OutputJSON
 			}
 			report := filepath.Join(dir, "report.json")
 			o := &taxFilesBulkOptions{f: f, Manifest: "m.csv", Report: report, Concurrency: 2}
@@ -200,7 +202,7 @@ func TestBulkInterruptedWritesTheReport(t *testing.T) {
 		return nil
 	}}
 	var out, errb bytes.Buffer
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, "dev")
 	report := filepath.Join(t.TempDir(), "report.json")
 	e := newEngine(fb, &sleeper{})
 	e.Concurrency = 1
@@ -208,7 +210,7 @@ func TestBulkInterruptedWritesTheReport(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
-	if code := f.exitCode(ctx, err); code != 130 {
+	if code := f.ExitCode(ctx, err); code != 130 {
 		t.Errorf("exit code %d, want 130", code)
 	}
 	raw, rerr := os.ReadFile(report)
@@ -218,5 +220,5 @@ func TestBulkInterruptedWritesTheReport(t *testing.T) {
 	if !rep.Interrupted || rep.Uploaded != 2 || rep.NotDone != 2 || rep.Pairs[3].Outcome != outcomeInterrupted {
 		t.Errorf("report %+v", rep)
 	}
-	wantContains(t, "stderr", errb.String(), "4 pairs: 2 uploaded, 0 skipped, 0 failed, 2 interrupted in ")
+	cmdtest.WantContains(t, "stderr", errb.String(), "4 pairs: 2 uploaded, 0 skipped, 0 failed, 2 interrupted in ")
 }

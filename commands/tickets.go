@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -18,7 +19,7 @@ import (
 // `timbra tickets`: Auto CFDI's tickets (sale receipts) of the tenant, their invoices and the
 // global invoices of the ones nobody invoiced.
 
-func newTicketsCmd(f *Factory) *cli.Command {
+func newTicketsCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "tickets",
 		Usage: "Record sale receipts for Auto CFDI, invoice them, make global invoices",
@@ -37,25 +38,25 @@ func newTicketsCmd(f *Factory) *cli.Command {
 	}
 }
 
-func ticketFields(t api.Ticket) []field {
+func ticketFields(t api.Ticket) []cmdutil.Field {
 	opt := func(s *string) string {
 		if s == nil {
 			return ""
 		}
 		return *s
 	}
-	return []field{
-		{"ID", t.ID}, {"Number", t.Number}, {"Status", t.Status},
-		{"Issuer", strings.TrimSpace(t.Issuer.Tin + " " + t.Issuer.LegalName)},
-		{"Recorded by", strings.TrimSpace(t.RecordedBy.Tin + " " + t.RecordedBy.LegalName)},
-		{"Paid at", t.PaidAt}, {"Payment form", t.PaymentFormCode},
-		{"Subtotal", string(t.Subtotal) + " " + t.CurrencyCode}, {"Total", string(t.Total) + " " + t.CurrencyCode},
-		{"Invoiceable until", opt(t.InvoiceableUntil)}, {"Invoice UUID", opt(t.InvoiceUUID)},
-		{"Global invoice UUID", opt(t.GlobalInvoiceUUID)},
+	return []cmdutil.Field{
+		{Label: "ID", Value: t.ID}, {Label: "Number", Value: t.Number}, {Label: "Status", Value: t.Status},
+		{Label: "Issuer", Value: strings.TrimSpace(t.Issuer.Tin + " " + t.Issuer.LegalName)},
+		{Label: "Recorded by", Value: strings.TrimSpace(t.RecordedBy.Tin + " " + t.RecordedBy.LegalName)},
+		{Label: "Paid at", Value: t.PaidAt}, {Label: "Payment form", Value: t.PaymentFormCode},
+		{Label: "Subtotal", Value: string(t.Subtotal) + " " + t.CurrencyCode}, {Label: "Total", Value: string(t.Total) + " " + t.CurrencyCode},
+		{Label: "Invoiceable until", Value: opt(t.InvoiceableUntil)}, {Label: "Invoice UUID", Value: opt(t.InvoiceUUID)},
+		{Label: "Global invoice UUID", Value: opt(t.GlobalInvoiceUUID)},
 	}
 }
 
-func newTicketsRecordCmd(f *Factory) *cli.Command {
+func newTicketsRecordCmd(f *cmdutil.Factory) *cli.Command {
 	var file string
 	return &cli.Command{
 		Name:      "record",
@@ -78,10 +79,10 @@ func newTicketsRecordCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the ticket (or an array of them) as JSON from `PATH` (- for stdin)", TakesFile: true, Required: true, Destination: &file},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			raw, err := readInput(file, bufio.NewReader(f.IO.In))
+			raw, err := cmdutil.ReadInput(file, bufio.NewReader(f.IO.In))
 			if err != nil {
 				return err
 			}
@@ -91,11 +92,11 @@ func newTicketsRecordCmd(f *Factory) *cli.Command {
 			switch {
 			case len(trimmed) > 0 && trimmed[0] == '[':
 				if err := json.Unmarshal(trimmed, &many); err != nil {
-					return usageErrorf(c, "--file %s is not a JSON array of tickets: %v", file, err)
+					return cmdutil.UsageErrorf(c, "--file %s is not a JSON array of tickets: %v", file, err)
 				}
 			default:
 				if err := json.Unmarshal(trimmed, &one); err != nil {
-					return usageErrorf(c, "--file %s is not a JSON ticket: %v", file, err)
+					return cmdutil.UsageErrorf(c, "--file %s is not a JSON ticket: %v", file, err)
 				}
 			}
 			client, err := f.Client()
@@ -107,7 +108,7 @@ func newTicketsRecordCmd(f *Factory) *cli.Command {
 				if err != nil {
 					return err
 				}
-				return f.printer().fields(t, ticketFields(t))
+				return f.Printer().Fields(t, ticketFields(t))
 			}
 			return ticketsRecordMany(c.Context, f, client, many)
 		},
@@ -115,7 +116,7 @@ func newTicketsRecordCmd(f *Factory) *cli.Command {
 }
 
 // ticketsRecordMany records tickets one after the other; a failure does not stop the rest.
-func ticketsRecordMany(ctx context.Context, f *Factory, client *api.Client, many []api.TicketInput) error {
+func ticketsRecordMany(ctx context.Context, f *cmdutil.Factory, client *api.Client, many []api.TicketInput) error {
 	type outcome struct {
 		Number string      `json:"number"`
 		Ticket *api.Ticket `json:"ticket,omitempty"`
@@ -138,7 +139,7 @@ func ticketsRecordMany(ctx context.Context, f *Factory, client *api.Client, many
 		out = append(out, outcome{Number: t.Number, Ticket: &t})
 		rows = append(rows, []string{t.Number, t.Status, t.ID, string(t.Total)})
 	}
-	if err := f.printer().table(out, []string{"NUMBER", "STATUS", "ID", "TOTAL / ERROR"}, rows, "no tickets in the file"); err != nil {
+	if err := f.Printer().Table(out, []string{"NUMBER", "STATUS", "ID", "TOTAL / ERROR"}, rows, "no tickets in the file"); err != nil {
 		return err
 	}
 	if failed > 0 {
@@ -147,8 +148,8 @@ func ticketsRecordMany(ctx context.Context, f *Factory, client *api.Client, many
 	return nil
 }
 
-func newTicketsListCmd(f *Factory) *cli.Command {
-	var pg pagingOptions
+func newTicketsListCmd(f *cmdutil.Factory) *cli.Command {
+	var pg cmdutil.PagingOptions
 	var status, issuer, from, to string
 	return &cli.Command{
 		Name:      "list",
@@ -165,12 +166,12 @@ func newTicketsListCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "issuer", Usage: "only tickets of the issuer with person `ID`", Destination: &issuer},
 			&cli.StringFlag{Name: "from", Usage: "paid on or after `DAY` (YYYY-MM-DD, Mexico City)", Destination: &from},
 			&cli.StringFlag{Name: "to", Usage: "paid on or before `DAY` (YYYY-MM-DD, Mexico City)", Destination: &to},
-		}, pagingFlags(&pg, "tickets", 100, "50")...),
+		}, cmdutil.PagingFlags(&pg, "tickets", 100, "50")...),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := pg.check(c, 0); err != nil {
+			if err := pg.Check(c, 0); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -185,12 +186,12 @@ func newTicketsListCmd(f *Factory) *cli.Command {
 			for _, t := range list.Items {
 				rows = append(rows, []string{t.ID, t.Number, t.Status, t.PaidAt, t.Issuer.Tin, string(t.Total)})
 			}
-			return f.printer().table(list, []string{"ID", "NUMBER", "STATUS", "PAID AT", "ISSUER", "TOTAL"}, rows, "no tickets")
+			return f.Printer().Table(list, []string{"ID", "NUMBER", "STATUS", "PAID AT", "ISSUER", "TOTAL"}, rows, "no tickets")
 		},
 	}
 }
 
-func newTicketsGetCmd(f *Factory) *cli.Command {
+func newTicketsGetCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one ticket",
@@ -200,7 +201,7 @@ func newTicketsGetCmd(f *Factory) *cli.Command {
 			"Example:\n" +
 			"  timbra tickets get 0193a0c4-... -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "id"); err != nil {
+			if err := cmdutil.ExactArgs(c, "id"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -211,12 +212,12 @@ func newTicketsGetCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return f.printer().fields(t, ticketFields(t))
+			return f.Printer().Fields(t, ticketFields(t))
 		},
 	}
 }
 
-func newTicketsInvoiceCmd(f *Factory) *cli.Command {
+func newTicketsInvoiceCmd(f *cmdutil.Factory) *cli.Command {
 	var rc api.InvoiceRecipientInput
 	var xmlOut string
 	return &cli.Command{
@@ -241,11 +242,11 @@ func newTicketsInvoiceCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &xmlOut},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "id"); err != nil {
+			if err := cmdutil.ExactArgs(c, "id"); err != nil {
 				return err
 			}
 			if rc.ID == "" && rc.Tin == "" {
-				return usageErrorf(c, "give the customer: --recipient-id, or --tin with --legal-name, --zip-code, --tax-regime and --cfdi-use")
+				return cmdutil.UsageErrorf(c, "give the customer: --recipient-id, or --tin with --legal-name, --zip-code, --tax-regime and --cfdi-use")
 			}
 			client, err := f.Client()
 			if err != nil {
@@ -261,7 +262,7 @@ func newTicketsInvoiceCmd(f *Factory) *cli.Command {
 }
 
 // printStamped saves the XML of a stamped invoice when asked and prints its summary.
-func printStamped(f *Factory, inv api.Invoice, xmlOut string) error {
+func printStamped(f *cmdutil.Factory, inv api.Invoice, xmlOut string) error {
 	if xmlOut != "" {
 		if len(inv.Responses) == 0 {
 			return errors.New("the answer carries no stamped XML")
@@ -274,15 +275,15 @@ func printStamped(f *Factory, inv api.Invoice, xmlOut string) error {
 			return fmt.Errorf("write --xml-out: %w", err)
 		}
 	}
-	fs := []field{{"UUID", inv.UUID}, {"ID", inv.ID}, {"Issuer", inv.Issuer.Tin}, {"Recipient", inv.Recipient.Tin},
-		{"Total", string(inv.Total) + " " + inv.CurrencyCode}}
+	fs := []cmdutil.Field{{Label: "UUID", Value: inv.UUID}, {Label: "ID", Value: inv.ID}, {Label: "Issuer", Value: inv.Issuer.Tin}, {Label: "Recipient", Value: inv.Recipient.Tin},
+		{Label: "Total", Value: string(inv.Total) + " " + inv.CurrencyCode}}
 	if xmlOut != "" {
-		fs = append(fs, field{"XML", xmlOut})
+		fs = append(fs, cmdutil.Field{Label: "XML", Value: xmlOut})
 	}
-	return f.printer().fields(inv, fs)
+	return f.Printer().Fields(inv, fs)
 }
 
-func newTicketsCancelCmd(f *Factory) *cli.Command {
+func newTicketsCancelCmd(f *cmdutil.Factory) *cli.Command {
 	var yes bool
 	return &cli.Command{
 		Name:      "cancel",
@@ -295,14 +296,14 @@ func newTicketsCancelCmd(f *Factory) *cli.Command {
 			"  timbra tickets cancel 0193... --yes",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes}},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "id"); err != nil {
+			if err := cmdutil.ExactArgs(c, "id"); err != nil {
 				return err
 			}
 			if !yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
 			}
 			if !yes {
-				if err := confirm(c.Context, f.IO, "Cancel ticket "+c.Args().First()+"?", "not cancelled"); err != nil {
+				if err := cmdutil.Confirm(c.Context, f.IO, "Cancel ticket "+c.Args().First()+"?", "not cancelled"); err != nil {
 					return errors.New("not cancelled")
 				}
 			}
@@ -314,12 +315,12 @@ func newTicketsCancelCmd(f *Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return f.printer().fields(t, ticketFields(t))
+			return f.Printer().Fields(t, ticketFields(t))
 		},
 	}
 }
 
-func newTicketsGlobalizeCmd(f *Factory) *cli.Command {
+func newTicketsGlobalizeCmd(f *cmdutil.Factory) *cli.Command {
 	var in api.GlobalInvoiceInput
 	var year string
 	var xmlOut string
@@ -343,7 +344,7 @@ func newTicketsGlobalizeCmd(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &xmlOut},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			in.Year = api.Amount(year)
@@ -357,7 +358,7 @@ func newTicketsGlobalizeCmd(f *Factory) *cli.Command {
 				return err
 			}
 			if f.JSON() {
-				return f.printer().fields(g, nil)
+				return f.Printer().Fields(g, nil)
 			}
 			if err := printStamped(f, g.Invoice, xmlOut); err != nil {
 				return err

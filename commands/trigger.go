@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/webhooks"
 	"github.com/urfave/cli/v2"
 )
 
 type triggerOptions struct {
-	f               *Factory
+	f               *cmdutil.Factory
 	Type            string
 	RelatedObjectID string
 	PersonID        string
@@ -18,9 +19,9 @@ type triggerOptions struct {
 	List            bool
 }
 
-func newTriggerCmd(f *Factory, run runFunc[triggerOptions]) *cli.Command {
+func newTriggerCmd(f *cmdutil.Factory, run cmdutil.RunFunc[triggerOptions]) *cli.Command {
 	o := &triggerOptions{f: f}
-	run = orRun(run, triggerRun)
+	run = cmdutil.OrRun(run, triggerRun)
 	return &cli.Command{
 		Name:      "trigger",
 		Usage:     "Make a sample event of a type and send it to your listener or one webhook (test environment)",
@@ -43,22 +44,22 @@ func newTriggerCmd(f *Factory, run runFunc[triggerOptions]) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if o.List {
-				if err := exactArgs(c); err != nil {
+				if err := cmdutil.ExactArgs(c); err != nil {
 					return err
 				}
 				for _, name := range []string{"related-object-id", "person-id", "webhook-id"} {
 					if c.IsSet(name) {
-						return usageErrorf(c, "--list takes no --%s", name)
+						return cmdutil.UsageErrorf(c, "--list takes no --%s", name)
 					}
 				}
 				return triggerListRun(o)
 			}
-			if err := exactArgs(c, "event type (see timbra trigger --list)"); err != nil {
+			if err := cmdutil.ExactArgs(c, "event type (see timbra trigger --list)"); err != nil {
 				return err
 			}
 			o.Type = strings.TrimSpace(c.Args().First())
 			if o.Type == "" {
-				return usageErrorf(c, "missing argument: event type (see timbra trigger --list)")
+				return cmdutil.UsageErrorf(c, "missing argument: event type (see timbra trigger --list)")
 			}
 			for _, x := range []struct {
 				name  string
@@ -66,7 +67,7 @@ func newTriggerCmd(f *Factory, run runFunc[triggerOptions]) *cli.Command {
 			}{{"related-object-id", &o.RelatedObjectID}, {"person-id", &o.PersonID}, {"webhook-id", &o.WebhookID}} {
 				*x.value = strings.TrimSpace(*x.value)
 				if c.IsSet(x.name) && *x.value == "" {
-					return usageErrorf(c, "--%s: give an ID", x.name)
+					return cmdutil.UsageErrorf(c, "--%s: give an ID", x.name)
 				}
 			}
 			return run(c, o)
@@ -91,7 +92,7 @@ func triggerListRun(o *triggerOptions) error {
 		types = append(types, triggerable{Name: t.Name, RelatedObjectType: t.RelatedType, Description: t.Description})
 		rows = append(rows, []string{t.Name, t.RelatedType, t.Description})
 	}
-	return o.f.printer().table(types, []string{"TYPE", "OBJECT", "DESCRIPTION"}, rows, "")
+	return o.f.Printer().Table(types, []string{"TYPE", "OBJECT", "DESCRIPTION"}, rows, "")
 }
 
 func triggerRun(c *cli.Context, o *triggerOptions) error {
@@ -115,7 +116,7 @@ func triggerRun(c *cli.Context, o *triggerOptions) error {
 		return err
 	}
 	if o.f.JSON() {
-		return writeJSON(o.f.IO.Out, res)
+		return cmdutil.WriteJSON(o.f.IO.Out, res)
 	}
 	to := "listener"
 	if o.WebhookID != "" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -16,41 +18,41 @@ const (
 
 // triggerAPI answers POST /api/v4/events/trigger as the server would in the test environment;
 // listening tells whether the caller has a listener connected.
-func triggerAPI(t *testing.T, listening bool, production bool) *fakeAPI {
-	return newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+func triggerAPI(t *testing.T, listening bool, production bool) *cmdtest.FakeAPI {
+	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != "POST" || r.URL.Path != "/api/v4/events/trigger" {
-			writeEnvelope(w, 404, nil, "not here", "t")
+			cmdtest.WriteEnvelope(w, 404, nil, "not here", "t")
 			return
 		}
 		var in api.EventTrigger
 		json.NewDecoder(r.Body).Decode(&in)
 		switch {
 		case in.Type == nil || *in.Type == "webhook.test" || !strings.HasPrefix(*in.Type, "invoice."):
-			writeEnvelope(w, 400, []any{failure("Type", "El tipo de evento '"+deref(in.Type)+"' no existe.")}, "", "t")
+			cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("Type", "El tipo de evento '"+cmdutil.Deref(in.Type)+"' no existe.")}, "", "t")
 		case production:
-			writeEnvelope(w, 403, nil, "timbra trigger no está disponible en producción; usa el ambiente de pruebas.", "t")
+			cmdtest.WriteEnvelope(w, 403, nil, "timbra trigger no está disponible en producción; usa el ambiente de pruebas.", "t")
 		case in.WebhookID == nil && !listening:
-			writeEnvelope(w, 409, nil, "La escucha de CLI no está conectada; ejecuta timbra listen.", "t")
+			cmdtest.WriteEnvelope(w, 409, nil, "La escucha de CLI no está conectada; ejecuta timbra listen.", "t")
 		case in.WebhookID == nil:
-			writeEnvelope(w, 202, api.EventTriggered{EventID: triggeredEvent, WebhookID: listenerHook}, "", "t")
+			cmdtest.WriteEnvelope(w, 202, api.EventTriggered{EventID: triggeredEvent, WebhookID: listenerHook}, "", "t")
 		default:
-			writeEnvelope(w, 202, api.EventTriggered{EventID: triggeredEvent, WebhookID: *in.WebhookID}, "", "t")
+			cmdtest.WriteEnvelope(w, 202, api.EventTriggered{EventID: triggeredEvent, WebhookID: *in.WebhookID}, "", "t")
 		}
 	})
 }
 
 func TestTrigger(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := triggerAPI(t, true, false)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 
 	// to the caller's listener: nothing but the type is sent
 	r := runArgs(t, "trigger", "invoice.canceled")
-	wantCode(t, r, 0)
-	if r.out != "Triggered invoice.canceled as event "+triggeredEvent+", sent to listener\n" || r.err != "" {
-		t.Fatalf("stdout %q stderr %q", r.out, r.err)
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != "Triggered invoice.canceled as event "+triggeredEvent+", sent to listener\n" || r.Err != "" {
+		t.Fatalf("stdout %q stderr %q", r.Out, r.Err)
 	}
-	req := srv.last(t)
+	req := srv.Last(t)
 	if req.Body != `{"type":"invoice.canceled","relatedObjectId":null,"personId":null,"webhookId":null}` {
 		t.Errorf("body %s", req.Body)
 	}
@@ -60,78 +62,78 @@ func TestTrigger(t *testing.T) {
 
 	// to one webhook, with every field; flags may follow the type
 	r = runArgs(t, "trigger", "invoice.stamped", "--related-object-id", "inv-9", "--person-id", "p-1", "--webhook-id", hookID)
-	wantCode(t, r, 0)
-	if r.out != "Triggered invoice.stamped as event "+triggeredEvent+", sent to webhook "+hookID+"\n" {
-		t.Fatalf("stdout %q", r.out)
+	cmdtest.WantCode(t, r, 0)
+	if r.Out != "Triggered invoice.stamped as event "+triggeredEvent+", sent to webhook "+hookID+"\n" {
+		t.Fatalf("stdout %q", r.Out)
 	}
 	want := `{"type":"invoice.stamped","relatedObjectId":"inv-9","personId":"p-1","webhookId":"` + hookID + `"}`
-	if b := srv.last(t).Body; b != want {
+	if b := srv.Last(t).Body; b != want {
 		t.Errorf("body %s\nwant %s", b, want)
 	}
 
 	// -o json: the API's answer
 	r = runArgs(t, "trigger", "invoice.canceled", "-o", "json")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	var got api.EventTriggered
-	if err := json.Unmarshal([]byte(r.out), &got); err != nil || got.EventID != triggeredEvent || got.WebhookID != listenerHook {
-		t.Fatalf("stdout %s (%v)", r.out, err)
+	if err := json.Unmarshal([]byte(r.Out), &got); err != nil || got.EventID != triggeredEvent || got.WebhookID != listenerHook {
+		t.Fatalf("stdout %s (%v)", r.Out, err)
 	}
 
 	// the API's refusals go through the usual error lines
 	r = runArgs(t, "trigger", "webhook.test")
-	wantCode(t, r, 1)
-	if r.err != "Type: El tipo de evento 'webhook.test' no existe.\n" || r.out != "" {
-		t.Errorf("stdout %q stderr %q", r.out, r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "Type: El tipo de evento 'webhook.test' no existe.\n" || r.Out != "" {
+		t.Errorf("stdout %q stderr %q", r.Out, r.Err)
 	}
 }
 
 func TestTriggerRefused(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	srv := triggerAPI(t, false, false)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "trigger", "invoice.canceled")
-	wantCode(t, r, 1)
-	if r.err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 
 	srv = triggerAPI(t, true, true)
-	useAPI(t, srv.URL)
+	cmdtest.UseAPI(t, srv.URL)
 	r = runArgs(t, "trigger", "invoice.canceled", "--webhook-id", hookID)
-	wantCode(t, r, 1)
-	if r.err != "403: timbra trigger no está disponible en producción; usa el ambiente de pruebas.\n" {
-		t.Errorf("stderr %q", r.err)
+	cmdtest.WantCode(t, r, 1)
+	if r.Err != "403: timbra trigger no está disponible en producción; usa el ambiente de pruebas.\n" {
+		t.Errorf("stderr %q", r.Err)
 	}
 }
 
 func TestTriggerList(t *testing.T) {
-	isolate(t) // no API needed: the list is the binary's catalog
+	cmdtest.Isolate(t) // no API needed: the list is the binary's catalog
 	r := runArgs(t, "trigger", "--list")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	want := "TYPE\tOBJECT\tDESCRIPTION\n" +
 		"invoice.stamped\tinvoice\tAn invoice was sealed and stamped (Timbre Fiscal Digital).\n" +
 		"invoice.canceled\tinvoice\tAn invoice was cancelled before the SAT.\n" +
 		"invoice.cancellation_requested\tinvoice\tA cancellation that needs the recipient's acceptance was requested.\n" +
 		"invoice.cancellation_rejected\tinvoice\tThe recipient rejected a cancellation: the invoice stays valid.\n"
-	if r.out != want {
-		t.Errorf("stdout:\n%s\nwant:\n%s", r.out, want)
+	if r.Out != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.Out, want)
 	}
 
 	r = runArgs(t, "trigger", "--list", "-o", "json")
-	wantCode(t, r, 0)
+	cmdtest.WantCode(t, r, 0)
 	var types []triggerable
-	if err := json.Unmarshal([]byte(r.out), &types); err != nil || len(types) != 4 || types[1] != (triggerable{"invoice.canceled", "invoice", "An invoice was cancelled before the SAT."}) {
-		t.Errorf("stdout %s (%v)", r.out, err)
+	if err := json.Unmarshal([]byte(r.Out), &types); err != nil || len(types) != 4 || types[1] != (triggerable{"invoice.canceled", "invoice", "An invoice was cancelled before the SAT."}) {
+		t.Errorf("stdout %s (%v)", r.Out, err)
 	}
-	wantNotContains(t, "stdout", r.out, "webhook.test")
+	cmdtest.WantNotContains(t, "stdout", r.Out, "webhook.test")
 
-	r = run1(t, runOpts{tty: true}, "trigger", "--list")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "invoice.cancellation_rejected   invoice  The recipient rejected")
+	r = run1(t, cmdtest.Opts{TTY: true}, "trigger", "--list")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "invoice.cancellation_rejected   invoice  The recipient rejected")
 }
 
 func TestTriggerUsageErrors(t *testing.T) {
-	isolate(t)
+	cmdtest.Isolate(t)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -144,7 +146,7 @@ func TestTriggerUsageErrors(t *testing.T) {
 		{[]string{"trigger", "invoice.canceled", "--related-object-id", ""}, "--related-object-id: give an ID"},
 	} {
 		r := runArgs(t, tc.args...)
-		wantCode(t, r, 2)
-		wantContains(t, strings.Join(tc.args, " "), r.err, tc.want, "Run 'timbra trigger --help'.")
+		cmdtest.WantCode(t, r, 2)
+		cmdtest.WantContains(t, strings.Join(tc.args, " "), r.Err, tc.want, "Run 'timbra trigger --help'.")
 	}
 }

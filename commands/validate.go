@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -23,14 +24,14 @@ import (
 var listTypeIDs = []string{"sat.blacklist.69b", "sat.blacklist.69bbis"}
 
 type validateOptions struct {
-	f           *Factory
+	f           *cmdutil.Factory
 	Types       cli.StringSlice
 	All         bool
 	TIN         string
 	Concurrency int
 }
 
-func newValidateCmd(f *Factory) *cli.Command {
+func newValidateCmd(f *cmdutil.Factory) *cli.Command {
 	o := &validateOptions{f: f}
 	return &cli.Command{
 		Name:      "validate",
@@ -58,21 +59,21 @@ func newValidateCmd(f *Factory) *cli.Command {
 		Subcommands: []*cli.Command{newValidateTypesCmd(f), newValidateStatusesCmd(f)},
 		Action: func(c *cli.Context) error {
 			if o.All == c.IsSet("types") {
-				return usageErrorf(c, "give --types TYPE,... or --all (each type uses one validation credit)")
+				return cmdutil.UsageErrorf(c, "give --types TYPE,... or --all (each type uses one validation credit)")
 			}
 			if o.Concurrency < 1 {
-				return usageErrorf(c, "invalid value %d for --concurrency: give 1 or more", o.Concurrency)
+				return cmdutil.UsageErrorf(c, "invalid value %d for --concurrency: give 1 or more", o.Concurrency)
 			}
 			if o.TIN != "" {
 				if c.Args().Len() > 0 {
-					return usageErrorf(c, "give files or --tin, not both")
+					return cmdutil.UsageErrorf(c, "give files or --tin, not both")
 				}
 			} else if c.Args().Len() == 0 {
-				return usageErrorf(c, "missing argument: FILE.xml (or --tin RFC)")
+				return cmdutil.UsageErrorf(c, "missing argument: FILE.xml (or --tin RFC)")
 			}
 			files, err := expandFiles(c.Args().Slice())
 			if err != nil {
-				return usageErrorf(c, "%v", err)
+				return cmdutil.UsageErrorf(c, "%v", err)
 			}
 			return validateRun(c, o, files)
 		},
@@ -151,14 +152,14 @@ func chosenTypes(c *cli.Context, o *validateOptions, client *api.Client) ([]stri
 			case t == "" || seen[t]:
 				continue
 			case !known[t]:
-				return nil, usageErrorf(c, "unknown validation type %q (see 'timbra validate types')", t)
+				return nil, cmdutil.UsageErrorf(c, "unknown validation type %q (see 'timbra validate types')", t)
 			}
 			seen[t] = true
 			out = append(out, t)
 		}
 	}
 	if len(out) == 0 {
-		return nil, usageErrorf(c, "--types names no validation type")
+		return nil, cmdutil.UsageErrorf(c, "--types names no validation type")
 	}
 	return out, nil
 }
@@ -248,10 +249,10 @@ func validateOne(ctx context.Context, client *api.Client, types []string, file, 
 	return res
 }
 
-func printValidation(f *Factory, types []string, rep validateReport) error {
-	p := f.printer()
-	if p.json {
-		return writeJSON(f.IO.Out, rep)
+func printValidation(f *cmdutil.Factory, types []string, rep validateReport) error {
+	p := f.Printer()
+	if p.JSON {
+		return cmdutil.WriteJSON(f.IO.Out, rep)
 	}
 	headers := append([]string{"FILE"}, types...)
 	var rows [][]string
@@ -290,17 +291,17 @@ func printValidation(f *Factory, types []string, rep validateReport) error {
 		}
 		rows = append(rows, row)
 	}
-	if err := p.table(rep, headers, rows, ""); err != nil {
+	if err := p.Table(rep, headers, rows, ""); err != nil {
 		return err
 	}
 	for _, n := range notes {
-		fmt.Fprintln(f.IO.Err, oneLine(n))
+		fmt.Fprintln(f.IO.Err, cmdutil.OneLine(n))
 	}
 	fmt.Fprintf(f.IO.Err, "Validation credits used: %d.\n", rep.CreditsUsed)
 	return nil
 }
 
-func newValidateTypesCmd(f *Factory) *cli.Command {
+func newValidateTypesCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "types",
 		Usage:     "List the validation types (no credits)",
@@ -309,7 +310,7 @@ func newValidateTypesCmd(f *Factory) *cli.Command {
 			"Example:\n" +
 			"  timbra validate types -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -324,12 +325,12 @@ func newValidateTypesCmd(f *Factory) *cli.Command {
 			for i, t := range ts {
 				rows[i] = []string{t.ID, t.Description}
 			}
-			return f.printer().table(ts, []string{"ID", "DESCRIPTION"}, rows, "No validation types.")
+			return f.Printer().Table(ts, []string{"ID", "DESCRIPTION"}, rows, "No validation types.")
 		},
 	}
 }
 
-func newValidateStatusesCmd(f *Factory) *cli.Command {
+func newValidateStatusesCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "statuses",
 		Usage:     "List the statuses a validation type can return, passing ones first (no credits)",
@@ -340,7 +341,7 @@ func newValidateStatusesCmd(f *Factory) *cli.Command {
 			"Example:\n" +
 			"  timbra validate statuses sat.cfdi.status",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "validation type"); err != nil {
+			if err := cmdutil.ExactArgs(c, "validation type"); err != nil {
 				return err
 			}
 			client, err := f.Client()
@@ -355,7 +356,7 @@ func newValidateStatusesCmd(f *Factory) *cli.Command {
 			for i, s := range ss {
 				rows[i] = []string{s.ID, s.Description}
 			}
-			return f.printer().table(ss, []string{"ID", "DESCRIPTION"}, rows, "No statuses.")
+			return f.Printer().Table(ss, []string{"ID", "DESCRIPTION"}, rows, "No statuses.")
 		},
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/csd/csdtest"
 	"github.com/timbra-mx/timbra/internal/validations"
@@ -25,7 +26,7 @@ import (
 // valid invoice, one with a tampered amount, and one that is not XML.
 func validateSetup(t *testing.T) (dir string, balance func() float64) {
 	t.Helper()
-	isolate(t)
+	cmdtest.Isolate(t)
 	dir = t.TempDir()
 	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db"), Environment: "production"})
 	if err != nil {
@@ -73,31 +74,31 @@ func TestValidateCommand(t *testing.T) {
 	seals := "sat.xml.structure,sat.cfdi.sello,sat.tfd.sello"
 
 	// Everything passes: exit 0, three credits.
-	r := run1(t, runOpts{tty: true}, "validate", filepath.Join(dir, "a-valid.xml"), "--types", seals)
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "FILE", "sat.cfdi.sello", "✓ Valido")
-	wantNotContains(t, "stdout", r.out, "✗")
-	wantContains(t, "stderr", r.err, "Validation credits used: 3.")
+	r := run1(t, cmdtest.Opts{TTY: true}, "validate", filepath.Join(dir, "a-valid.xml"), "--types", seals)
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "FILE", "sat.cfdi.sello", "✓ Valido")
+	cmdtest.WantNotContains(t, "stdout", r.Out, "✗")
+	cmdtest.WantContains(t, "stderr", r.Err, "Validation credits used: 3.")
 	if b := balance(); b != 97 {
 		t.Fatalf("balance %v", b)
 	}
 
 	// A pattern, many files: the tampered amount and the broken file fail, exit 1.
-	r = run1(t, runOpts{tty: true}, "validate", filepath.Join(dir, "*.xml"), "--types", seals, "--concurrency", "2")
-	wantCode(t, r, 1)
-	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	r = run1(t, cmdtest.Opts{TTY: true}, "validate", filepath.Join(dir, "*.xml"), "--types", seals, "--concurrency", "2")
+	cmdtest.WantCode(t, r, 1)
+	lines := strings.Split(strings.TrimSpace(r.Out), "\n")
 	if len(lines) != 4 || !strings.Contains(lines[1], "a-valid.xml") || !strings.Contains(lines[2], "b-amount.xml") ||
 		!strings.Contains(lines[2], "✗ Invalido") || !strings.Contains(lines[3], "c-broken.xml") {
-		t.Fatalf("table:\n%s", r.out)
+		t.Fatalf("table:\n%s", r.Out)
 	}
-	wantContains(t, "stderr", r.err, "b-amount.xml: sat.cfdi.sello Invalido", "c-broken.xml: sat.xml.structure Invalido", "Validation credits used: 9.")
+	cmdtest.WantContains(t, "stderr", r.Err, "b-amount.xml: sat.cfdi.sello Invalido", "c-broken.xml: sat.xml.structure Invalido", "Validation credits used: 9.")
 
 	// JSON for scripts.
-	r = run1(t, runOpts{}, "validate", filepath.Join(dir, "b-amount.xml"), "--all", "-o", "json")
-	wantCode(t, r, 1)
+	r = run1(t, cmdtest.Opts{}, "validate", filepath.Join(dir, "b-amount.xml"), "--all", "-o", "json")
+	cmdtest.WantCode(t, r, 1)
 	var rep validateReport
-	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
-		t.Fatalf("json: %v\n%s", err, r.out)
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
+		t.Fatalf("json: %v\n%s", err, r.Out)
 	}
 	if rep.Passed || rep.CreditsUsed != 7 || len(rep.Items) != 1 || len(rep.Items[0].Results) != 7 ||
 		rep.Items[0].Results[0].Type.ID != "sat.xml.structure" || rep.Items[0].Results[2].Passed {
@@ -105,29 +106,29 @@ func TestValidateCommand(t *testing.T) {
 	}
 
 	// --tin: the lists (no copy configured: NoDisponible, which does not pass).
-	r = run1(t, runOpts{}, "validate", "--tin", "EKU9003173C9", "--all")
-	wantCode(t, r, 1)
-	wantContains(t, "stdout", r.out, "RFC\tsat.blacklist.69b\tsat.blacklist.69bbis", "EKU9003173C9\t✗ NoDisponible")
+	r = run1(t, cmdtest.Opts{}, "validate", "--tin", "EKU9003173C9", "--all")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stdout", r.Out, "RFC\tsat.blacklist.69b\tsat.blacklist.69bbis", "EKU9003173C9\t✗ NoDisponible")
 
 	// A missing file fails alone, with no credit.
 	before := balance()
-	r = run1(t, runOpts{}, "validate", filepath.Join(dir, "missing.xml"), "--types", "sat.cfdi.sello")
-	wantCode(t, r, 1)
-	wantContains(t, "stderr", r.err, "missing.xml: no such file or directory", "Validation credits used: 0.")
+	r = run1(t, cmdtest.Opts{}, "validate", filepath.Join(dir, "missing.xml"), "--types", "sat.cfdi.sello")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "missing.xml: no such file or directory", "Validation credits used: 0.")
 	if balance() != before {
 		t.Fatal("a missing file used credits")
 	}
 
 	// Types and statuses.
-	r = run1(t, runOpts{}, "validate", "types")
-	wantCode(t, r, 0)
-	wantContains(t, "stdout", r.out, "sat.xml.structure\tEstructura del XML", "sat.blacklist.69bbis")
-	r = run1(t, runOpts{}, "validate", "statuses", "sat.cfdi.status")
-	wantCode(t, r, 0)
-	if !strings.HasPrefix(r.out, "ID\tDESCRIPTION\nVigente\t") {
-		t.Fatalf("statuses:\n%s", r.out)
+	r = run1(t, cmdtest.Opts{}, "validate", "types")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "sat.xml.structure\tEstructura del XML", "sat.blacklist.69bbis")
+	r = run1(t, cmdtest.Opts{}, "validate", "statuses", "sat.cfdi.status")
+	cmdtest.WantCode(t, r, 0)
+	if !strings.HasPrefix(r.Out, "ID\tDESCRIPTION\nVigente\t") {
+		t.Fatalf("statuses:\n%s", r.Out)
 	}
-	wantCode(t, run1(t, runOpts{}, "validate", "statuses", "sat.nope"), 1)
+	cmdtest.WantCode(t, run1(t, cmdtest.Opts{}, "validate", "statuses", "sat.nope"), 1)
 }
 
 func TestValidateUsage(t *testing.T) {
@@ -144,9 +145,9 @@ func TestValidateUsage(t *testing.T) {
 		{"validate", f, "--all", "--concurrency", "0"},
 		{"validate", "statuses"},
 	} {
-		r := run1(t, runOpts{}, args...)
-		if r.code != 2 {
-			t.Errorf("%v: exit %d (%s)", args, r.code, r.err)
+		r := run1(t, cmdtest.Opts{}, args...)
+		if r.Code != 2 {
+			t.Errorf("%v: exit %d (%s)", args, r.Code, r.Err)
 		}
 	}
 	if balance() != before {

@@ -1,30 +1,18 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/fatih/color"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
-// Values of the webhook and delivery records (spec 3 §2.2, §2.3).
-const (
-	webhookKindListener = "cliListener"
-	statusEnabled       = "enabled"
-	statusDisabled      = "disabled"
-	deliveryPending     = "pending"
-	deliveryFailed      = "failed"
-)
-
-func newWebhooksCmd(f *Factory) *cli.Command {
+func newWebhooksCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "webhooks",
 		Usage: "Create, inspect, test and remove the webhooks that receive your events",
@@ -42,8 +30,8 @@ func newWebhooksCmd(f *Factory) *cli.Command {
 			newWebhooksGetCmd(f, nil),
 			newWebhooksQueueCmd(f, nil),
 			newWebhooksUpdateCmd(f),
-			newWebhooksSetStatusCmd(f, statusEnabled),
-			newWebhooksSetStatusCmd(f, statusDisabled),
+			newWebhooksSetStatusCmd(f, api.WebhookEnabled),
+			newWebhooksSetStatusCmd(f, api.WebhookDisabled),
 			newWebhooksDeleteCmd(f, nil),
 			newWebhooksTestCmd(f, nil),
 			newWebhooksRotateCmd(f, nil),
@@ -57,16 +45,16 @@ func newWebhooksCmd(f *Factory) *cli.Command {
 // ---- create
 
 type webhooksCreateOptions struct {
-	f           *Factory
+	f           *cmdutil.Factory
 	URL         string
 	Events      []string
 	Description *string
 	People      []string
 }
 
-func newWebhooksCreateCmd(f *Factory, run runFunc[webhooksCreateOptions]) *cli.Command {
+func newWebhooksCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksCreateOptions]) *cli.Command {
 	o := &webhooksCreateOptions{f: f}
-	run = orRun(run, webhooksCreateRun)
+	run = cmdutil.OrRun(run, webhooksCreateRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a webhook and print its signing secret, this one time",
@@ -86,21 +74,21 @@ func newWebhooksCreateCmd(f *Factory, run runFunc[webhooksCreateOptions]) *cli.C
 			&cli.StringSliceFlag{Name: "person", Usage: "receive only the events of the person `ID` (repeatable; default: everyone's)"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
 			if strings.TrimSpace(o.URL) == "" {
-				return usageErrorf(c, "missing flag --url")
+				return cmdutil.UsageErrorf(c, "missing flag --url")
 			}
-			o.Events = cleanList(c.StringSlice("events"))
+			o.Events = cmdutil.CleanList(c.StringSlice("events"))
 			if len(o.Events) == 0 {
-				return usageErrorf(c, "missing flag --events (event types, or '*' for all)")
+				return cmdutil.UsageErrorf(c, "missing flag --events (event types, or '*' for all)")
 			}
 			if c.IsSet("description") {
 				d := c.String("description")
 				o.Description = &d
 			}
-			o.People = cleanList(c.StringSlice("person"))
+			o.People = cmdutil.CleanList(c.StringSlice("person"))
 			return run(c, o)
 		},
 	}
@@ -117,8 +105,8 @@ func webhooksCreateRun(c *cli.Context, o *webhooksCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	if err := p.fields(w, webhookFields(p, w)); err != nil {
+	p := o.f.Printer()
+	if err := p.Fields(w, webhookFields(p, w)); err != nil {
 		return err
 	}
 	secretNote(o.f.IO, "")
@@ -126,27 +114,20 @@ func webhooksCreateRun(c *cli.Context, o *webhooksCreateOptions) error {
 }
 
 // secretNote tells, on stderr, that the secret just printed is not shown again.
-func secretNote(ios *IOStreams, extra string) {
-	ios.warn("Store the signing secret now: it will not be shown again." + extra)
+func secretNote(ios *cmdutil.IOStreams, extra string) {
+	ios.Warn("Store the signing secret now: it will not be shown again." + extra)
 }
 
 // ---- list
 
-// pageFooter tells on a terminal which page of how many was shown.
-func pageFooter(f *Factory, page, pages, total int, what string) {
-	if f.IO.OutTTY && !f.JSON() && pages > 1 {
-		fmt.Fprintf(f.IO.Err, "Page %d of %d (%d %s).\n", page, pages, total, what)
-	}
-}
-
 type webhooksListOptions struct {
-	f *Factory
-	pagingOptions
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
 }
 
 var webhookColumns = []string{"ID", "KIND", "URL", "STATUS", "EVENTS", "FAILING SINCE", "CREATED"}
 
-func newWebhooksListCmd(f *Factory) *cli.Command {
+func newWebhooksListCmd(f *cmdutil.Factory) *cli.Command {
 	o := &webhooksListOptions{f: f}
 	return &cli.Command{
 		Name:      "list",
@@ -158,12 +139,12 @@ func newWebhooksListCmd(f *Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra webhooks list\n" +
 			"  timbra webhooks list --page 2 --page-size 50 -o json",
-		Flags: pagingFlags(&o.pagingOptions, "webhooks", 50, ""),
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "webhooks", 50, ""),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c); err != nil {
+			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			return webhooksListRun(c.Context, o)
@@ -180,59 +161,59 @@ func webhooksListRun(ctx context.Context, o *webhooksListOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, w := range page.Items {
 		rows = append(rows, []string{
 			w.ID, w.Kind, webhookTarget(w), webhookStatusText(w), strings.Join(w.EnabledEvents, ","),
-			p.apiTime(deref(w.FailingSince)), p.apiTime(w.CreatedAt),
+			p.APITime(cmdutil.Deref(w.FailingSince)), p.APITime(w.CreatedAt),
 		})
 	}
-	if err := p.statusTable(page, webhookColumns, rows, "No webhooks.", "STATUS"); err != nil {
+	if err := p.StatusTable(page, webhookColumns, rows, "No webhooks.", "STATUS"); err != nil {
 		return err
 	}
-	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "webhooks")
+	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "webhooks")
 	return nil
 }
 
 // webhookTarget is where a webhook delivers: its URL, or the person of a listener.
 func webhookTarget(w api.Webhook) string {
-	if w.Kind == webhookKindListener || w.URL == nil {
-		return "listener of " + deref(w.ListenerPersonID)
+	if w.Kind == api.WebhookKindListener || w.URL == nil {
+		return "listener of " + cmdutil.Deref(w.ListenerPersonID)
 	}
 	return *w.URL
 }
 
 // webhookStatusText is the status, with the reason a webhook was disabled.
 func webhookStatusText(w api.Webhook) string {
-	if r := deref(w.DisabledReason); r != "" && w.Status == statusDisabled {
+	if r := cmdutil.Deref(w.DisabledReason); r != "" && w.Status == api.WebhookDisabled {
 		return w.Status + " (" + r + ")"
 	}
 	return w.Status
 }
 
-func webhookFields(p *printer, w api.Webhook) []field {
+func webhookFields(p *cmdutil.Printer, w api.Webhook) []cmdutil.Field {
 	people := "everyone"
 	if w.PersonIDs != nil {
 		people = strings.Join(w.PersonIDs, ",")
 	}
-	fs := []field{
-		{"ID", w.ID},
-		{"Kind", w.Kind},
-		{"URL", webhookTarget(w)},
-		{"Description", w.Description},
-		{"Events", strings.Join(w.EnabledEvents, ",")},
-		{"People", people},
-		{"Status", p.colorStatus(w.Status, webhookStatusText(w))},
-		{"Disabled at", p.apiTime(deref(w.DisabledAt))},
-		{"Failing since", p.apiTime(deref(w.FailingSince))},
+	fs := []cmdutil.Field{
+		{Label: "ID", Value: w.ID},
+		{Label: "Kind", Value: w.Kind},
+		{Label: "URL", Value: webhookTarget(w)},
+		{Label: "Description", Value: w.Description},
+		{Label: "Events", Value: strings.Join(w.EnabledEvents, ",")},
+		{Label: "People", Value: people},
+		{Label: "Status", Value: p.ColorStatus(w.Status, webhookStatusText(w))},
+		{Label: "Disabled at", Value: p.APITime(cmdutil.Deref(w.DisabledAt))},
+		{Label: "Failing since", Value: p.APITime(cmdutil.Deref(w.FailingSince))},
 	}
-	if w.Kind == webhookKindListener {
-		fs = append(fs, field{"Listener person", deref(w.ListenerPersonID)}, field{"Session expires", p.apiTime(deref(w.SessionExpiresAt))})
+	if w.Kind == api.WebhookKindListener {
+		fs = append(fs, cmdutil.Field{Label: "Listener person", Value: cmdutil.Deref(w.ListenerPersonID)}, cmdutil.Field{Label: "Session expires", Value: p.APITime(cmdutil.Deref(w.SessionExpiresAt))})
 	}
-	fs = append(fs, field{"Created", p.apiTime(w.CreatedAt)}, field{"Updated", p.apiTime(w.UpdatedAt)})
+	fs = append(fs, cmdutil.Field{Label: "Created", Value: p.APITime(w.CreatedAt)}, cmdutil.Field{Label: "Updated", Value: p.APITime(w.UpdatedAt)})
 	if w.Secret != "" {
-		fs = append(fs, field{"Secret", w.Secret})
+		fs = append(fs, cmdutil.Field{Label: "Secret", Value: w.Secret})
 	}
 	return fs
 }
@@ -240,13 +221,13 @@ func webhookFields(p *printer, w api.Webhook) []field {
 // ---- get
 
 type idOptions struct {
-	f  *Factory
+	f  *cmdutil.Factory
 	ID string
 }
 
-func newWebhooksGetCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
+func newWebhooksGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
-	run = orRun(run, webhooksGetRun)
+	run = cmdutil.OrRun(run, webhooksGetRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one webhook",
@@ -258,7 +239,7 @@ func newWebhooksGetCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 			"Example:\n" +
 			"  timbra webhooks get 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -277,45 +258,45 @@ func webhooksGetRun(c *cli.Context, o *idOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	if p.json {
-		return p.fields(w, nil)
+	p := o.f.Printer()
+	if p.JSON {
+		return p.Fields(w, nil)
 	}
 	q, err := client.WebhookQueue(ctx, w.ID)
 	if err != nil {
 		return err
 	}
-	return p.fields(w, append(webhookFields(p, w), queueFields(p, q)...))
+	return p.Fields(w, append(webhookFields(p, w), queueFields(p, q)...))
 }
 
 // queueFields shows a webhook's queue.
-func queueFields(p *printer, q api.WebhookQueue) []field {
+func queueFields(p *cmdutil.Printer, q api.WebhookQueue) []cmdutil.Field {
 	oldest := ""
 	if q.OldestPendingAt != nil {
-		oldest = fmt.Sprintf("%s (%s)", p.apiTime(*q.OldestPendingAt), (time.Duration(q.OldestPendingAgeSeconds * float64(time.Second))).Round(time.Millisecond))
+		oldest = fmt.Sprintf("%s (%s)", p.APITime(*q.OldestPendingAt), (time.Duration(q.OldestPendingAgeSeconds * float64(time.Second))).Round(time.Millisecond))
 	}
-	last := p.apiTime(deref(q.LastAttemptAt))
+	last := p.APITime(cmdutil.Deref(q.LastAttemptAt))
 	if q.LastStatusCode != nil {
 		last += fmt.Sprintf(" (HTTP %d)", *q.LastStatusCode)
 	}
-	lastErr := deref(q.LastError)
+	lastErr := cmdutil.Deref(q.LastError)
 	if q.LastErrorAt != nil {
-		lastErr += ", " + p.apiTime(*q.LastErrorAt)
+		lastErr += ", " + p.APITime(*q.LastErrorAt)
 	}
-	return []field{
-		{"Pending", strconv.Itoa(q.Pending)},
-		{"In flight", fmt.Sprintf("%d of %d", q.InFlight, q.Concurrency)},
-		{"Oldest pending", oldest},
-		{"Last attempt", last},
-		{"Last error", lastErr},
+	return []cmdutil.Field{
+		{Label: "Pending", Value: strconv.Itoa(q.Pending)},
+		{Label: "In flight", Value: fmt.Sprintf("%d of %d", q.InFlight, q.Concurrency)},
+		{Label: "Oldest pending", Value: oldest},
+		{Label: "Last attempt", Value: last},
+		{Label: "Last error", Value: lastErr},
 	}
 }
 
 // ---- queue
 
-func newWebhooksQueueCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
+func newWebhooksQueueCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
-	run = orRun(run, webhooksQueueRun)
+	run = cmdutil.OrRun(run, webhooksQueueRun)
 	return &cli.Command{
 		Name:      "queue",
 		Usage:     "Show a webhook's queue: pending deliveries, attempts in flight, the last error",
@@ -330,7 +311,7 @@ func newWebhooksQueueCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 			"  timbra webhooks queue 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra webhooks queue 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 -o json | jq .pending",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -349,14 +330,14 @@ func webhooksQueueRun(c *cli.Context, o *idOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	return p.fields(q, append([]field{{"Webhook", q.WebhookID}}, queueFields(p, q)...))
+	p := o.f.Printer()
+	return p.Fields(q, append([]cmdutil.Field{{Label: "Webhook", Value: q.WebhookID}}, queueFields(p, q)...))
 }
 
 // ---- update, enable, disable
 
 type webhooksUpdateOptions struct {
-	f           *Factory
+	f           *cmdutil.Factory
 	ID          string
 	URL         *string
 	Events      []string
@@ -366,7 +347,7 @@ type webhooksUpdateOptions struct {
 	Status      *string // enable, disable
 }
 
-func newWebhooksUpdateCmd(f *Factory) *cli.Command {
+func newWebhooksUpdateCmd(f *cmdutil.Factory) *cli.Command {
 	o := &webhooksUpdateOptions{f: f}
 	return &cli.Command{
 		Name:      "update",
@@ -388,7 +369,7 @@ func newWebhooksUpdateCmd(f *Factory) *cli.Command {
 			&cli.BoolFlag{Name: "all-people", Usage: "receive the events of everyone (removes the people filter)", Destination: &o.AllPeople},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -397,8 +378,8 @@ func newWebhooksUpdateCmd(f *Factory) *cli.Command {
 				o.URL = &u
 			}
 			if c.IsSet("events") {
-				if o.Events = cleanList(c.StringSlice("events")); len(o.Events) == 0 {
-					return usageErrorf(c, "--events: give at least one event type, or '*' for all")
+				if o.Events = cmdutil.CleanList(c.StringSlice("events")); len(o.Events) == 0 {
+					return cmdutil.UsageErrorf(c, "--events: give at least one event type, or '*' for all")
 				}
 			}
 			if c.IsSet("description") {
@@ -407,24 +388,24 @@ func newWebhooksUpdateCmd(f *Factory) *cli.Command {
 			}
 			if c.IsSet("person") {
 				if o.AllPeople {
-					return usageErrorf(c, "--person and --all-people cannot be used together")
+					return cmdutil.UsageErrorf(c, "--person and --all-people cannot be used together")
 				}
-				if o.People = cleanList(c.StringSlice("person")); len(o.People) == 0 {
-					return usageErrorf(c, "--person: give a person ID")
+				if o.People = cmdutil.CleanList(c.StringSlice("person")); len(o.People) == 0 {
+					return cmdutil.UsageErrorf(c, "--person: give a person ID")
 				}
 			}
 			if o.URL == nil && o.Events == nil && o.Description == nil && o.People == nil && !o.AllPeople {
-				return usageErrorf(c, "nothing to change: give --url, --events, --description, --person or --all-people")
+				return cmdutil.UsageErrorf(c, "nothing to change: give --url, --events, --description, --person or --all-people")
 			}
 			return webhooksUpdateRun(c.Context, o)
 		},
 	}
 }
 
-func newWebhooksSetStatusCmd(f *Factory, status string) *cli.Command {
+func newWebhooksSetStatusCmd(f *cmdutil.Factory, status string) *cli.Command {
 	o := &webhooksUpdateOptions{f: f, Status: &status}
 	name, usage, desc := "enable", "Enable a disabled webhook", "Turns deliveries back on. The reason it was disabled and the time since when it failed are cleared."
-	if status == statusDisabled {
+	if status == api.WebhookDisabled {
 		name, usage, desc = "disable", "Disable a webhook: it receives nothing until enabled", "Stops deliveries to the webhook; the ones waiting are closed unsent. Tests are refused while disabled."
 	}
 	return &cli.Command{
@@ -436,7 +417,7 @@ func newWebhooksSetStatusCmd(f *Factory, status string) *cli.Command {
 			"Example:\n" +
 			"  timbra webhooks " + name + " 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -478,8 +459,8 @@ func webhooksUpdateRun(ctx context.Context, o *webhooksUpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	return p.fields(out, webhookFields(p, out))
+	p := o.f.Printer()
+	return p.Fields(out, webhookFields(p, out))
 }
 
 // webhookModel is the full model of w for a PUT, without a status.
@@ -491,14 +472,14 @@ func webhookModel(w api.Webhook) api.WebhookUpdate {
 // ---- delete
 
 type webhooksDeleteOptions struct {
-	f   *Factory
+	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newWebhooksDeleteCmd(f *Factory, run runFunc[webhooksDeleteOptions]) *cli.Command {
+func newWebhooksDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksDeleteOptions]) *cli.Command {
 	o := &webhooksDeleteOptions{f: f}
-	run = orRun(run, webhooksDeleteRun)
+	run = cmdutil.OrRun(run, webhooksDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a webhook; its delivery log stays",
@@ -514,12 +495,12 @@ func newWebhooksDeleteCmd(f *Factory, run runFunc[webhooksDeleteOptions]) *cli.C
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
 			if !o.Yes && !f.IO.InTTY {
-				return usageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
 			return run(c, o)
 		},
@@ -538,7 +519,7 @@ func webhooksDeleteRun(c *cli.Context, o *webhooksDeleteOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := confirm(ctx, ios, fmt.Sprintf("Delete webhook %s (%s)? Deliveries to it stop; its delivery log stays.", w.ID, webhookTarget(w)), "not deleted"); err != nil {
+		if err := cmdutil.Confirm(ctx, ios, fmt.Sprintf("Delete webhook %s (%s)? Deliveries to it stop; its delivery log stays.", w.ID, webhookTarget(w)), "not deleted"); err != nil {
 			return err
 		}
 	}
@@ -546,7 +527,7 @@ func webhooksDeleteRun(c *cli.Context, o *webhooksDeleteOptions) error {
 		return err
 	}
 	if o.f.JSON() {
-		return writeJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
+		return cmdutil.WriteJSON(ios.Out, map[string]any{"id": o.ID, "deleted": true})
 	}
 	fmt.Fprintf(ios.Out, "Deleted webhook %s.\n", o.ID)
 	return nil
@@ -555,7 +536,7 @@ func webhooksDeleteRun(c *cli.Context, o *webhooksDeleteOptions) error {
 // ---- test
 
 type webhooksTestOptions struct {
-	f       *Factory
+	f       *cmdutil.Factory
 	ID      string
 	Wait    bool
 	Timeout time.Duration
@@ -568,9 +549,9 @@ func waitFlags(wait *bool, timeout *time.Duration) []cli.Flag {
 	}
 }
 
-func newWebhooksTestCmd(f *Factory, run runFunc[webhooksTestOptions]) *cli.Command {
+func newWebhooksTestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksTestOptions]) *cli.Command {
 	o := &webhooksTestOptions{f: f}
-	run = orRun(run, webhooksTestRun)
+	run = cmdutil.OrRun(run, webhooksTestRun)
 	return &cli.Command{
 		Name:      "test",
 		Usage:     "Send a signed webhook.test event to one webhook",
@@ -586,11 +567,11 @@ func newWebhooksTestCmd(f *Factory, run runFunc[webhooksTestOptions]) *cli.Comma
 			"  timbra webhooks test 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --wait -o json",
 		Flags: waitFlags(&o.Wait, &o.Timeout),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			if o.Timeout <= 0 {
-				return usageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
+				return cmdutil.UsageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
 			}
 			o.ID = c.Args().First()
 			return run(c, o)
@@ -608,12 +589,12 @@ func webhooksTestRun(c *cli.Context, o *webhooksTestOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	if !o.Wait {
-		return p.fields(res, []field{{"Event", res.EventID}, {"Delivery", res.DeliveryID}})
+		return p.Fields(res, []cmdutil.Field{{Label: "Event", Value: res.EventID}, {Label: "Delivery", Value: res.DeliveryID}})
 	}
-	if !p.json {
-		if err := p.fields(nil, []field{{"Event", res.EventID}, {"Delivery", res.DeliveryID}}); err != nil {
+	if !p.JSON {
+		if err := p.Fields(nil, []cmdutil.Field{{Label: "Event", Value: res.EventID}, {Label: "Delivery", Value: res.DeliveryID}}); err != nil {
 			return err
 		}
 	}
@@ -625,7 +606,7 @@ var deliveryPoll = 200 * time.Millisecond
 
 // waitAndReport follows a delivery until it is no longer pending, prints its outcome, and
 // answers an error (exit code 1) when it failed.
-func waitAndReport(ctx context.Context, f *Factory, client *api.Client, webhookID, deliveryID string, timeout time.Duration) error {
+func waitAndReport(ctx context.Context, f *cmdutil.Factory, client *api.Client, webhookID, deliveryID string, timeout time.Duration) error {
 	if f.IO.ErrTTY && !f.JSON() {
 		fmt.Fprintln(f.IO.Err, "Waiting for the delivery…")
 	}
@@ -633,11 +614,11 @@ func waitAndReport(ctx context.Context, f *Factory, client *api.Client, webhookI
 	if err != nil {
 		return err
 	}
-	p := f.printer()
-	if err := p.fields(d, deliveryOutcome(p, d)); err != nil {
+	p := f.Printer()
+	if err := p.Fields(d, deliveryOutcome(p, d)); err != nil {
 		return err
 	}
-	if d.Status == deliveryFailed {
+	if d.Status == api.DeliveryFailed {
 		return fmt.Errorf("delivery %s failed", d.ID)
 	}
 	return nil
@@ -652,7 +633,7 @@ func waitDelivery(ctx context.Context, client *api.Client, webhookID, deliveryID
 		if err != nil {
 			return api.Delivery{}, err
 		}
-		if found && d.Status != deliveryPending {
+		if found && d.Status != api.DeliveryPending {
 			return d, nil
 		}
 		left := time.Until(deadline)
@@ -689,25 +670,25 @@ func findDelivery(ctx context.Context, client *api.Client, webhookID, deliveryID
 	}
 }
 
-func deliveryOutcome(p *printer, d api.Delivery) []field {
+func deliveryOutcome(p *cmdutil.Printer, d api.Delivery) []cmdutil.Field {
 	code := ""
 	if d.LastStatusCode != nil {
 		code = strconv.Itoa(*d.LastStatusCode)
 	}
-	return []field{
-		{"Status", p.colorStatus(d.Status, d.Status)},
-		{"Attempts", strconv.Itoa(d.Attempts)},
-		{"Status code", code},
-		{"Error", deref(d.LastError)},
-		{"Response", d.LastResponseExcerpt},
+	return []cmdutil.Field{
+		{Label: "Status", Value: p.ColorStatus(d.Status, d.Status)},
+		{Label: "Attempts", Value: strconv.Itoa(d.Attempts)},
+		{Label: "Status code", Value: code},
+		{Label: "Error", Value: cmdutil.Deref(d.LastError)},
+		{Label: "Response", Value: d.LastResponseExcerpt},
 	}
 }
 
 // ---- rotate-secret
 
-func newWebhooksRotateCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
+func newWebhooksRotateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
-	run = orRun(run, webhooksRotateRun)
+	run = cmdutil.OrRun(run, webhooksRotateRun)
 	return &cli.Command{
 		Name:      "rotate-secret",
 		Usage:     "Give a webhook a new signing secret and print it, this one time",
@@ -719,7 +700,7 @@ func newWebhooksRotateCmd(f *Factory, run runFunc[idOptions]) *cli.Command {
 			"Example:\n" +
 			"  timbra webhooks rotate-secret 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15",
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
@@ -738,8 +719,8 @@ func webhooksRotateRun(c *cli.Context, o *idOptions) error {
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
-	if err := p.fields(w, []field{{"ID", w.ID}, {"URL", webhookTarget(w)}, {"Secret", w.Secret}}); err != nil {
+	p := o.f.Printer()
+	if err := p.Fields(w, []cmdutil.Field{{Label: "ID", Value: w.ID}, {Label: "URL", Value: webhookTarget(w)}, {Label: "Secret", Value: w.Secret}}); err != nil {
 		return err
 	}
 	secretNote(o.f.IO, " The previous secret keeps signing too for 24 hours.")
@@ -749,16 +730,16 @@ func webhooksRotateRun(c *cli.Context, o *idOptions) error {
 // ---- deliveries
 
 type webhooksDeliveriesOptions struct {
-	f         *Factory
+	f         *cmdutil.Factory
 	ID        string
 	Status    string
 	EventType string
-	pagingOptions
+	cmdutil.PagingOptions
 }
 
 var deliveryColumns = []string{"ID", "CREATED", "EVENT", "TYPE", "KIND", "STATUS", "ATTEMPTS", "LAST CODE/ERROR", "NEXT ATTEMPT"}
 
-func newWebhooksDeliveriesCmd(f *Factory) *cli.Command {
+func newWebhooksDeliveriesCmd(f *cmdutil.Factory) *cli.Command {
 	o := &webhooksDeliveriesOptions{f: f}
 	return &cli.Command{
 		Name:      "deliveries",
@@ -776,19 +757,19 @@ func newWebhooksDeliveriesCmd(f *Factory) *cli.Command {
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --status failed --event-type invoice.canceled\n" +
 			"  timbra webhooks deliveries 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --page-size 50 -o json",
-		Flags: append(deliveryFilterFlags(&o.Status, &o.EventType), pagingFlags(&o.pagingOptions, "deliveries", 50, "")...),
+		Flags: append(deliveryFilterFlags(&o.Status, &o.EventType), cmdutil.PagingFlags(&o.PagingOptions, "deliveries", 50, "")...),
 		Action: func(c *cli.Context) error {
-			if err := exactArgs(c, "webhook ID"); err != nil {
+			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
-			if err := o.check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
 			if err := checkDeliveryFilter(c, &o.Status, &o.EventType); err != nil {
 				return err
 			}
 			if (o.Status != "" || o.EventType != "") && o.PageSize > maxPageSize {
-				return usageErrorf(c, "invalid value %d for --page-size: give 1 to %d", o.PageSize, maxPageSize)
+				return cmdutil.UsageErrorf(c, "invalid value %d for --page-size: give 1 to %d", o.PageSize, maxPageSize)
 			}
 			o.ID = c.Args().First()
 			return webhooksDeliveriesRun(c.Context, o)
@@ -805,22 +786,22 @@ func webhooksDeliveriesRun(ctx context.Context, o *webhooksDeliveriesOptions) er
 	if err != nil {
 		return err
 	}
-	p := o.f.printer()
+	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, d := range page.Items {
 		next := ""
-		if d.Status == deliveryPending {
-			next = p.apiTime(deref(d.NextAttemptAt))
+		if d.Status == api.DeliveryPending {
+			next = p.APITime(cmdutil.Deref(d.NextAttemptAt))
 		}
 		rows = append(rows, []string{
-			d.ID, p.apiTime(d.CreatedAt), d.EventID, d.EventType, d.Kind, d.Status,
+			d.ID, p.APITime(d.CreatedAt), d.EventID, d.EventType, d.Kind, d.Status,
 			strconv.Itoa(d.Attempts), lastResult(d), next,
 		})
 	}
-	if err := p.statusTable(page, deliveryColumns, rows, "No deliveries.", "STATUS"); err != nil {
+	if err := p.StatusTable(page, deliveryColumns, rows, "No deliveries.", "STATUS"); err != nil {
 		return err
 	}
-	pageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "deliveries")
+	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "deliveries")
 	return nil
 }
 
@@ -854,160 +835,10 @@ func lastResult(d api.Delivery) string {
 	if d.LastStatusCode != nil {
 		parts = append(parts, strconv.Itoa(*d.LastStatusCode))
 	}
-	if e := deref(d.LastError); e != "" {
+	if e := cmdutil.Deref(d.LastError); e != "" {
 		parts = append(parts, e)
 	}
 	return strings.Join(parts, " ")
 }
 
 // ---- shared helpers
-
-// cleanList drops blanks from a list given by flags.
-func cleanList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// apiTime shows a date-time of a webhook, delivery or event. Off a terminal it is shown as the
-// API gave it: webhook and delivery times are already in the zone of --time-zone (without
-// offset), or UTC with a trailing Z. On a terminal it is relative ("3 minutes ago"), a time
-// without offset being read in the zone of --time-zone.
-func (p *printer) apiTime(s string) string {
-	if s == "" || !p.io.OutTTY {
-		return s
-	}
-	t, err := parseAPITime(s, p.loc)
-	if err != nil {
-		return s
-	}
-	return relativeTime(p.now, t, p.loc)
-}
-
-// parseAPITime reads a date-time with an offset or Z, or without one in loc (UTC when nil).
-func parseAPITime(s string, loc *time.Location) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a date-time", s)
-}
-
-// statusColor is the colour of a webhook or delivery status on a terminal.
-func statusColor(status string) *color.Color {
-	switch status {
-	case statusEnabled, "succeeded":
-		return color.New(color.FgGreen)
-	case statusDisabled, deliveryFailed:
-		return color.New(color.FgRed)
-	case deliveryPending:
-		return color.New(color.FgYellow)
-	}
-	return nil
-}
-
-// colorStatus colours text by status when stdout may be coloured.
-func (p *printer) colorStatus(status, text string) string {
-	c := statusColor(status)
-	if c == nil || p.json || !p.io.ColorOut() {
-		return text
-	}
-	c.EnableColor()
-	return c.Sprint(text)
-}
-
-// statusTable is table with the cells of the column named statusHeader coloured by status on a
-// colour terminal. The colour goes in after alignment, where escape codes cannot count as width.
-func (p *printer) statusTable(data any, headers []string, rows [][]string, empty, statusHeader string) error {
-	if p.json || !p.io.OutTTY || !p.io.ColorOut() {
-		return p.table(data, headers, rows, empty)
-	}
-	var buf bytes.Buffer
-	ios := *p.io
-	ios.Out = &buf
-	q := *p
-	q.io = &ios
-	if err := q.table(data, headers, rows, empty); err != nil {
-		return err
-	}
-	_, err := io.WriteString(p.io.Out, colorColumn(buf.String(), headers, statusHeader, func(cell string) *color.Color {
-		status, _, _ := strings.Cut(cell, " ")
-		return statusColor(status)
-	}))
-	return err
-}
-
-var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
-// colorColumn colours the cells of one column of an aligned table (header on the first line),
-// by the colour colorOf gives each cell's text.
-func colorColumn(table string, headers []string, name string, colorOf func(string) *color.Color) string {
-	lines := strings.SplitAfter(table, "\n")
-	if len(lines) < 2 {
-		return table
-	}
-	head := []rune(ansiEscape.ReplaceAllString(lines[0], ""))
-	// the column starts where its header does; headers are searched in order, so that one
-	// header inside another cannot mislead
-	start, end, pos := -1, -1, 0
-	for _, h := range headers {
-		at := runeSearch(head, []rune(h), pos)
-		if at < 0 {
-			return table
-		}
-		if start >= 0 && end < 0 {
-			end = at
-		}
-		if h == name && start < 0 {
-			start = at
-		}
-		pos = at + len([]rune(h))
-	}
-	if start < 0 {
-		return table
-	}
-	for i := 1; i < len(lines); i++ {
-		line, nl := strings.CutSuffix(lines[i], "\n")
-		r := []rune(line)
-		if len(r) <= start {
-			continue
-		}
-		stop := len(r)
-		if end >= 0 && end < stop {
-			stop = end
-		}
-		cell := strings.TrimRight(string(r[start:stop]), " ")
-		c := colorOf(cell)
-		if c == nil || cell == "" {
-			continue
-		}
-		c.EnableColor()
-		pad := string(r[start+len([]rune(cell)) : stop])
-		lines[i] = string(r[:start]) + c.Sprint(cell) + pad + string(r[stop:])
-		if nl {
-			lines[i] += "\n"
-		}
-	}
-	return strings.Join(lines, "")
-}
-
-// runeSearch is the index in runes of sub in s at or after from, or -1.
-func runeSearch(s, sub []rune, from int) int {
-	for i := from; i+len(sub) <= len(s); i++ {
-		if string(s[i:i+len(sub)]) == string(sub) {
-			return i
-		}
-	}
-	return -1
-}

@@ -2,6 +2,14 @@ package api
 
 import "encoding/json"
 
+// Webhook kinds and statuses (spec 3 §2.2).
+const (
+	WebhookKindURL      = "url"
+	WebhookKindListener = "cliListener"
+	WebhookEnabled      = "enabled"
+	WebhookDisabled     = "disabled"
+)
+
 // Webhook is a URL webhook or a command-line listener (spec 3 §2.2). Date-times are in the zone
 // of X-TIME-ZONE without offset, or UTC with a trailing Z when none was sent.
 type Webhook struct {

@@ -1,4 +1,4 @@
-package commands
+package cmdutil
 
 import (
 	"encoding/json"
@@ -13,9 +13,9 @@ import (
 	"github.com/zalando/go-keyring"
 )
 
-// keyringService is the service name of timbra's entries in the OS keyring; the user is the
+// KeyringService is the service name of timbra's entries in the OS keyring; the user is the
 // profile name.
-const keyringService = "timbra"
+const KeyringService = "timbra"
 
 // Where an API key is kept.
 const (
@@ -27,22 +27,22 @@ const (
 // Sources of a resolved value, as `timbra config show` prints them.
 const (
 	srcKeyring = "keyring"
-	srcFile    = "file"
+	SrcFile    = "file"
 	srcProfile = "profile"
-	srcDefault = "default"
-	srcFlag    = "flag"
-	srcNotSet  = "(not set)"
+	SrcDefault = "default"
+	SrcFlag    = "flag"
+	SrcNotSet  = "(not set)"
 )
 
-// secretStore keeps the API key of each profile in the OS keyring (zalando/go-keyring) or, where
+// SecretStore keeps the API key of each profile in the OS keyring (zalando/go-keyring) or, where
 // no keyring is available (a headless Linux without the Secret Service), in
 // <config dir>/credentials.json with mode 0600. TIMBRA_KEYRING=file|system|auto forces a backend.
-type secretStore struct {
+type SecretStore struct {
 	backend string
 	dir     string
 }
 
-func newSecretStore(dir string) (*secretStore, error) {
+func NewSecretStore(dir string) (*SecretStore, error) {
 	b := strings.ToLower(strings.TrimSpace(os.Getenv("TIMBRA_KEYRING")))
 	switch b {
 	case "":
@@ -51,10 +51,10 @@ func newSecretStore(dir string) (*secretStore, error) {
 	default:
 		return nil, fmt.Errorf("invalid TIMBRA_KEYRING %q: use auto, system or file", b)
 	}
-	return &secretStore{backend: b, dir: dir}, nil
+	return &SecretStore{backend: b, dir: dir}, nil
 }
 
-func (s *secretStore) filePath() string { return filepath.Join(s.dir, credentialsFileName) }
+func (s *SecretStore) FilePath() string { return filepath.Join(s.dir, CredentialsFileName) }
 
 // credentialsFile is the content of credentials.json.
 type credentialsFile struct {
@@ -65,18 +65,18 @@ type storedKey struct {
 	APIKey string `json:"apiKey"`
 }
 
-func (s *secretStore) readFile() (*credentialsFile, error) {
+func (s *SecretStore) readFile() (*credentialsFile, error) {
 	cf := &credentialsFile{Profiles: map[string]storedKey{}}
-	raw, err := os.ReadFile(s.filePath())
+	raw, err := os.ReadFile(s.FilePath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return cf, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", s.filePath(), err)
+		return nil, fmt.Errorf("read %s: %w", s.FilePath(), err)
 	}
 	if err := json.Unmarshal(raw, cf); err != nil {
 		// never quote the content: it holds secrets
-		return nil, fmt.Errorf("read %s: not a timbra credentials file", s.filePath())
+		return nil, fmt.Errorf("read %s: not a timbra credentials file", s.FilePath())
 	}
 	if cf.Profiles == nil {
 		cf.Profiles = map[string]storedKey{}
@@ -84,11 +84,11 @@ func (s *secretStore) readFile() (*credentialsFile, error) {
 	return cf, nil
 }
 
-// get returns the API key of profile and where it was found (srcKeyring or srcFile); an empty
+// Get returns the API key of profile and where it was found (srcKeyring or srcFile); an empty
 // key when there is none.
-func (s *secretStore) get(profile string) (key, source string, err error) {
+func (s *SecretStore) Get(profile string) (key, source string, err error) {
 	if s.backend != backendFile {
-		key, err := keyring.Get(keyringService, profile)
+		key, err := keyring.Get(KeyringService, profile)
 		switch {
 		case err == nil && key != "":
 			return key, srcKeyring, nil
@@ -105,16 +105,16 @@ func (s *secretStore) get(profile string) (key, source string, err error) {
 		return "", "", err
 	}
 	if k := cf.Profiles[profile].APIKey; k != "" {
-		return k, srcFile, nil
+		return k, SrcFile, nil
 	}
 	return "", "", nil
 }
 
-// set stores the API key of profile and says where (srcKeyring or srcFile). warning is set when
+// Set stores the API key of profile and says where (srcKeyring or srcFile). warning is Set when
 // the keyring was wanted but not available.
-func (s *secretStore) set(profile, key string) (source, warning string, err error) {
+func (s *SecretStore) Set(profile, key string) (source, warning string, err error) {
 	if s.backend != backendFile {
-		kerr := keyring.Set(keyringService, profile, key)
+		kerr := keyring.Set(KeyringService, profile, key)
 		if kerr == nil {
 			// a key left in the file from an earlier login would be stale
 			if _, err := s.deleteFile(profile); err != nil {
@@ -126,24 +126,24 @@ func (s *secretStore) set(profile, key string) (source, warning string, err erro
 			return "", "", fmt.Errorf("system keyring: %s", firstLine(kerr.Error()))
 		}
 		warning = fmt.Sprintf("warning: no system keyring available (%s); the API key is stored in %s (mode 0600)",
-			firstLine(kerr.Error()), s.filePath())
+			firstLine(kerr.Error()), s.FilePath())
 	}
 	cf, err := s.readFile()
 	if err != nil {
 		return "", "", err
 	}
 	cf.Profiles[profile] = storedKey{APIKey: key}
-	if err := writeJSONFile(s.dir, credentialsFileName, cf); err != nil {
+	if err := WriteJSONFile(s.dir, CredentialsFileName, cf); err != nil {
 		return "", "", err
 	}
-	return srcFile, warning, nil
+	return SrcFile, warning, nil
 }
 
-// remove deletes the API key of profile from the keyring and the file, and says from where it
+// Remove deletes the API key of profile from the keyring and the file, and says from where it
 // was removed (descriptions such as "the system keyring").
-func (s *secretStore) remove(profile string) (removed []string, err error) {
+func (s *SecretStore) Remove(profile string) (removed []string, err error) {
 	if s.backend != backendFile {
-		kerr := keyring.Delete(keyringService, profile)
+		kerr := keyring.Delete(KeyringService, profile)
 		switch {
 		case kerr == nil:
 			removed = append(removed, "the system keyring")
@@ -157,13 +157,13 @@ func (s *secretStore) remove(profile string) (removed []string, err error) {
 		return removed, err
 	}
 	if ok {
-		removed = append(removed, s.filePath())
+		removed = append(removed, s.FilePath())
 	}
 	return removed, nil
 }
 
 // deleteFile removes profile from the credentials file, and the file when it is left empty.
-func (s *secretStore) deleteFile(profile string) (bool, error) {
+func (s *SecretStore) deleteFile(profile string) (bool, error) {
 	cf, err := s.readFile()
 	if err != nil {
 		return false, err
@@ -173,46 +173,46 @@ func (s *secretStore) deleteFile(profile string) (bool, error) {
 	}
 	delete(cf.Profiles, profile)
 	if len(cf.Profiles) == 0 {
-		if err := os.Remove(s.filePath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(s.FilePath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false, err
 		}
 		return true, nil
 	}
-	return true, writeJSONFile(s.dir, credentialsFileName, cf)
+	return true, WriteJSONFile(s.dir, CredentialsFileName, cf)
 }
 
-// resolved are the connection settings of a client command and where each came from.
-type resolved struct {
+// Resolved are the connection settings of a client command and where each came from.
+type Resolved struct {
 	ConfigDir string
-	Profile   value
-	BaseURL   value
-	TenantKey value
-	APIKey    value
+	Profile   Value
+	BaseURL   Value
+	TenantKey Value
+	APIKey    Value
 	inConfig  bool // the profile exists in the configuration file
 }
 
-// value is a setting and its source ("env TIMBRA_...", "profile", "keyring", "file", ...).
-type value struct {
+// Value is a setting and its source ("env TIMBRA_...", "profile", "keyring", "file", ...).
+type Value struct {
 	Value  string
 	Source string
 }
 
-func envValue(name string) (value, bool) {
+func envValue(name string) (Value, bool) {
 	if v := os.Getenv(name); v != "" {
-		return value{Value: v, Source: "env " + name}, true
+		return Value{Value: v, Source: "env " + name}, true
 	}
-	return value{}, false
+	return Value{}, false
 }
 
-// resolve reads the settings of f.Profile: environment variables first, then the profile, then
+// Resolve reads the settings of f.Profile: environment variables first, then the profile, then
 // the keyring or the credentials file for the API key.
-func (f *Factory) resolve() (*resolved, error) {
-	dir, err := configDir()
+func (f *Factory) Resolve() (*Resolved, error) {
+	dir, err := ConfigDir()
 	if err != nil {
 		return nil, err
 	}
-	r := &resolved{ConfigDir: dir, Profile: f.profileValue()}
-	cfg, err := loadConfig(dir)
+	r := &Resolved{ConfigDir: dir, Profile: f.profileValue()}
+	cfg, err := LoadConfig(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -223,49 +223,49 @@ func (f *Factory) resolve() (*resolved, error) {
 	case ok:
 		r.BaseURL = v
 	case p.BaseURL != "":
-		r.BaseURL = value{p.BaseURL, srcProfile}
+		r.BaseURL = Value{p.BaseURL, srcProfile}
 	default:
-		r.BaseURL = value{defaultBaseURL, srcDefault}
+		r.BaseURL = Value{DefaultBaseURL, SrcDefault}
 	}
 	switch v, ok := envValue("TIMBRA_TENANT_KEY"); {
 	case ok:
 		r.TenantKey = v
 	case p.TenantKey != "":
-		r.TenantKey = value{p.TenantKey, srcProfile}
+		r.TenantKey = Value{p.TenantKey, srcProfile}
 	}
 	if v, ok := envValue("TIMBRA_API_KEY"); ok {
 		r.APIKey = v
 	} else {
-		store, err := newSecretStore(dir)
+		store, err := NewSecretStore(dir)
 		if err != nil {
 			return nil, err
 		}
-		key, src, err := store.get(r.Profile.Value)
+		key, src, err := store.Get(r.Profile.Value)
 		if err != nil {
 			return nil, err
 		}
-		r.APIKey = value{key, src}
+		r.APIKey = Value{key, src}
 	}
 	return r, nil
 }
 
 // profileValue is the profile in use and where its name came from.
-func (f *Factory) profileValue() value {
-	return value{f.Profile, f.profileSource}
+func (f *Factory) profileValue() Value {
+	return Value{f.Profile, f.profileSource}
 }
 
 const notLoggedIn = "not logged in: run 'timbra login' or set TIMBRA_BASE_URL, TIMBRA_TENANT_KEY and TIMBRA_API_KEY"
 
 // newClient builds the API client of the current profile.
 func (f *Factory) newClient() (*api.Client, error) {
-	r, err := f.resolve()
+	r, err := f.Resolve()
 	if err != nil {
 		return nil, err
 	}
 	if r.TenantKey.Value == "" || r.APIKey.Value == "" {
 		var why []string
-		if r.Profile.Value != defaultProfile && !r.inConfig {
-			why = append(why, fmt.Sprintf("no profile %q in %s", r.Profile.Value, filepath.Join(r.ConfigDir, configFileName)))
+		if r.Profile.Value != DefaultProfile && !r.inConfig {
+			why = append(why, fmt.Sprintf("no profile %q in %s", r.Profile.Value, filepath.Join(r.ConfigDir, ConfigFileName)))
 		} else if r.TenantKey.Value != "" || r.APIKey.Value != "" {
 			missing := "API key"
 			if r.TenantKey.Value == "" {
@@ -283,16 +283,16 @@ func (f *Factory) newClient() (*api.Client, error) {
 		TenantKey: r.TenantKey.Value,
 		APIKey:    r.APIKey.Value,
 		TimeZone:  f.TimeZone,
-		UserAgent: f.userAgent(),
+		UserAgent: f.UserAgent(),
 		HTTP:      f.HTTP,
 	}, nil
 }
 
-// maskSecret shows enough of a secret to recognise it: the first 8 and the last 4 characters.
+// MaskSecret shows enough of a secret to recognise it: the first 8 and the last 4 characters.
 // Short secrets are hidden whole.
-func maskSecret(s string) string {
+func MaskSecret(s string) string {
 	if s == "" {
-		return srcNotSet
+		return SrcNotSet
 	}
 	r := []rune(s)
 	if len(r) < 16 {

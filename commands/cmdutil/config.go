@@ -1,21 +1,22 @@
-package commands
+package cmdutil
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 )
 
 const (
-	defaultProfile = "default"
-	defaultBaseURL = "http://127.0.0.1:8080"
+	DefaultProfile = "default"
+	DefaultBaseURL = "http://127.0.0.1:8080"
 
-	configFileName      = "config.json"
-	credentialsFileName = "credentials.json"
+	ConfigFileName      = "config.json"
+	CredentialsFileName = "credentials.json"
 )
 
 // Profile is what `timbra login` keeps of one account: where the API is and which tenant. The API
@@ -30,9 +31,9 @@ type Config struct {
 	Profiles map[string]Profile `json:"profiles"`
 }
 
-// configDir is the folder of timbra's configuration: $TIMBRA_CONFIG_DIR, or
+// ConfigDir is the folder of timbra's configuration: $TIMBRA_CONFIG_DIR, or
 // <os.UserConfigDir()>/timbra.
-func configDir() (string, error) {
+func ConfigDir() (string, error) {
 	if d := os.Getenv("TIMBRA_CONFIG_DIR"); d != "" {
 		return d, nil
 	}
@@ -43,10 +44,10 @@ func configDir() (string, error) {
 	return filepath.Join(base, "timbra"), nil
 }
 
-// loadConfig reads the configuration; a missing file is an empty configuration.
-func loadConfig(dir string) (*Config, error) {
+// LoadConfig reads the configuration; a missing file is an empty configuration.
+func LoadConfig(dir string) (*Config, error) {
 	cfg := &Config{Profiles: map[string]Profile{}}
-	path := filepath.Join(dir, configFileName)
+	path := filepath.Join(dir, ConfigFileName)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
@@ -63,13 +64,13 @@ func loadConfig(dir string) (*Config, error) {
 	return cfg, nil
 }
 
-// saveConfig writes the configuration with mode 0600 in a folder with mode 0700.
-func saveConfig(dir string, cfg *Config) error {
-	return writeJSONFile(dir, configFileName, cfg)
+// SaveConfig writes the configuration with mode 0600 in a folder with mode 0700.
+func SaveConfig(dir string, cfg *Config) error {
+	return WriteJSONFile(dir, ConfigFileName, cfg)
 }
 
-// writeJSONFile replaces dir/name atomically with the JSON of v, readable only by the user.
-func writeJSONFile(dir, name string, v any) error {
+// WriteJSONFile replaces dir/name atomically with the JSON of v, readable only by the user.
+func WriteJSONFile(dir, name string, v any) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -99,9 +100,17 @@ func writeJSONFile(dir, name string, v any) error {
 
 var profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-func validProfileName(name string) error {
+func ValidProfileName(name string) error {
 	if !profileNameRE.MatchString(name) {
 		return fmt.Errorf("invalid profile name %q: use letters, digits, '.', '_' or '-' (at most 64)", name)
+	}
+	return nil
+}
+
+func CheckBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("invalid base URL %q: want http://host[:port] or https://host[:port]", s)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package commands
+package cmdutil
 
 import (
 	"os"
@@ -42,5 +42,5 @@ func dataPathFor(goos string, getenv func(string) string, home string) string {
 	return filepath.Join(dir, "timbra", "timbra.db")
 }
 
-// adminTokenSuffix is added to the database path to name the operator token file.
-const adminTokenSuffix = ".admin-token"
+// AdminTokenSuffix is added to the database path to name the operator token file.
+const AdminTokenSuffix = ".admin-token"

@@ -1,11 +1,11 @@
-package commands
+package cmdutil
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fatih/color"
 )
 
 func TestRelativeTime(t *testing.T) {
@@ -24,7 +24,7 @@ func TestRelativeTime(t *testing.T) {
 		{time.Date(2024, 12, 25, 23, 0, 0, 0, time.UTC), "2024-12-25"},
 	}
 	for _, c := range cases {
-		if got := relativeTime(now, c.t, time.UTC); got != c.want {
+		if got := RelativeTime(now, c.t, time.UTC); got != c.want {
 			t.Errorf("relativeTime(%v) = %q, want %q", c.t, got, c.want)
 		}
 	}
@@ -33,13 +33,13 @@ func TestRelativeTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := relativeTime(now, time.Date(2025, 1, 1, 3, 0, 0, 0, time.UTC), mx); got != "2024-12-31" {
+	if got := RelativeTime(now, time.Date(2025, 1, 1, 3, 0, 0, 0, time.UTC), mx); got != "2024-12-31" {
 		t.Errorf("got %q", got)
 	}
 }
 
 func TestPrinterTime(t *testing.T) {
-	p := &printer{io: &IOStreams{}, now: testNow}
+	p := &Printer{io: &IOStreams{}, now: time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)}
 	for in, want := range map[string]string{
 		"2025-03-10T11:00:00.000":   "2025-03-10T11:00:00Z",
 		"2025-03-10T11:00:00.123Z":  "2025-03-10T11:00:00Z",
@@ -47,27 +47,27 @@ func TestPrinterTime(t *testing.T) {
 		"yesterday":                 "yesterday",
 		"":                          "",
 	} {
-		if got := p.time(in); got != want {
+		if got := p.Time(in); got != want {
 			t.Errorf("time(%q) = %q, want %q", in, got, want)
 		}
 	}
 	p.io.OutTTY = true
-	if got := p.time("2025-03-10T11:00:00.000"); got != "1 hour ago" {
+	if got := p.Time("2025-03-10T11:00:00.000"); got != "1 hour ago" {
 		t.Errorf("terminal time %q", got)
 	}
 }
 
 func TestTablePlainKeepsCellsOnOneLine(t *testing.T) {
 	var out bytes.Buffer
-	p := &printer{io: &IOStreams{Out: &out, Err: &out}}
-	if err := p.table(nil, []string{"A", "B"}, [][]string{{"x\ty", "line\nbreak"}}, "none"); err != nil {
+	p := &Printer{io: &IOStreams{Out: &out, Err: &out}}
+	if err := p.Table(nil, []string{"A", "B"}, [][]string{{"x\ty", "line\nbreak"}}, "none"); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "A\tB\nx y\tline break\n" {
 		t.Errorf("%q", out.String())
 	}
 	out.Reset()
-	if err := p.table(nil, []string{"A", "B"}, nil, "none"); err != nil {
+	if err := p.Table(nil, []string{"A", "B"}, nil, "none"); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "A\tB\n" {
@@ -77,8 +77,8 @@ func TestTablePlainKeepsCellsOnOneLine(t *testing.T) {
 
 func TestFieldsTerminalAligned(t *testing.T) {
 	var out bytes.Buffer
-	p := &printer{io: &IOStreams{Out: &out, OutTTY: true}}
-	if err := p.fields(nil, []field{{"ID", "1"}, {"Created", "now"}, {"Empty", ""}}); err != nil {
+	p := &Printer{io: &IOStreams{Out: &out, OutTTY: true}}
+	if err := p.Fields(nil, []Field{{"ID", "1"}, {"Created", "now"}, {"Empty", ""}}); err != nil {
 		t.Fatal(err)
 	}
 	want := "ID:      1\nCreated: now\nEmpty:\n"
@@ -87,39 +87,12 @@ func TestFieldsTerminalAligned(t *testing.T) {
 	}
 }
 
-// Commands write only to the injected streams.
-func TestNothingWrittenToProcessStreams(t *testing.T) {
-	isolate(t)
-	srv := peopleAPI(t)
-	useAPI(t, srv.URL)
-	dir := t.TempDir()
-	stdout, err := os.Create(filepath.Join(dir, "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := os.Create(filepath.Join(dir, "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldOut, oldErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = stdout, stderr
-	for _, args := range [][]string{
-		{"--help"}, {"--version"}, {"people", "list"}, {"people", "get", "p-1", "-o", "json"}, {"people", "get", "x"},
-		{"bogus"}, {"people", "list", "--nope"}, {"config", "show"}, {"completion", "fish"}, {"help", "people"},
-		{"admin", "tenants", "list"},
-	} {
-		runArgs(t, args...)
-	}
-	os.Stdout, os.Stderr = oldOut, oldErr
-	stdout.Close()
-	stderr.Close()
-	for _, name := range []string{"stdout", "stderr"} {
-		raw, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(raw) != 0 {
-			t.Errorf("written to the process %s: %s", name, raw)
-		}
+func TestColorColumn(t *testing.T) {
+	red := func(string) *color.Color { return color.New(color.FgRed) }
+	in := "\x1b[1mID  STATUS    NEXT\x1b[0m\nä1  failed    x\nb2  pending\nc3\n"
+	got := colorColumn(in, []string{"ID", "STATUS", "NEXT"}, "STATUS", red)
+	want := "\x1b[1mID  STATUS    NEXT\x1b[0m\nä1  \x1b[31mfailed\x1b[0m    x\nb2  \x1b[31mpending\x1b[0m\nc3\n"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

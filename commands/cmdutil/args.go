@@ -1,4 +1,4 @@
-package commands
+package cmdutil
 
 import (
 	"strings"
@@ -9,13 +9,13 @@ import (
 // completionFlag is the flag the shell completion scripts append to the command line.
 const completionFlag = "--generate-bash-completion"
 
-// reorderArgs lets flags follow positional arguments. The cli package parses flags with the
+// ReorderArgs lets flags follow positional arguments. The cli package parses flags with the
 // standard flag package, which stops at the first positional argument, so that
-// `timbra people get ID -o json` would leave `-o json` unparsed. reorderArgs walks the command
+// `timbra people get ID -o json` would leave `-o json` unparsed. ReorderArgs walks the command
 // names, and for each level puts its flags (with their values) before the next command name, and
 // the positional arguments of the last command after all its flags. Nothing after `--` moves;
 // the completion flag stays last.
-func reorderArgs(commands []*cli.Command, flags []cli.Flag, args []string) []string {
+func ReorderArgs(commands []*cli.Command, flags []cli.Flag, args []string) []string {
 	var tail []string
 	if n := len(args); n > 0 && args[n-1] == completionFlag {
 		args, tail = args[:n-1], []string{completionFlag}
@@ -31,14 +31,14 @@ func reorderArgs(commands []*cli.Command, flags []cli.Flag, args []string) []str
 		}
 		if len(a) > 1 && a[0] == '-' {
 			out = append(out, a)
-			if !strings.Contains(a, "=") && takesValue(flags, strings.TrimLeft(a, "-")) && i+1 < len(args) {
+			if !strings.Contains(a, "=") && TakesValue(flags, strings.TrimLeft(a, "-")) && i+1 < len(args) {
 				i++
 				out = append(out, args[i])
 			}
 			continue
 		}
 		if descend {
-			if sub := findCommand(commands, a); sub != nil {
+			if sub := FindCommand(commands, a); sub != nil {
 				out = append(out, a)
 				commands, flags = sub.Subcommands, sub.Flags
 				continue
@@ -51,7 +51,7 @@ func reorderArgs(commands []*cli.Command, flags []cli.Flag, args []string) []str
 	return append(out, tail...)
 }
 
-func findCommand(commands []*cli.Command, name string) *cli.Command {
+func FindCommand(commands []*cli.Command, name string) *cli.Command {
 	for _, c := range commands {
 		if c.HasName(name) {
 			return c
@@ -60,9 +60,9 @@ func findCommand(commands []*cli.Command, name string) *cli.Command {
 	return nil
 }
 
-// takesValue tells whether the flag called name (without dashes) is followed by a value.
+// TakesValue tells whether the flag called name (without Dashes) is followed by a value.
 // Unknown flags are taken as switches; the parser reports them.
-func takesValue(flags []cli.Flag, name string) bool {
+func TakesValue(flags []cli.Flag, name string) bool {
 	for _, f := range flags {
 		for _, n := range f.Names() {
 			if n != name {
