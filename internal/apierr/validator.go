@@ -53,3 +53,11 @@ func TooLong(prop, value string, max int, attempted any) (f api.Failure, ok bool
 func Placeholders(prop string, value any) map[string]any {
 	return map[string]any{"PropertyName": Words(prop), "PropertyPath": prop, "PropertyValue": value}
 }
+
+// Attempted is the attemptedValue of an optional text: null when it was not sent.
+func Attempted(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}

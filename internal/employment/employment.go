@@ -173,13 +173,6 @@ func optional(v *string) *string {
 	return &s
 }
 
-func deref(v *string) string {
-	if v == nil {
-		return ""
-	}
-	return *v
-}
-
 // expand is the catalog record of an id for an answer; null when absent or not found, and when
 // the catalogs cannot be read (reads never fail for the expansion).
 func (s *Service) expand(ctx context.Context, catalog string, id *string) *api.CatalogRecord {
@@ -259,12 +252,12 @@ func (s *Service) checkEmployer(ctx context.Context, personID string, in api.Emp
 		OriginEmployerTin:    optional(in.OriginEmployerTin),
 		SatFundSourceID:      optional(in.SatFundSourceID),
 	}
-	if err := k.catalog("SatFundSourceId", catalogFundSources, MsgNoFundSource, deref(e.SatFundSourceID)); err != nil {
+	if err := k.catalog("SatFundSourceId", catalogFundSources, MsgNoFundSource, api.Deref(e.SatFundSourceID)); err != nil {
 		return e, nil, err
 	}
 	if in.OwnResourceAmount != nil { // null is not validated
 		if e.SatFundSourceID == nil {
-			k.add(apierr.Field("SatFundSourceId", MsgFundSourceRequired, deref(in.SatFundSourceID), "NotEmptyValidator", apierr.Placeholders("SatFundSourceId", deref(in.SatFundSourceID))))
+			k.add(apierr.Field("SatFundSourceId", MsgFundSourceRequired, api.Deref(in.SatFundSourceID), "NotEmptyValidator", apierr.Placeholders("SatFundSourceId", api.Deref(in.SatFundSourceID))))
 		}
 		if t := k.amount("OwnResourceAmount", *in.OwnResourceAmount, MsgOwnAmountMin, MsgOwnAmountMax); t != "" {
 			e.OwnResourceAmount = &t
@@ -429,10 +422,10 @@ func (s *Service) checkEmployee(ctx context.Context, personID string, in api.Emp
 		}
 		*x.out = k.amount(x.prop, *x.in, x.min, x.max)
 	}
-	if err := k.catalog("SatBankId", catalogBanks, MsgNoBank, deref(e.SatBankID)); err != nil {
+	if err := k.catalog("SatBankId", catalogBanks, MsgNoBank, api.Deref(e.SatBankID)); err != nil {
 		return e, nil, err
 	}
-	if err := k.catalog("SatUnionizedStatusId", catalogUnionizedStatuses, MsgNoUnionizedStatus, deref(e.SatUnionizedStatusID)); err != nil {
+	if err := k.catalog("SatUnionizedStatusId", catalogUnionizedStatuses, MsgNoUnionizedStatus, api.Deref(e.SatUnionizedStatusID)); err != nil {
 		return e, nil, err
 	}
 	return e, k.fs, nil

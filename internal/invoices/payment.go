@@ -361,18 +361,7 @@ func (k *checker) paidInvoice(p string, in api.InvoicePaidInvoiceInput, payCur s
 			k.add(tp+".TaxTypeCode", MsgPaidTaxCuota, t.TaxTypeCode, CodeRule)
 			continue
 		}
-		prop, msg, _ := products.CheckTax(t.TaxCode, t.TaxTypeCode, t.TaxFlagCode, rate)
-		if prop != "" {
-			field := map[string]string{"Rate": "TaxRate", "TaxTypeId": "TaxTypeCode", "TaxFlagId": "TaxFlagCode"}[prop]
-			msg = strings.NewReplacer("taxFlagId", "taxFlagCode", "productTaxes", "paidInvoiceTaxes", "rate nulo", "taxRate nulo").Replace(msg)
-			var shown any = string(t.TaxRate)
-			switch field {
-			case "TaxTypeCode":
-				shown = t.TaxTypeCode
-			case "TaxFlagCode":
-				shown = t.TaxFlagCode
-			}
-			k.add(tp+"."+field, msg, shown, CodeRule)
+		if _, ok := k.taxCombination(tp, t, rate, "paidInvoiceTaxes"); !ok {
 			continue
 		}
 		out.Taxes = append(out.Taxes, cfdi.Tax{Impuesto: t.TaxCode, TipoFactor: t.TaxTypeCode, TasaOCuota: rateDec, Retencion: t.TaxFlagCode == products.FlagWithheld})

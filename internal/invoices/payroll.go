@@ -576,9 +576,9 @@ func (k *checker) payrollEmployer(in *api.InvoiceIssuerInput, is *issuer) *cfdi.
 			k.fail(err)
 			return nil
 		}
-		out := &cfdi.NominaEmisor{RegistroPatronal: e.EmployerRegistration, RfcPatronOrigen: deref(e.OriginEmployerTin)}
+		out := &cfdi.NominaEmisor{RegistroPatronal: e.EmployerRegistration, RfcPatronOrigen: api.Deref(e.OriginEmployerTin)}
 		if individual {
-			curp := strings.ToUpper(strings.TrimSpace(deref(p.Curp)))
+			curp := strings.ToUpper(strings.TrimSpace(api.Deref(p.Curp)))
 			switch {
 			case curp == "":
 				k.add("Issuer.Id", fmt.Sprintf(MsgIssuerNoCurp, id), id, CodeRule)
@@ -665,7 +665,7 @@ func (k *checker) payrollEmployee(in *api.InvoiceRecipientInput, rc *recipient, 
 			k.fail(err)
 			return nil
 		}
-		curp := strings.ToUpper(strings.TrimSpace(deref(p.Curp)))
+		curp := strings.ToUpper(strings.TrimSpace(api.Deref(p.Curp)))
 		switch {
 		case curp == "":
 			k.add("Recipient.Id", fmt.Sprintf(MsgRecipientNoCurp, id), id, CodeRule)
@@ -677,15 +677,15 @@ func (k *checker) payrollEmployee(in *api.InvoiceRecipientInput, rc *recipient, 
 		}
 		out := &cfdi.NominaReceptor{
 			Curp: curp, NumSeguridadSocial: e.SocialSecurityNumber, FechaInicioRelLaboral: e.LaborRelationStartDate,
-			Antigüedad: e.Seniority, TipoContrato: e.SatContractTypeID, Sindicalizado: deref(e.SatUnionizedStatusID),
+			Antigüedad: e.Seniority, TipoContrato: e.SatContractTypeID, Sindicalizado: api.Deref(e.SatUnionizedStatusID),
 			TipoJornada: e.SatWorkdayTypeID, TipoRegimen: e.SatTaxRegimeTypeID, NumEmpleado: e.EmployeeNumber,
-			Departamento: deref(e.Department), Puesto: deref(e.Position), RiesgoPuesto: e.SatJobRiskID,
-			PeriodicidadPago: e.SatPaymentPeriodicityID, Banco: deref(e.SatBankID), CuentaBancaria: deref(e.BankAccount),
+			Departamento: api.Deref(e.Department), Puesto: api.Deref(e.Position), RiesgoPuesto: e.SatJobRiskID,
+			PeriodicidadPago: e.SatPaymentPeriodicityID, Banco: api.Deref(e.SatBankID), CuentaBancaria: api.Deref(e.BankAccount),
 			SalarioBaseCotApor: salary(e.BaseSalaryForContributions), SalarioDiarioIntegrado: salary(e.IntegratedDailySalary),
 			ClaveEntFed: e.SatPayrollStateID,
 		}
-		if r := deref(e.SubcontractorRfc); r != "" {
-			out.SubContratacion = []cfdi.SubContratacion{{RfcLabora: r, PorcentajeTiempo: deref(e.TimePercentage)}}
+		if r := api.Deref(e.SubcontractorRfc); r != "" {
+			out.SubContratacion = []cfdi.SubContratacion{{RfcLabora: r, PorcentajeTiempo: api.Deref(e.TimePercentage)}}
 		}
 		return out
 	}

@@ -54,15 +54,15 @@ func (f *Fields) Issuer(prop, id string) (storage.Person, bool) {
 		return p, false
 	}
 	n := len(f.k.fs)
-	if tin := strings.ToUpper(deref(p.Tin)); tin == "" {
+	if tin := strings.ToUpper(api.Deref(p.Tin)); tin == "" {
 		f.k.add(prop, fmt.Sprintf(MsgPersonNoTin, id), id, CodeRule)
 	} else if !cfdi.ValidRFC(tin) {
 		f.k.add(prop, fmt.Sprintf(MsgRFC, tin), id, CodeFormat)
 	}
-	if deref(p.SatTaxRegimeID) == "" {
+	if api.Deref(p.SatTaxRegimeID) == "" {
 		f.k.add(prop, fmt.Sprintf(MsgPersonNoRegime, id), id, CodeRule)
 	}
-	if deref(p.ZipCode) == "" {
+	if api.Deref(p.ZipCode) == "" {
 		f.k.add(prop, fmt.Sprintf(MsgPersonNoZip, id), id, CodeRule)
 	}
 	return p, len(f.k.fs) == n

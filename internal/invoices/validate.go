@@ -153,6 +153,27 @@ func (k *checker) taxLine(tp string, t api.InvoiceItemTax) (rate *big.Rat, rateD
 	return rate, rateDec, ok
 }
 
+// taxCombination checks that a tax line's tax, factor, withholding and rate go together (the
+// products' rule, products.CheckTax), reported under tp with the messages' names of the invoice
+// (group: "itemTaxes" or "paidInvoiceTaxes"); text is the rule's name of the combination.
+func (k *checker) taxCombination(tp string, t api.InvoiceItemTax, rate *big.Rat, group string) (text string, ok bool) {
+	prop, msg, text := products.CheckTax(t.TaxCode, t.TaxTypeCode, t.TaxFlagCode, rate)
+	if prop == "" {
+		return text, true
+	}
+	field := map[string]string{"Rate": "TaxRate", "TaxTypeId": "TaxTypeCode", "TaxFlagId": "TaxFlagCode"}[prop]
+	msg = strings.NewReplacer("taxFlagId", "taxFlagCode", "productTaxes", group, "rate nulo", "taxRate nulo").Replace(msg)
+	var shown any = string(t.TaxRate)
+	switch field {
+	case "TaxTypeCode":
+		shown = t.TaxTypeCode
+	case "TaxFlagCode":
+		shown = t.TaxFlagCode
+	}
+	k.add(tp+"."+field, msg, shown, CodeRule)
+	return text, false
+}
+
 // ---- the pieces a request resolves to
 
 // issuer is the resolved issuer and its seal.
@@ -337,7 +358,7 @@ func (k *checker) issuerOf(in *api.InvoiceIssuerInput) issuer {
 		if !ok {
 			return out
 		}
-		out.tin, out.name, out.regime = strings.ToUpper(deref(p.Tin)), p.LegalName, deref(p.SatTaxRegimeID)
+		out.tin, out.name, out.regime = strings.ToUpper(api.Deref(p.Tin)), p.LegalName, api.Deref(p.SatTaxRegimeID)
 		if out.tin == "" {
 			k.add("Issuer.Id", fmt.Sprintf(MsgPersonNoTin, id), id, CodeRule)
 		} else if !cfdi.ValidRFC(out.tin) {
@@ -440,9 +461,9 @@ func (k *checker) credentials(creds []api.InvoiceTaxCredential, out *issuer) {
 	}
 	if keyDER != nil {
 		// The password is the key's; the clients send it on both files (their model says so).
-		pw := deref(creds[keyAt].Password)
+		pw := api.Deref(creds[keyAt].Password)
 		if pw == "" {
-			pw = deref(creds[certAt].Password)
+			pw = api.Deref(creds[certAt].Password)
 		}
 		key, err := csd.ParsePrivateKey(keyDER, []byte(pw))
 		if err != nil {
@@ -466,7 +487,7 @@ func (k *checker) certificateAt(is *issuer, date time.Time) {
 	from, to := api.FormatAudit(is.cert.ValidFrom), api.FormatAudit(is.cert.ValidTo)
 	msg := fmt.Sprintf(MsgCertificateDate, date.Format(cfdi.DateLayout), from, to)
 	if is.byReference {
-		msg = fmt.Sprintf(MsgIssuerDefaultBad, deref(is.personID), date.Format(cfdi.DateLayout), from, to)
+		msg = fmt.Sprintf(MsgIssuerDefaultBad, api.Deref(is.personID), date.Format(cfdi.DateLayout), from, to)
 	}
 	k.add(is.certFailureProp, msg, is.certAttempted, CodeCertificateDate)
 }
@@ -504,9 +525,9 @@ func (k *checker) recipientOf(in *api.InvoiceRecipientInput) recipient {
 		if !ok {
 			return out
 		}
-		out.tin, out.name, out.zip = strings.ToUpper(deref(p.Tin)), p.LegalName, deref(p.ZipCode)
-		out.regime, out.use, out.email = deref(p.SatTaxRegimeID), deref(p.SatCfdiUseID), p.Email
-		out.countryID, out.foreignTin = deref(p.CountryID), deref(p.ForeignTin)
+		out.tin, out.name, out.zip = strings.ToUpper(api.Deref(p.Tin)), p.LegalName, api.Deref(p.ZipCode)
+		out.regime, out.use, out.email = api.Deref(p.SatTaxRegimeID), api.Deref(p.SatCfdiUseID), p.Email
+		out.countryID, out.foreignTin = api.Deref(p.CountryID), api.Deref(p.ForeignTin)
 		if in.CfdiUseCode != "" {
 			out.use = in.CfdiUseCode
 			k.catalog("Recipient.CfdiUseCode", CatalogCfdiUses, in.CfdiUseCode)
@@ -651,18 +672,8 @@ func (k *checker) lines(items []api.InvoiceItemInput, typ string, cd int) []line
 			if !ok {
 				continue
 			}
-			prop, msg, text := products.CheckTax(t.TaxCode, t.TaxTypeCode, t.TaxFlagCode, rate)
-			if prop != "" {
-				field := map[string]string{"Rate": "TaxRate", "TaxTypeId": "TaxTypeCode", "TaxFlagId": "TaxFlagCode"}[prop]
-				msg = strings.NewReplacer("taxFlagId", "taxFlagCode", "productTaxes", "itemTaxes", "rate nulo", "taxRate nulo").Replace(msg)
-				var shown any = string(t.TaxRate)
-				switch field {
-				case "TaxTypeCode":
-					shown = t.TaxTypeCode
-				case "TaxFlagCode":
-					shown = t.TaxFlagCode
-				}
-				k.add(tp+"."+field, msg, shown, CodeRule)
+			text, ok := k.taxCombination(tp, t, rate, "itemTaxes")
+			if !ok {
 				continue
 			}
 			l.item.Taxes = append(l.item.Taxes, cfdi.Tax{Impuesto: t.TaxCode, TipoFactor: t.TaxTypeCode, TasaOCuota: rateDec,
@@ -738,11 +749,4 @@ func (k *checker) complements(in *api.InvoiceInput, cd int) (*cfdi.ImpuestosLoca
 	}
 	loc.TotaldeRetenciones, loc.TotaldeTraslados = ret.Fixed(cd), tras.Fixed(cd)
 	return loc, ret, tras, shown
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

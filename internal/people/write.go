@@ -84,16 +84,16 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 	fail := func(f api.Failure) { fs = append(fs, f) }
 
 	if in.LegalName != nil || create {
-		if v := strings.TrimSpace(deref(in.LegalName)); v == "" {
-			fail(notEmpty("LegalName", MsgLegalNameEmpty, optional(in.LegalName)))
+		if v := strings.TrimSpace(api.Deref(in.LegalName)); v == "" {
+			fail(notEmpty("LegalName", MsgLegalNameEmpty, apierr.Attempted(in.LegalName)))
 		} else {
 			p.LegalName = v
 		}
 	}
 	if in.Email != nil || create {
-		v := strings.TrimSpace(deref(in.Email))
+		v := strings.TrimSpace(api.Deref(in.Email))
 		if v == "" {
-			fail(notEmpty("Email", MsgEmailEmpty, optional(in.Email)))
+			fail(notEmpty("Email", MsgEmailEmpty, apierr.Attempted(in.Email)))
 		} else if f := CheckEmail("Email", v); f != nil {
 			fail(*f)
 		} else {
@@ -107,7 +107,7 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 			p.Email = v
 		}
 	}
-	if create && deref(in.Password) == "" {
+	if create && api.Deref(in.Password) == "" {
 		fail(notEmpty("Password", MsgPasswordEmpty, apierr.Masked(in.Password)))
 	} else if in.Password != nil && *in.Password != "" {
 		if f := CheckPassword(*in.Password); f != nil {
@@ -134,12 +134,12 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 	if err := catalog("SatCfdiUseId", CatalogCfdiUses, MsgCfdiUseNotFound, in.SatCfdiUseID, true); err != nil {
 		return err
 	}
-	countryChanged := create || in.CountryID == nil || deref(p.CountryID) != *in.CountryID
+	countryChanged := create || in.CountryID == nil || api.Deref(p.CountryID) != *in.CountryID
 	if err := catalog("CountryId", CatalogCountries, MsgCountryNotFound, in.CountryID, countryChanged); err != nil {
 		return err
 	}
 
-	switch v := deref(in.UserTypeID); {
+	switch v := api.Deref(in.UserTypeID); {
 	case v == "" && create:
 		p.UserTypeID = UserTypeCustomer
 	case v == "":
@@ -331,19 +331,4 @@ func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 		}
 		return tx.People(c.TenantID).Delete(p.ID)
 	})
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// optional is the attemptedValue of an optional text: null when not sent.
-func optional(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
 }

@@ -122,10 +122,10 @@ func apply(p *storage.Product, in api.ProductInput, create bool, checks map[look
 	k := &checker{checks: checks}
 
 	if in.Description != nil || create {
-		v := strings.TrimSpace(deref(in.Description))
+		v := strings.TrimSpace(api.Deref(in.Description))
 		switch n := utf8.RuneCountInString(v); {
 		case v == "":
-			k.notEmpty("Description", optional(in.Description))
+			k.notEmpty("Description", apierr.Attempted(in.Description))
 		case n > MaxDescription:
 			ph := apierr.Placeholders("Description", v)
 			ph["MinLength"], ph["MaxLength"], ph["TotalLength"] = 1, MaxDescription, n
@@ -155,7 +155,7 @@ func apply(p *storage.Product, in api.ProductInput, create bool, checks map[look
 		{"SatTaxObjectId", CatalogTaxObjects, MsgNoTaxObject, DefaultTaxObject, in.SatTaxObjectID, &p.SatTaxObjectID},
 		{"SatProductCodeId", CatalogProductCodes, MsgNoProductCode, DefaultProductCode, in.SatProductCodeID, &p.SatProductCodeID},
 	} {
-		v := deref(x.in)
+		v := api.Deref(x.in)
 		switch {
 		case v == "" && create:
 			*x.out = x.def
@@ -218,8 +218,8 @@ func (k *checker) taxes(in []api.ProductTaxInput) ([]storage.ProductTax, bool) {
 			{"TaxTypeId", CatalogTaxTypes, MsgNoTaxType, t.TaxTypeID, &line.TaxTypeID},
 			{"TaxFlagId", CatalogTaxFlags, MsgNoTaxFlag, t.TaxFlagID, &line.TaxFlagID},
 		} {
-			if deref(x.in) == "" {
-				k.notEmpty(prop(x.name), optional(x.in))
+			if api.Deref(x.in) == "" {
+				k.notEmpty(prop(x.name), apierr.Attempted(x.in))
 				known = false
 			} else if k.catalog(prop(x.name), x.catalog, x.msg, *x.in) {
 				*x.out = *x.in
@@ -262,19 +262,4 @@ func (k *checker) taxes(in []api.ProductTaxInput) ([]storage.ProductTax, bool) {
 		out = append(out, line)
 	}
 	return out, len(k.fs) == before
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// optional is the attemptedValue of an optional text: null when not sent.
-func optional(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
 }

@@ -222,12 +222,12 @@ func (s *Service) checkUpload(in Upload, person *storage.Person, personID string
 
 	var rfc string
 	if personID == "" {
-		add(apierr.Field("PersonId", fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words("PersonId")), optional(in.PersonID), CodeNotEmpty, apierr.Placeholders("PersonId", optional(in.PersonID))))
+		add(apierr.Field("PersonId", fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words("PersonId")), apierr.Attempted(in.PersonID), CodeNotEmpty, apierr.Placeholders("PersonId", apierr.Attempted(in.PersonID))))
 	} else if person == nil {
 		add(apierr.Field("PersonId", MsgPersonNotValid, personID, CodePersonNotValid, apierr.Placeholders("PersonId", personID)))
-	} else if rfc = strings.TrimSpace(deref(person.Tin)); rfc == "" {
-		add(apierr.Field("Tin", fmt.Sprintf(MsgPersonWithoutTin, personID), optional(in.Tin), CodePersonWithoutTin, apierr.Placeholders("Tin", optional(in.Tin))))
-	} else if tin := strings.TrimSpace(deref(in.Tin)); tin != "" && !strings.EqualFold(tin, rfc) {
+	} else if rfc = strings.TrimSpace(api.Deref(person.Tin)); rfc == "" {
+		add(apierr.Field("Tin", fmt.Sprintf(MsgPersonWithoutTin, personID), apierr.Attempted(in.Tin), CodePersonWithoutTin, apierr.Placeholders("Tin", apierr.Attempted(in.Tin))))
+	} else if tin := strings.TrimSpace(api.Deref(in.Tin)); tin != "" && !strings.EqualFold(tin, rfc) {
 		add(apierr.Field("Tin", fmt.Sprintf(MsgTinMismatch, tin, rfc), *in.Tin, CodeTinMismatch, apierr.Placeholders("Tin", *in.Tin)))
 	}
 
@@ -273,7 +273,7 @@ func (s *Service) checkUpload(in Upload, person *storage.Person, personID string
 	}
 
 	// A key: the password must open it. The failure's attemptedValue is null (spec 1 §7.4).
-	key, err := csd.ParsePrivateKey(out.der, []byte(deref(in.Password)))
+	key, err := csd.ParsePrivateKey(out.der, []byte(api.Deref(in.Password)))
 	if err == nil {
 		out.publicKeyID = key.PublicKeyID()
 		return out, fs
@@ -288,7 +288,7 @@ func (s *Service) checkUpload(in Upload, person *storage.Person, personID string
 
 // Upload saves one certificate or private key of a person (POST /api/v4/tax-files).
 func (s *Service) Upload(ctx context.Context, c auth.Caller, in Upload) (api.TaxFile, error) {
-	personID := strings.TrimSpace(deref(in.PersonID))
+	personID := strings.TrimSpace(api.Deref(in.PersonID))
 	var person *storage.Person
 	if personID != "" {
 		if err := auth.ManageCredentialsOf(c, personID); err != nil {
@@ -314,11 +314,11 @@ func (s *Service) Upload(ctx context.Context, c auth.Caller, in Upload) (api.Tax
 	fileType, _ := ParseFileType(in.FileType)
 	now := s.now()
 	f := storage.TaxFile{
-		ID: ids.New(now), PersonID: personID, Tin: strings.TrimSpace(deref(person.Tin)), FileType: fileType,
+		ID: ids.New(now), PersonID: personID, Tin: strings.TrimSpace(api.Deref(person.Tin)), FileType: fileType,
 		PublicKeyID: content.publicKeyID, CreatedAt: now, UpdatedAt: now,
 	}
 	f.Content = s.Keys.Seal(content.der, ContentContext(c.TenantID, personID, f.ID))
-	if pw := deref(in.Password); pw != "" {
+	if pw := api.Deref(in.Password); pw != "" {
 		f.Password = s.Keys.Seal([]byte(pw), PasswordContext(c.TenantID, personID, f.ID))
 	}
 	if cert := content.cert; cert != nil {
@@ -469,7 +469,7 @@ func defaultPair(tx storage.Tx, tenantID, personID string, now time.Time) (cert,
 	if err != nil {
 		return cert, key, err
 	}
-	if strings.TrimSpace(deref(p.Tin)) == "" {
+	if strings.TrimSpace(api.Deref(p.Tin)) == "" {
 		return cert, key, apierr.BadRequest(fmt.Sprintf(MsgPersonWithoutTin, personID))
 	}
 	all, err := tx.TaxFiles(tenantID).AllByPerson(personID)
@@ -631,19 +631,4 @@ func (s *Service) openPair(tenantID string, certFile, keyFile storage.TaxFile) (
 		return nil, nil, fmt.Errorf("tax files %s and %s do not pair", certFile.ID, keyFile.ID)
 	}
 	return cert, key, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// optional is the attemptedValue of an optional text: null when not sent.
-func optional(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
 }

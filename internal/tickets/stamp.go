@@ -157,17 +157,10 @@ func (s *Service) invoice(ctx context.Context, tenantID, id string, rc *api.Invo
 	}
 	in := api.InvoiceInput{
 		TypeCode: cfdi.TipoIngreso, CurrencyCode: invoices.SaleCurrency, PaymentFormCode: t.PaymentFormCode,
-		PaymentMethodCode: "PUE", ExpeditionZipCode: deref(issuer.ZipCode),
+		PaymentMethodCode: "PUE", ExpeditionZipCode: api.Deref(issuer.ZipCode),
 		Issuer: &api.InvoiceIssuerInput{ID: issuer.ID}, Recipient: rc, Items: items,
 	}
 	return s.stamp(ctx, tenantID, issuer, held, api.TicketInvoicing, api.TicketInvoiced, in)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // Invoice turns a ticket the caller sees into a CFDI for a customer (a cashier invoicing at
@@ -281,7 +274,7 @@ func (s *Service) Globalize(ctx context.Context, c auth.Caller, in api.GlobalInv
 	if err != nil {
 		return api.GlobalInvoice{}, errors.Join(err, s.release(ctx, c.TenantID, held, api.TicketGlobalizing))
 	}
-	zip := deref(issuer.ZipCode)
+	zip := api.Deref(issuer.ZipCode)
 	inv, err := s.stamp(ctx, c.TenantID, issuer, held, api.TicketGlobalizing, api.TicketGlobalized, api.InvoiceInput{
 		TypeCode: cfdi.TipoIngreso, CurrencyCode: invoices.SaleCurrency, PaymentFormCode: form, PaymentMethodCode: "PUE",
 		ExpeditionZipCode: zip, Issuer: &api.InvoiceIssuerInput{ID: issuer.ID},

@@ -5,12 +5,13 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/timbra-mx/timbra/internal/cfdi"
 	"io"
 	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
 // List is a copy of one of SAT's taxpayer lists (69-B or 69-B Bis): each RFC with its

@@ -5,11 +5,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/timbra-mx/timbra/internal/cfdi"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/timbra-mx/timbra/internal/cfdi"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
