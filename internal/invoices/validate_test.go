@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -118,6 +119,40 @@ func TestCheckerCatalogError(t *testing.T) {
 			if strings.Contains(k.err.Error(), "second") {
 				t.Errorf("a later error replaced the first: %v", k.err)
 			}
+		})
+	}
+}
+
+// TestCheckerTaxCombination: a tax line whose tax, factor and withholding do not go together is
+// reported on the field at fault, in the words of the list it came in (items or paid invoices).
+func TestCheckerTaxCombination(t *testing.T) {
+	for _, c := range []struct {
+		name, group string
+		tax         api.InvoiceItemTax
+		rate        string
+		ok          bool
+		want        want
+	}{
+		{"IVA 16% transferred", "itemTaxes", api.InvoiceItemTax{TaxCode: "002", TaxTypeCode: "Tasa", TaxRate: "0.16", TaxFlagCode: "T"}, "0.16", true, want{}},
+		{"ISR transferred, in an item", "itemTaxes", api.InvoiceItemTax{TaxCode: "001", TaxTypeCode: "Tasa", TaxRate: "0.10", TaxFlagCode: "T"}, "0.10", false,
+			want{"Items[0].ItemTaxes[0].TaxFlagCode", "El ISR (001) solo se retiene: usa taxFlagCode R con tipo factor Tasa.", CodeRule}},
+		{"ISR transferred, in a paid invoice", "paidInvoiceTaxes", api.InvoiceItemTax{TaxCode: "001", TaxTypeCode: "Tasa", TaxRate: "0.10", TaxFlagCode: "T"}, "0.10", false,
+			want{"Items[0].ItemTaxes[0].TaxFlagCode", "El ISR (001) solo se retiene: usa taxFlagCode R con tipo factor Tasa.", CodeRule}},
+		{"Tasa without a rate", "paidInvoiceTaxes", api.InvoiceItemTax{TaxCode: "002", TaxTypeCode: "Tasa", TaxFlagCode: "T"}, "", false,
+			want{"Items[0].ItemTaxes[0].TaxRate", "La tasa o cuota es requerida cuando el tipo factor es Tasa o Cuota.", CodeRule}},
+		{"Exento withheld", "itemTaxes", api.InvoiceItemTax{TaxCode: "002", TaxTypeCode: "Exento", TaxFlagCode: "R"}, "", false,
+			want{"Items[0].ItemTaxes[0].TaxTypeCode", "El tipo factor Exento no aplica a retenciones: una retención lleva Tasa o Cuota.", CodeRule}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k := newChecker(fakeCatalogs{})
+			var rate *big.Rat
+			if c.rate != "" {
+				rate, _ = new(big.Rat).SetString(c.rate)
+			}
+			if _, ok := k.taxCombination("Items[0].ItemTaxes[0]", c.tax, rate, c.group); ok != c.ok {
+				t.Fatalf("ok = %v, want %v", ok, c.ok)
+			}
+			c.want.check(t, k)
 		})
 	}
 }
