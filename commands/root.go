@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/validate"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -63,7 +64,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newAutoInvoiceCmd(f),
 			newTicketsCmd(f),
 			newInvoicesCmd(f),
-			newValidateCmd(f),
+			validate.NewCmd(f),
 			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),
