@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/taxfiles"
 	"github.com/timbra-mx/timbra/commands/validate"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -65,7 +66,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newTicketsCmd(f),
 			newInvoicesCmd(f),
 			validate.NewCmd(f),
-			newTaxFilesCmd(f),
+			taxfiles.NewCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),
 			newWebhooksCmd(f),
