@@ -11,6 +11,8 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/taxfiles"
+	"github.com/timbra-mx/timbra/commands/validate"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -63,8 +65,8 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newAutoInvoiceCmd(f),
 			newTicketsCmd(f),
 			newInvoicesCmd(f),
-			newValidateCmd(f),
-			newTaxFilesCmd(f),
+			validate.NewCmd(f),
+			taxfiles.NewCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),
 			newWebhooksCmd(f),

@@ -1,4 +1,4 @@
-package commands
+package taxfiles
 
 import (
 	"context"
@@ -512,7 +512,7 @@ func (rep *bulkReport) summarize(results []pairResult) {
 	}
 }
 
-type taxFilesBulkOptions struct {
+type bulkUploadOptions struct {
 	f           *cmdutil.Factory
 	Manifest    string
 	Concurrency int
@@ -521,9 +521,9 @@ type taxFilesBulkOptions struct {
 	FIEL        bool
 }
 
-func newTaxFilesBulkCmd(f *cmdutil.Factory, run cmdutil.RunFunc[taxFilesBulkOptions]) *cli.Command {
-	o := &taxFilesBulkOptions{f: f}
-	run = cmdutil.OrRun(run, taxFilesBulkRun)
+func newBulkUploadCmd(f *cmdutil.Factory, run cmdutil.RunFunc[bulkUploadOptions]) *cli.Command {
+	o := &bulkUploadOptions{f: f}
+	run = cmdutil.OrRun(run, bulkUploadRun)
 	return &cli.Command{
 		Name:      "bulk-upload",
 		Usage:     "Upload many certificates and keys from a CSV manifest or a folder",
@@ -596,7 +596,7 @@ func pairLine(r pairResult) string {
 	return s
 }
 
-func taxFilesBulkRun(c *cli.Context, o *taxFilesBulkOptions) error {
+func bulkUploadRun(c *cli.Context, o *bulkUploadOptions) error {
 	ctx := c.Context
 	pairs, err := readManifest(o.Manifest)
 	if err != nil {
@@ -617,7 +617,7 @@ func taxFilesBulkRun(c *cli.Context, o *taxFilesBulkOptions) error {
 }
 
 // runBulk runs the engine over pairs with the output and report the options ask for.
-func runBulk(ctx context.Context, o *taxFilesBulkOptions, eng *bulkEngine, pairs []bulkPair) error {
+func runBulk(ctx context.Context, o *bulkUploadOptions, eng *bulkEngine, pairs []bulkPair) error {
 	ios := o.f.IO
 	started := time.Now()
 	prog := &bulkProgress{total: len(pairs), start: started}

@@ -1,4 +1,4 @@
-package commands
+package validate
 
 import (
 	"bytes"
@@ -145,7 +145,7 @@ func TestValidateUsage(t *testing.T) {
 		{"validate", f, "--all", "--concurrency", "0"},
 		{"validate", "statuses"},
 	} {
-		r := run1(t, cmdtest.Opts{}, args...)
+		r := runArgs(t, args...)
 		if r.Code != 2 {
 			t.Errorf("%v: exit %d (%s)", args, r.Code, r.Err)
 		}

@@ -1,4 +1,8 @@
-package commands
+// Package validate is `timbra validate`: SAT validations of CFDI files or of an RFC (spec 3
+// §4.7), for people and for scripts. Exit code 0 when every check passed, 1 when any failed (or
+// a file could not be validated), 2 on usage errors. Each type requested of each file uses one
+// validation credit.
+package validate
 
 import (
 	"context"
@@ -16,10 +20,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// `timbra validate`: SAT validations of CFDI files or of an RFC (spec 3 §4.7), for people and
-// for scripts. Exit code 0 when every check passed, 1 when any failed (or a file could not be
-// validated), 2 on usage errors. Each type requested of each file uses one validation credit.
-
 // listTypeIDs are the types a --tin request may ask for (and what --all means with --tin).
 var listTypeIDs = []string{"sat.blacklist.69b", "sat.blacklist.69bbis"}
 
@@ -29,10 +29,17 @@ type validateOptions struct {
 	All         bool
 	TIN         string
 	Concurrency int
+	Files       []string // the files named, patterns expanded
 }
 
-func newValidateCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra validate`, with its subcommands types and statuses.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
+	return newValidateCmd(f, nil)
+}
+
+func newValidateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[validateOptions]) *cli.Command {
 	o := &validateOptions{f: f}
+	run = cmdutil.OrRun(run, validateRun)
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "Run SAT validations on CFDI files or on an RFC (each type uses one validation credit)",
@@ -56,7 +63,7 @@ func newValidateCmd(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "tin", Destination: &o.TIN, Usage: "validate the `RFC` against the 69-B and 69-B Bis lists instead of files"},
 			&cli.IntFlag{Name: "concurrency", Value: 4, Destination: &o.Concurrency, Usage: "`N` files validated at once"},
 		},
-		Subcommands: []*cli.Command{newValidateTypesCmd(f), newValidateStatusesCmd(f)},
+		Subcommands: []*cli.Command{newTypesCmd(f, nil), newStatusesCmd(f, nil)},
 		Action: func(c *cli.Context) error {
 			if o.All == c.IsSet("types") {
 				return cmdutil.UsageErrorf(c, "give --types TYPE,... or --all (each type uses one validation credit)")
@@ -75,7 +82,8 @@ func newValidateCmd(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return cmdutil.UsageErrorf(c, "%v", err)
 			}
-			return validateRun(c, o, files)
+			o.Files = files
+			return run(c, o)
 		},
 	}
 }
@@ -164,7 +172,7 @@ func chosenTypes(c *cli.Context, o *validateOptions, client *api.Client) ([]stri
 	return out, nil
 }
 
-func validateRun(c *cli.Context, o *validateOptions, files []string) error {
+func validateRun(c *cli.Context, o *validateOptions) error {
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -177,10 +185,10 @@ func validateRun(c *cli.Context, o *validateOptions, files []string) error {
 	if o.TIN != "" {
 		items = []validateResult{validateOne(c.Context, client, types, "", o.TIN)}
 	} else {
-		items = make([]validateResult, len(files))
+		items = make([]validateResult, len(o.Files))
 		sem := make(chan struct{}, o.Concurrency)
 		var wg sync.WaitGroup
-		for i, name := range files {
+		for i, name := range o.Files {
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
@@ -301,7 +309,13 @@ func printValidation(f *cmdutil.Factory, types []string, rep validateReport) err
 	return nil
 }
 
-func newValidateTypesCmd(f *cmdutil.Factory) *cli.Command {
+type typesOptions struct {
+	f *cmdutil.Factory
+}
+
+func newTypesCmd(f *cmdutil.Factory, run cmdutil.RunFunc[typesOptions]) *cli.Command {
+	o := &typesOptions{f: f}
+	run = cmdutil.OrRun(run, typesRun)
 	return &cli.Command{
 		Name:      "types",
 		Usage:     "List the validation types (no credits)",
@@ -313,24 +327,35 @@ func newValidateTypesCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			ts, err := client.ListSatValidationTypes(c.Context)
-			if err != nil {
-				return err
-			}
-			rows := make([][]string, len(ts))
-			for i, t := range ts {
-				rows[i] = []string{t.ID, t.Description}
-			}
-			return f.Printer().Table(ts, []string{"ID", "DESCRIPTION"}, rows, "No validation types.")
+			return run(c, o)
 		},
 	}
 }
 
-func newValidateStatusesCmd(f *cmdutil.Factory) *cli.Command {
+func typesRun(c *cli.Context, o *typesOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	ts, err := client.ListSatValidationTypes(c.Context)
+	if err != nil {
+		return err
+	}
+	rows := make([][]string, len(ts))
+	for i, t := range ts {
+		rows[i] = []string{t.ID, t.Description}
+	}
+	return o.f.Printer().Table(ts, []string{"ID", "DESCRIPTION"}, rows, "No validation types.")
+}
+
+type statusesOptions struct {
+	f    *cmdutil.Factory
+	Type string
+}
+
+func newStatusesCmd(f *cmdutil.Factory, run cmdutil.RunFunc[statusesOptions]) *cli.Command {
+	o := &statusesOptions{f: f}
+	run = cmdutil.OrRun(run, statusesRun)
 	return &cli.Command{
 		Name:      "statuses",
 		Usage:     "List the statuses a validation type can return, passing ones first (no credits)",
@@ -344,19 +369,24 @@ func newValidateStatusesCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "validation type"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			ss, err := client.ListSatValidationStatuses(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			rows := make([][]string, len(ss))
-			for i, s := range ss {
-				rows[i] = []string{s.ID, s.Description}
-			}
-			return f.Printer().Table(ss, []string{"ID", "DESCRIPTION"}, rows, "No statuses.")
+			o.Type = c.Args().First()
+			return run(c, o)
 		},
 	}
+}
+
+func statusesRun(c *cli.Context, o *statusesOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	ss, err := client.ListSatValidationStatuses(c.Context, o.Type)
+	if err != nil {
+		return err
+	}
+	rows := make([][]string, len(ss))
+	for i, s := range ss {
+		rows[i] = []string{s.ID, s.Description}
+	}
+	return o.f.Printer().Table(ss, []string{"ID", "DESCRIPTION"}, rows, "No statuses.")
 }

@@ -1,4 +1,4 @@
-package commands
+package taxfiles
 
 import (
 	"bytes"
@@ -144,7 +144,7 @@ func TestBulkOutputNeverShowsAPassword(t *testing.T) {
 				f.Output = cmdutil.OutputJSON
 			}
 			report := filepath.Join(dir, "report.json")
-			o := &taxFilesBulkOptions{f: f, Manifest: "m.csv", Report: report, Concurrency: 2}
+			o := &bulkUploadOptions{f: f, Manifest: "m.csv", Report: report, Concurrency: 2}
 			err := runBulk(context.Background(), o, newEngine(fb, &sleeper{}), pairs)
 			if err == nil || err.Error() != "2 of 4 pairs failed" {
 				t.Fatalf("err %v", err)
@@ -206,7 +206,7 @@ func TestBulkInterruptedWritesTheReport(t *testing.T) {
 	report := filepath.Join(t.TempDir(), "report.json")
 	e := newEngine(fb, &sleeper{})
 	e.Concurrency = 1
-	err := runBulk(ctx, &taxFilesBulkOptions{f: f, Manifest: "m.csv", Report: report}, e, pairs)
+	err := runBulk(ctx, &bulkUploadOptions{f: f, Manifest: "m.csv", Report: report}, e, pairs)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}

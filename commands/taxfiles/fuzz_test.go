@@ -1,4 +1,4 @@
-package commands
+package taxfiles
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// FuzzCSVManifest: the bulk-upload manifest `timbra tax-files upload --manifest` reads. Any text
+// FuzzCSVManifest: the manifest `timbra tax-files bulk-upload MANIFEST` reads. Any text
 // gives either pairs or a *manifestError naming lines, never both; each pair has a person, both
 // paths (relative ones under the CSV's folder) and a password reference; and no message quotes
 // what was written in the password column, which may be a password written where a

@@ -1,4 +1,7 @@
-package commands
+// Package taxfiles is `timbra tax-files`: the certificates (.cer) and private keys (.key) of the
+// people of a tenant (spec 2 §2.5, §4.2). Key passwords come from a prompt, a file, stdin or an
+// environment variable, never from a flag value, and are never printed.
+package taxfiles
 
 import (
 	"bufio"
@@ -20,11 +23,8 @@ import (
 	"golang.org/x/term"
 )
 
-// `timbra tax-files`: the certificates (.cer) and private keys (.key) of the people of a tenant
-// (spec 2 §2.5, §4.2). Key passwords come from a prompt, a file, stdin or an environment
-// variable, never from a flag value, and are never printed.
-
-func newTaxFilesCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra tax-files` and its subcommands.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:    "tax-files",
 		Aliases: []string{"taxfiles"},
@@ -35,8 +35,8 @@ func newTaxFilesCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra tax-files defaults 3f2a0c1e-...\n" +
 			"  timbra tax-files bulk-upload pairs.csv --concurrency 8 --report report.json",
 		Subcommands: []*cli.Command{
-			newTaxFilesListCmd(f), newTaxFilesGetCmd(f), newTaxFilesUploadCmd(f), newTaxFilesDeleteCmd(f, nil),
-			newTaxFilesDefaultsCmd(f, nil), newTaxFilesBulkCmd(f, nil),
+			newListCmd(f, nil), newGetCmd(f, nil), newUploadCmd(f, nil), newDeleteCmd(f, nil),
+			newDefaultsCmd(f, nil), newBulkUploadCmd(f, nil),
 		},
 	}
 }
@@ -77,13 +77,14 @@ func taxFileFields(p *cmdutil.Printer, x api.TaxFile) []cmdutil.Field {
 	}
 }
 
-type taxFilesListOptions struct {
+type listOptions struct {
 	f *cmdutil.Factory
 	cmdutil.PagingOptions
 }
 
-func newTaxFilesListCmd(f *cmdutil.Factory) *cli.Command {
-	o := &taxFilesListOptions{f: f}
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the tax files you see, one page at a time",
@@ -102,31 +103,40 @@ func newTaxFilesListCmd(f *cmdutil.Factory) *cli.Command {
 			if err := o.Check(c, 0); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			page, err := client.ListTaxFiles(c.Context, o.Page, o.PageSize)
-			if err != nil {
-				return err
-			}
-			p := f.Printer()
-			rows := make([][]string, 0, len(page.Items))
-			for _, it := range page.Items {
-				rows = append(rows, taxFileRow(p, it))
-			}
-			if err := p.Table(page, taxFileColumns, rows, "No tax files."); err != nil {
-				return err
-			}
-			if f.IO.OutTTY && !f.JSON() && page.TotalPages > 1 {
-				fmt.Fprintf(f.IO.Err, "Page %d of %d (%d files).\n", page.PageNumber, page.TotalPages, page.TotalCount)
-			}
-			return nil
+			return run(c, o)
 		},
 	}
 }
 
-func newTaxFilesGetCmd(f *cmdutil.Factory) *cli.Command {
+func listRun(c *cli.Context, o *listOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	page, err := client.ListTaxFiles(c.Context, o.Page, o.PageSize)
+	if err != nil {
+		return err
+	}
+	p := o.f.Printer()
+	rows := make([][]string, 0, len(page.Items))
+	for _, it := range page.Items {
+		rows = append(rows, taxFileRow(p, it))
+	}
+	if err := p.Table(page, taxFileColumns, rows, "No tax files."); err != nil {
+		return err
+	}
+	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "files")
+	return nil
+}
+
+type getOptions struct {
+	f  *cmdutil.Factory
+	ID string
+}
+
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one tax file (without its content or password)",
@@ -140,18 +150,23 @@ func newTaxFilesGetCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "tax file ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			x, err := client.GetTaxFile(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			p := f.Printer()
-			return p.Fields(x, taxFileFields(p, x))
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
+}
+
+func getRun(c *cli.Context, o *getOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	x, err := client.GetTaxFile(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	p := o.f.Printer()
+	return p.Fields(x, taxFileFields(p, x))
 }
 
 // keyPasswordOptions are the ways to give a private key's password.
@@ -237,7 +252,7 @@ func readKeyPassword(ctx context.Context, in io.Reader) (string, error) {
 	return *p, nil
 }
 
-type taxFilesUploadOptions struct {
+type uploadOptions struct {
 	f        *cmdutil.Factory
 	Person   string
 	Cer, Key string
@@ -245,8 +260,9 @@ type taxFilesUploadOptions struct {
 	Password keyPasswordOptions
 }
 
-func newTaxFilesUploadCmd(f *cmdutil.Factory) *cli.Command {
-	o := &taxFilesUploadOptions{f: f}
+func newUploadCmd(f *cmdutil.Factory, run cmdutil.RunFunc[uploadOptions]) *cli.Command {
+	o := &uploadOptions{f: f}
+	run = cmdutil.OrRun(run, uploadRun)
 	return &cli.Command{
 		Name:      "upload",
 		Usage:     "Upload a person's certificate and private key",
@@ -269,12 +285,12 @@ func newTaxFilesUploadCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			return taxFilesUploadRun(c, o)
+			return run(c, o)
 		},
 	}
 }
 
-func taxFilesUploadRun(c *cli.Context, o *taxFilesUploadOptions) error {
+func uploadRun(c *cli.Context, o *uploadOptions) error {
 	cer, err := os.ReadFile(o.Cer)
 	if err != nil {
 		return fmt.Errorf("--cer: %w", err)
@@ -315,15 +331,15 @@ func taxFilesUploadRun(c *cli.Context, o *taxFilesUploadOptions) error {
 	return p.Table(saved, taxFileColumns, rows, "")
 }
 
-type taxFilesDeleteOptions struct {
+type deleteOptions struct {
 	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newTaxFilesDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[taxFilesDeleteOptions]) *cli.Command {
-	o := &taxFilesDeleteOptions{f: f}
-	run = cmdutil.OrRun(run, taxFilesDeleteRun)
+func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.Command {
+	o := &deleteOptions{f: f}
+	run = cmdutil.OrRun(run, deleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete one tax file (its content and password are erased)",
@@ -350,7 +366,7 @@ func newTaxFilesDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[taxFilesDelete
 	}
 }
 
-func taxFilesDeleteRun(c *cli.Context, o *taxFilesDeleteOptions) error {
+func deleteRun(c *cli.Context, o *deleteOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -376,16 +392,16 @@ func taxFilesDeleteRun(c *cli.Context, o *taxFilesDeleteOptions) error {
 	return nil
 }
 
-type taxFilesDefaultsOptions struct {
+type defaultsOptions struct {
 	f      *cmdutil.Factory
 	Person string
 	Values bool
 	OutDir string
 }
 
-func newTaxFilesDefaultsCmd(f *cmdutil.Factory, run cmdutil.RunFunc[taxFilesDefaultsOptions]) *cli.Command {
-	o := &taxFilesDefaultsOptions{f: f}
-	run = cmdutil.OrRun(run, taxFilesDefaultsRun)
+func newDefaultsCmd(f *cmdutil.Factory, run cmdutil.RunFunc[defaultsOptions]) *cli.Command {
+	o := &defaultsOptions{f: f}
+	run = cmdutil.OrRun(run, defaultsRun)
 	return &cli.Command{
 		Name:      "defaults",
 		Usage:     "Show a person's default certificate and key (the pair that seals)",
@@ -423,7 +439,7 @@ type defaultValueView struct {
 	WrittenTo    string `json:"writtenTo,omitempty"`
 }
 
-func taxFilesDefaultsRun(c *cli.Context, o *taxFilesDefaultsOptions) error {
+func defaultsRun(c *cli.Context, o *defaultsOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
