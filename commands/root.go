@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -57,7 +58,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newLoginCmd(f),
 			newLogoutCmd(f),
 			newConfigCmd(f),
-			newPeopleCmd(f),
+			people.NewCmd(f),
 			newProductsCmd(f),
 			newDownloadRulesCmd(f),
 			newAutoInvoiceCmd(f),
