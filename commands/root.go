@@ -12,6 +12,7 @@ import (
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/people"
+	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -59,7 +60,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newLogoutCmd(f),
 			newConfigCmd(f),
 			people.NewCmd(f),
-			newProductsCmd(f),
+			products.NewCmd(f),
 			newDownloadRulesCmd(f),
 			newAutoInvoiceCmd(f),
 			newTicketsCmd(f),
