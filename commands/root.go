@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/credits"
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/urfave/cli/v2"
@@ -68,7 +69,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newValidateCmd(f),
 			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),
-			newCreditsCmd(f),
+			credits.NewCmd(f),
 			newWebhooksCmd(f),
 			newEventsCmd(f),
 			newCatalogsCmd(f),
