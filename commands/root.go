@@ -10,6 +10,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
+	"github.com/timbra-mx/timbra/commands/apikeys"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/credits"
 	"github.com/timbra-mx/timbra/commands/people"
@@ -68,7 +69,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newInvoicesCmd(f),
 			newValidateCmd(f),
 			newTaxFilesCmd(f),
-			newAPIKeysCmd(f),
+			apikeys.NewCmd(f),
 			credits.NewCmd(f),
 			newWebhooksCmd(f),
 			newEventsCmd(f),

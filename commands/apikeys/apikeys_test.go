@@ -1,4 +1,4 @@
-package commands
+package apikeys
 
 import (
 	"encoding/json"
