@@ -10,7 +10,11 @@ import (
 	"syscall"
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
+	"github.com/timbra-mx/timbra/commands/apikeys"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/credits"
+	"github.com/timbra-mx/timbra/commands/people"
+	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/timbra-mx/timbra/commands/taxfiles"
 	"github.com/timbra-mx/timbra/commands/validate"
 	"github.com/urfave/cli/v2"
@@ -59,16 +63,16 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newLoginCmd(f),
 			newLogoutCmd(f),
 			newConfigCmd(f),
-			newPeopleCmd(f),
-			newProductsCmd(f),
+			people.NewCmd(f),
+			products.NewCmd(f),
 			newDownloadRulesCmd(f),
 			newAutoInvoiceCmd(f),
 			newTicketsCmd(f),
 			newInvoicesCmd(f),
 			validate.NewCmd(f),
 			taxfiles.NewCmd(f),
-			newAPIKeysCmd(f),
-			newCreditsCmd(f),
+			apikeys.NewCmd(f),
+			credits.NewCmd(f),
 			newWebhooksCmd(f),
 			newEventsCmd(f),
 			newCatalogsCmd(f),

@@ -1,4 +1,4 @@
-package commands
+package products
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ func TestProductsCreateSendsFlagsAndTaxes(t *testing.T) {
 	cmdtest.Isolate(t)
 	srv := productEcho(t)
 	cmdtest.UseAPI(t, srv.URL)
-	r := run1(t, cmdtest.Opts{}, "products", "create", "--description", "Asesoría", "--unit-price", "1000.50", "--unit", "E48",
+	r := runArgs(t, "products", "create", "--description", "Asesoría", "--unit-price", "1000.50", "--unit", "E48",
 		"--product-code", "80101500", "--tax", "002:Tasa:0.16:T", "--tax", "001:Tasa:0.10:R", "--tax", "003:Exento:T")
 	cmdtest.WantCode(t, r, 0)
 	last := srv.Last(t)
@@ -62,7 +62,7 @@ func TestProductsCreateSendsFlagsAndTaxes(t *testing.T) {
 	// a file, with flags over its fields
 	file := filepath.Join(t.TempDir(), "product.json")
 	os.WriteFile(file, []byte(`{"description":"del archivo","unitPrice":5,"satTaxObjectId":"01","productTaxes":[]}`), 0o600)
-	r = run1(t, cmdtest.Opts{}, "products", "create", "--file", file, "--description", "de la bandera", "-o", "json")
+	r = runArgs(t, "products", "create", "--file", file, "--description", "de la bandera", "-o", "json")
 	cmdtest.WantCode(t, r, 0)
 	if b := srv.Last(t).Body; b != `{"description":"de la bandera","unitPrice":5,"satTaxObjectId":"01","productTaxes":[]}` {
 		t.Fatalf("body = %s", b)
@@ -76,7 +76,7 @@ func TestProductsCreateSendsFlagsAndTaxes(t *testing.T) {
 	for _, args := range [][]string{
 		{"--tax", "002:Tasa:T"}, {"--tax", "002:Tasa:abc:T"}, {"--unit-price", "12,50"}, {"--tax", "002:Tasa:0.16:T", "--no-taxes"},
 	} {
-		r := run1(t, cmdtest.Opts{}, append([]string{"products", "create", "--description", "x", "--unit-price", "1"}, args...)...)
+		r := runArgs(t, append([]string{"products", "create", "--description", "x", "--unit-price", "1"}, args...)...)
 		cmdtest.WantCode(t, r, 2)
 	}
 	if len(srv.Requests()) != n {
@@ -88,12 +88,12 @@ func TestProductsUpdateSendsOnlyWhatIsGiven(t *testing.T) {
 	cmdtest.Isolate(t)
 	srv := productEcho(t)
 	cmdtest.UseAPI(t, srv.URL)
-	r := run1(t, cmdtest.Opts{}, "products", "update", "p-1", "--unit-price", "13", "--no-taxes")
+	r := runArgs(t, "products", "update", "p-1", "--unit-price", "13", "--no-taxes")
 	cmdtest.WantCode(t, r, 0)
 	if last := srv.Last(t); last.Method != "PUT" || last.Path != "/api/v4/products/p-1" || last.Body != `{"unitPrice":13,"productTaxes":[]}` {
 		t.Fatalf("request = %+v", last)
 	}
-	r = run1(t, cmdtest.Opts{}, "products", "update", "p-1")
+	r = runArgs(t, "products", "update", "p-1")
 	cmdtest.WantCode(t, r, 2)
 	cmdtest.WantContains(t, "stderr", r.Err, "nothing to change")
 }
@@ -102,14 +102,14 @@ func TestProductsListGetDelete(t *testing.T) {
 	cmdtest.Isolate(t)
 	srv := productEcho(t)
 	cmdtest.UseAPI(t, srv.URL)
-	r := run1(t, cmdtest.Opts{}, "products", "list", "--page-size", "10")
+	r := runArgs(t, "products", "list", "--page-size", "10")
 	cmdtest.WantCode(t, r, 0)
 	if last := srv.Last(t); last.Path != "/api/v4/products" || !strings.Contains(last.Query, "pageSize=10") {
 		t.Fatalf("request = %+v", last)
 	}
 	cmdtest.WantContains(t, "stdout", r.Out, "ID\tDESCRIPTION\tUNIT PRICE\tUNIT\tPRODUCT CODE\tTAXES\tCREATED", "p-1\tLápiz\t12.5\tH87\t44121706\t002:Tasa:0.160000:T\t")
 
-	r = run1(t, cmdtest.Opts{}, "products", "get", "p-1")
+	r = runArgs(t, "products", "get", "p-1")
 	cmdtest.WantCode(t, r, 0)
 	cmdtest.WantContains(t, "stdout", r.Out, "ID: p-1", "Unit price: 12.5")
 
@@ -127,8 +127,8 @@ func TestProductsListGetDelete(t *testing.T) {
 	if last := srv.Last(t); last.Method != "DELETE" || last.Path != "/api/v4/products/p-1" {
 		t.Fatalf("request = %+v", last)
 	}
-	cmdtest.WantCode(t, run1(t, cmdtest.Opts{}, "products", "delete", "p-1"), 2) // no terminal, no --yes
-	r = run1(t, cmdtest.Opts{}, "products", "delete", "p-1", "--yes")
+	cmdtest.WantCode(t, runArgs(t, "products", "delete", "p-1"), 2) // no terminal, no --yes
+	r = runArgs(t, "products", "delete", "p-1", "--yes")
 	cmdtest.WantCode(t, r, 0)
 	cmdtest.WantContains(t, "stdout", r.Out, "Deleted product p-1.")
 }

@@ -1,4 +1,4 @@
-package commands
+package people
 
 import (
 	"context"
@@ -65,13 +65,26 @@ func cliFlags[T any](fs []employmentFlag[T]) []cli.Flag {
 	return out
 }
 
-// applyFlags sets the fields of the flags given: an empty value clears an optional field.
-func applyFlags[T any](c *cli.Context, fs []employmentFlag[T], in *T) error {
+// flagValues are the values of the flags of fs that were given, by flag name.
+func flagValues[T any](c *cli.Context, fs []employmentFlag[T]) map[string]string {
+	values := map[string]string{}
 	for _, f := range fs {
-		if !c.IsSet(f.name) {
+		if c.IsSet(f.name) {
+			values[f.name] = c.String(f.name)
+		}
+	}
+	return values
+}
+
+// applyFlags sets the fields of the flags given (values, by flag name): an empty value clears
+// an optional field.
+func applyFlags[T any](c *cli.Context, fs []employmentFlag[T], values map[string]string, in *T) error {
+	for _, f := range fs {
+		v, ok := values[f.name]
+		if !ok {
 			continue
 		}
-		v := strings.TrimSpace(c.String(f.name))
+		v = strings.TrimSpace(v)
 		if !f.amount {
 			*f.text(in) = &v
 			continue
@@ -131,7 +144,7 @@ func amountText(d *api.Decimal) string {
 
 // ---- employer
 
-func newPeopleEmployerCmd(f *cmdutil.Factory) *cli.Command {
+func newEmployerCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "employer",
 		Usage: "Read, set and delete the employer data of a person (payroll issuers)",
@@ -143,9 +156,9 @@ func newPeopleEmployerCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra people employer set 3f2a0c1e-... --registration B5510768108\n" +
 			"  timbra people employer delete 3f2a0c1e-... --yes",
 		Subcommands: []*cli.Command{
-			newEmploymentGetCmd(f, "employer"),
-			newPeopleEmployerSetCmd(f),
-			newEmploymentDeleteCmd(f, "employer"),
+			newEmployerGetCmd(f, nil),
+			newEmployerSetCmd(f, nil),
+			newEmployerDeleteCmd(f, nil),
 		},
 	}
 }
@@ -170,14 +183,17 @@ func employerInputOf(e api.Employer) api.EmployerInput {
 	}
 }
 
+// employmentSetOptions are the options of `employer set` and `employee set`.
 type employmentSetOptions struct {
-	f    *cmdutil.Factory
-	ID   string
-	File string
+	f      *cmdutil.Factory
+	ID     string
+	File   string
+	Fields map[string]string // field flag name → value, only the flags given
 }
 
-func newPeopleEmployerSetCmd(f *cmdutil.Factory) *cli.Command {
+func newEmployerSetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[employmentSetOptions]) *cli.Command {
 	o := &employmentSetOptions{f: f}
+	run = cmdutil.OrRun(run, employerSetRun)
 	return &cli.Command{
 		Name:      "set",
 		Usage:     "Create or change the employer data of a person",
@@ -197,23 +213,28 @@ func newPeopleEmployerSetCmd(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			client, err := o.f.Client()
-			if err != nil {
-				return err
-			}
-			return employmentSet(c, o, employmentSetFlow[api.EmployerInput, api.Employer]{
-				noun: "Employer", get: client.GetEmployer, inputOf: employerInputOf, flags: employerFlags,
-				self:   func(in *api.EmployerInput, id string) { in.PersonID = &id },
-				create: client.CreateEmployer, replace: client.ReplaceEmployer,
-				print: func(p *cmdutil.Printer, out api.Employer) error { return p.Fields(out, employerFields(p, out)) },
-			})
+			o.Fields = flagValues(c, employerFlags)
+			return run(c, o)
 		},
 	}
 }
 
+func employerSetRun(c *cli.Context, o *employmentSetOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	return employmentSet(c, o, employmentSetFlow[api.EmployerInput, api.Employer]{
+		noun: "Employer", get: client.GetEmployer, inputOf: employerInputOf, flags: employerFlags,
+		self:   func(in *api.EmployerInput, id string) { in.PersonID = &id },
+		create: client.CreateEmployer, replace: client.ReplaceEmployer,
+		print: func(p *cmdutil.Printer, out api.Employer) error { return p.Fields(out, employerFields(p, out)) },
+	})
+}
+
 // ---- employee
 
-func newPeopleEmployeeCmd(f *cmdutil.Factory) *cli.Command {
+func newEmployeeCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "employee",
 		Usage: "Read, set and delete the employee data of a person (payroll recipients)",
@@ -227,9 +248,9 @@ func newPeopleEmployeeCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra people employee set 9b1d0c1e-... --daily-salary 512.40\n" +
 			"  timbra people employee delete 9b1d0c1e-... --yes",
 		Subcommands: []*cli.Command{
-			newEmploymentGetCmd(f, "employee"),
-			newPeopleEmployeeSetCmd(f),
-			newEmploymentDeleteCmd(f, "employee"),
+			newEmployeeGetCmd(f, nil),
+			newEmployeeSetCmd(f, nil),
+			newEmployeeDeleteCmd(f, nil),
 		},
 	}
 }
@@ -273,8 +294,9 @@ func employeeInputOf(e api.Employee) api.EmployeeInput {
 	}
 }
 
-func newPeopleEmployeeSetCmd(f *cmdutil.Factory) *cli.Command {
+func newEmployeeSetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[employmentSetOptions]) *cli.Command {
 	o := &employmentSetOptions{f: f}
+	run = cmdutil.OrRun(run, employeeSetRun)
 	return &cli.Command{
 		Name:      "set",
 		Usage:     "Create or change the employee data of a person",
@@ -298,18 +320,23 @@ func newPeopleEmployeeSetCmd(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			client, err := o.f.Client()
-			if err != nil {
-				return err
-			}
-			return employmentSet(c, o, employmentSetFlow[api.EmployeeInput, api.Employee]{
-				noun: "Employee", get: client.GetEmployee, inputOf: employeeInputOf, flags: employeeFlags,
-				self:   func(in *api.EmployeeInput, id string) { in.EmployeePersonID = &id },
-				create: client.CreateEmployee, replace: client.ReplaceEmployee,
-				print: func(p *cmdutil.Printer, out api.Employee) error { return p.Fields(out, employeeFields(out)) },
-			})
+			o.Fields = flagValues(c, employeeFlags)
+			return run(c, o)
 		},
 	}
+}
+
+func employeeSetRun(c *cli.Context, o *employmentSetOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	return employmentSet(c, o, employmentSetFlow[api.EmployeeInput, api.Employee]{
+		noun: "Employee", get: client.GetEmployee, inputOf: employeeInputOf, flags: employeeFlags,
+		self:   func(in *api.EmployeeInput, id string) { in.EmployeePersonID = &id },
+		create: client.CreateEmployee, replace: client.ReplaceEmployee,
+		print: func(p *cmdutil.Printer, out api.Employee) error { return p.Fields(out, employeeFields(out)) },
+	})
 }
 
 // employmentSetFlow is what the `set` of employer and employee data differ in.
@@ -341,7 +368,7 @@ func employmentSet[In, Out any](c *cli.Context, o *employmentSetOptions, fl empl
 			return err
 		}
 	}
-	if err := applyFlags(c, fl.flags, &in); err != nil {
+	if err := applyFlags(c, fl.flags, o.Fields, &in); err != nil {
 		return err
 	}
 	fl.self(&in, o.ID)
@@ -364,7 +391,22 @@ func employmentSet[In, Out any](c *cli.Context, o *employmentSetOptions, fl empl
 
 // ---- get and delete, for both
 
-func newEmploymentGetCmd(f *cmdutil.Factory, kind string) *cli.Command {
+type employmentGetOptions struct {
+	f  *cmdutil.Factory
+	ID string
+}
+
+func newEmployerGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[employmentGetOptions]) *cli.Command {
+	return newEmploymentGetCmd(f, "employer", cmdutil.OrRun(run, employerGetRun))
+}
+
+func newEmployeeGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[employmentGetOptions]) *cli.Command {
+	return newEmploymentGetCmd(f, "employee", cmdutil.OrRun(run, employeeGetRun))
+}
+
+// newEmploymentGetCmd is the get of the employer or employee data (kind), shown by run.
+func newEmploymentGetCmd(f *cmdutil.Factory, kind string, run cmdutil.RunFunc[employmentGetOptions]) *cli.Command {
+	o := &employmentGetOptions{f: f}
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show the " + kind + " data of a person",
@@ -378,30 +420,56 @@ func newEmploymentGetCmd(f *cmdutil.Factory, kind string) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			p := f.Printer()
-			id := c.Args().First()
-			if kind == "employer" {
-				e, err := client.GetEmployer(c.Context, id)
-				if err != nil {
-					return err
-				}
-				return p.Fields(e, employerFields(p, e))
-			}
-			e, err := client.GetEmployee(c.Context, id)
-			if err != nil {
-				return err
-			}
-			return p.Fields(e, employeeFields(e))
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func newEmploymentDeleteCmd(f *cmdutil.Factory, kind string) *cli.Command {
-	var yes bool
+func employerGetRun(c *cli.Context, o *employmentGetOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	p := o.f.Printer()
+	e, err := client.GetEmployer(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	return p.Fields(e, employerFields(p, e))
+}
+
+func employeeGetRun(c *cli.Context, o *employmentGetOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	p := o.f.Printer()
+	e, err := client.GetEmployee(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	return p.Fields(e, employeeFields(e))
+}
+
+type employmentDeleteOptions struct {
+	f    *cmdutil.Factory
+	Kind string // employer or employee
+	ID   string
+	Yes  bool
+}
+
+func newEmployerDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[employmentDeleteOptions]) *cli.Command {
+	return newEmploymentDeleteCmd(f, "employer", run)
+}
+
+func newEmployeeDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[employmentDeleteOptions]) *cli.Command {
+	return newEmploymentDeleteCmd(f, "employee", run)
+}
+
+func newEmploymentDeleteCmd(f *cmdutil.Factory, kind string, run cmdutil.RunFunc[employmentDeleteOptions]) *cli.Command {
+	o := &employmentDeleteOptions{f: f, Kind: kind}
+	run = cmdutil.OrRun(run, employmentDeleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete the " + kind + " data of a person",
@@ -413,37 +481,42 @@ func newEmploymentDeleteCmd(f *cmdutil.Factory, kind string) *cli.Command {
 			"  timbra people " + kind + " delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra people " + kind + " delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
-			if !yes && !f.IO.InTTY {
+			o.ID = c.Args().First()
+			if !o.Yes && !f.IO.InTTY {
 				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			id := c.Args().First()
-			if !yes {
-				if err := cmdutil.Confirm(c.Context, f.IO, "Delete the "+kind+" data of person "+id+"?", "not deleted"); err != nil {
-					return err
-				}
-			}
-			del := client.DeleteEmployee
-			if kind == "employer" {
-				del = client.DeleteEmployer
-			}
-			if err := del(c.Context, id); err != nil {
-				return err
-			}
-			if f.JSON() {
-				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"personId": id, "deleted": true})
-			}
-			fmt.Fprintf(f.IO.Out, "Deleted the %s data of person %s.\n", kind, id)
-			return nil
+			return run(c, o)
 		},
 	}
+}
+
+func employmentDeleteRun(c *cli.Context, o *employmentDeleteOptions) error {
+	f, id := o.f, o.ID
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	if !o.Yes {
+		if err := cmdutil.Confirm(c.Context, f.IO, "Delete the "+o.Kind+" data of person "+id+"?", "not deleted"); err != nil {
+			return err
+		}
+	}
+	del := client.DeleteEmployee
+	if o.Kind == "employer" {
+		del = client.DeleteEmployer
+	}
+	if err := del(c.Context, id); err != nil {
+		return err
+	}
+	if f.JSON() {
+		return cmdutil.WriteJSON(f.IO.Out, map[string]any{"personId": id, "deleted": true})
+	}
+	fmt.Fprintf(f.IO.Out, "Deleted the %s data of person %s.\n", o.Kind, id)
+	return nil
 }

@@ -1,4 +1,4 @@
-package commands
+package apikeys
 
 import (
 	"fmt"
@@ -15,7 +15,8 @@ const (
 	keyStatusActive    = 1
 )
 
-func newAPIKeysCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra api-keys`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "api-keys",
 		Usage: "Create, list, suspend and revoke API keys",
@@ -27,11 +28,11 @@ func newAPIKeysCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra api-keys update 0f9c1e2a-... --status suspended\n" +
 			"  timbra api-keys revoke 0f9c1e2a-... --yes",
 		Subcommands: []*cli.Command{
-			newAPIKeysListCmd(f, nil),
-			newAPIKeysCreateCmd(f, nil),
-			newAPIKeysGetCmd(f, nil),
-			newAPIKeysUpdateCmd(f, nil),
-			newAPIKeysRevokeCmd(f, nil),
+			newListCmd(f, nil),
+			newCreateCmd(f, nil),
+			newGetCmd(f, nil),
+			newUpdateCmd(f, nil),
+			newRevokeCmd(f, nil),
 		},
 	}
 }
@@ -82,14 +83,14 @@ func apiKeyFields(p *cmdutil.Printer, k api.APIKey, showValue bool) []cmdutil.Fi
 
 // ---- list
 
-type apiKeysListOptions struct {
+type listOptions struct {
 	f *cmdutil.Factory
 	cmdutil.PagingOptions
 }
 
-func newAPIKeysListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysListOptions]) *cli.Command {
-	o := &apiKeysListOptions{f: f}
-	run = cmdutil.OrRun(run, apiKeysListRun)
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List API keys, one page at a time",
@@ -114,9 +115,9 @@ func newAPIKeysListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysListOption
 	}
 }
 
-var apiKeyColumns = []string{"ID", "KEY", "PERSON", "STATUS", "DESCRIPTION", "CREATED"}
+var columns = []string{"ID", "KEY", "PERSON", "STATUS", "DESCRIPTION", "CREATED"}
 
-func apiKeysListRun(c *cli.Context, o *apiKeysListOptions) error {
+func listRun(c *cli.Context, o *listOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -131,7 +132,7 @@ func apiKeysListRun(c *cli.Context, o *apiKeysListOptions) error {
 	for _, k := range page.Items {
 		rows = append(rows, []string{k.ID, maskKey(k.APIKeyValue), k.PersonID, keyStatusText(k.APIKeyStatus), cmdutil.Deref(k.Description), p.Time(k.CreatedAt)})
 	}
-	if err := p.Table(page, apiKeyColumns, rows, "No API keys."); err != nil {
+	if err := p.Table(page, columns, rows, "No API keys."); err != nil {
 		return err
 	}
 	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "API keys")
@@ -140,15 +141,15 @@ func apiKeysListRun(c *cli.Context, o *apiKeysListOptions) error {
 
 // ---- create
 
-type apiKeysCreateOptions struct {
+type createOptions struct {
 	f           *cmdutil.Factory
 	PersonID    string
 	Description *string
 }
 
-func newAPIKeysCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysCreateOptions]) *cli.Command {
-	o := &apiKeysCreateOptions{f: f}
-	run = cmdutil.OrRun(run, apiKeysCreateRun)
+func newCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[createOptions]) *cli.Command {
+	o := &createOptions{f: f}
+	run = cmdutil.OrRun(run, createRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create an API key and print its value",
@@ -180,7 +181,7 @@ func newAPIKeysCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysCreateOp
 	}
 }
 
-func apiKeysCreateRun(c *cli.Context, o *apiKeysCreateOptions) error {
+func createRun(c *cli.Context, o *createOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -202,15 +203,15 @@ func apiKeysCreateRun(c *cli.Context, o *apiKeysCreateOptions) error {
 
 // ---- get
 
-type apiKeysGetOptions struct {
+type getOptions struct {
 	f         *cmdutil.Factory
 	ID        string
 	ShowValue bool
 }
 
-func newAPIKeysGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysGetOptions]) *cli.Command {
-	o := &apiKeysGetOptions{f: f}
-	run = cmdutil.OrRun(run, apiKeysGetRun)
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one API key",
@@ -234,7 +235,7 @@ func newAPIKeysGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysGetOptions]
 	}
 }
 
-func apiKeysGetRun(c *cli.Context, o *apiKeysGetOptions) error {
+func getRun(c *cli.Context, o *getOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -250,16 +251,16 @@ func apiKeysGetRun(c *cli.Context, o *apiKeysGetOptions) error {
 
 // ---- update
 
-type apiKeysUpdateOptions struct {
+type updateOptions struct {
 	f           *cmdutil.Factory
 	ID          string
 	Status      *int
 	Description *string
 }
 
-func newAPIKeysUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysUpdateOptions]) *cli.Command {
-	o := &apiKeysUpdateOptions{f: f}
-	run = cmdutil.OrRun(run, apiKeysUpdateRun)
+func newUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[updateOptions]) *cli.Command {
+	o := &updateOptions{f: f}
+	run = cmdutil.OrRun(run, updateRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Suspend or reactivate an API key, or change its description",
@@ -304,7 +305,7 @@ func newAPIKeysUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysUpdateOp
 	}
 }
 
-func apiKeysUpdateRun(c *cli.Context, o *apiKeysUpdateOptions) error {
+func updateRun(c *cli.Context, o *updateOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -331,15 +332,15 @@ func apiKeysUpdateRun(c *cli.Context, o *apiKeysUpdateOptions) error {
 
 // ---- revoke
 
-type apiKeysRevokeOptions struct {
+type revokeOptions struct {
 	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newAPIKeysRevokeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysRevokeOptions]) *cli.Command {
-	o := &apiKeysRevokeOptions{f: f}
-	run = cmdutil.OrRun(run, apiKeysRevokeRun)
+func newRevokeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[revokeOptions]) *cli.Command {
+	o := &revokeOptions{f: f}
+	run = cmdutil.OrRun(run, revokeRun)
 	return &cli.Command{
 		Name:      "revoke",
 		Usage:     "Revoke an API key for good",
@@ -367,7 +368,7 @@ func newAPIKeysRevokeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[apiKeysRevokeOp
 	}
 }
 
-func apiKeysRevokeRun(c *cli.Context, o *apiKeysRevokeOptions) error {
+func revokeRun(c *cli.Context, o *revokeOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {

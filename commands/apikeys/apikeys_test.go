@@ -1,9 +1,8 @@
-package commands
+package apikeys
 
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/timbra-mx/timbra/commands/cmdtest"
@@ -11,7 +10,7 @@ import (
 
 const testKeyID = "0195a7c4-1111-7c3d-9f00-1a2b3c4d5e6f"
 
-// newKeyAPI fakes the API key and stamps endpoints of one key and two people.
+// newKeyAPI fakes the API key endpoints of one key.
 func newKeyAPI(t *testing.T) *cmdtest.FakeAPI {
 	key := map[string]any{
 		"id": testKeyID, "environment": "test", "apiKeyValue": "sk_test_abcdefghijklmnopqrstuvwxyz012345",
@@ -33,12 +32,6 @@ func newKeyAPI(t *testing.T) *cmdtest.FakeAPI {
 			cmdtest.WriteEnvelope(w, 200, out, "", "")
 		case r.URL.Path == "/api/v4/apikeys/"+testKeyID && r.Method == "DELETE":
 			cmdtest.WriteEnvelope(w, 200, true, "", "")
-		case r.URL.Path == "/api/v4/stamps":
-			cmdtest.WriteEnvelope(w, 200, true, "", "")
-		case strings.HasPrefix(r.URL.Path, "/api/v4/people/"):
-			id := strings.TrimPrefix(r.URL.Path, "/api/v4/people/")
-			cmdtest.WriteEnvelope(w, 200, map[string]any{"id": id, "email": id + "@example.com",
-				"balances": []map[string]any{{"creditType": 1, "available": 40}, {"creditType": 2, "available": 7}}}, "", "")
 		default:
 			cmdtest.WriteEnvelope(w, 404, nil, "Not Found", "")
 		}
@@ -93,36 +86,4 @@ func TestAPIKeysUpdateKeepsDescription(t *testing.T) {
 	}
 	cmdtest.WantCode(t, runArgs(t, "api-keys", "update", testKeyID, "--status", "paused"), 2)
 	cmdtest.WantCode(t, runArgs(t, "api-keys", "update", testKeyID), 2)
-}
-
-func TestCreditsTransferSends(t *testing.T) {
-	cmdtest.Isolate(t)
-	h := newKeyAPI(t)
-	cmdtest.UseAPI(t, h.URL)
-	r := runArgs(t, "credits", "transfer", "--from", "p-1", "--to", "p-2", "--amount", "5", "--type", "validation", "--comments", "marzo", "-o", "json")
-	cmdtest.WantCode(t, r, 0)
-	var sent map[string]any
-	for _, q := range h.Requests() {
-		if q.Path == "/api/v4/stamps" {
-			json.Unmarshal([]byte(q.Body), &sent)
-		}
-	}
-	if sent["fromPersonId"] != "p-1" || sent["toPersonId"] != "p-2" || sent["amount"] != 5.0 || sent["creditType"] != 2.0 || sent["comments"] != "marzo" {
-		t.Fatalf("body sent: %v", sent)
-	}
-	var out transferResult
-	if err := json.Unmarshal([]byte(r.Out), &out); err != nil || out.From.Available != 7 || out.To.PersonID != "p-2" || out.CreditType != 2 {
-		t.Fatalf("output %v: %s", err, r.Out)
-	}
-	for _, bad := range [][]string{
-		{"--to", "p-2", "--amount", "5"},
-		{"--from", "p-1", "--amount", "5"},
-		{"--from", "p-1", "--to", "p-2"},
-		{"--from", "p-1", "--to", "p-2", "--amount", "2.5"},
-		{"--from", "p-1", "--to", "p-2", "--amount", "1", "--type", "gold"},
-	} {
-		if r := runArgs(t, append([]string{"credits", "transfer"}, bad...)...); r.Code != 2 {
-			t.Errorf("%v: exit %d, want a usage error", bad, r.Code)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package commands
+package credits
 
 import (
 	"fmt"
@@ -10,7 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func newCreditsCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra credits`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "credits",
 		Usage: "Move stamps and other credits between the people of your tenant",
@@ -20,11 +21,11 @@ func newCreditsCmd(f *cmdutil.Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra credits transfer --from 3f2a0c1e-... --to 9b1d4e7a-... --amount 100\n" +
 			"  timbra credits transfer --from 9b1d4e7a-... --to 3f2a0c1e-... --amount 5 --type validation",
-		Subcommands: []*cli.Command{newCreditsTransferCmd(f, nil)},
+		Subcommands: []*cli.Command{newTransferCmd(f, nil)},
 	}
 }
 
-type creditsTransferOptions struct {
+type transferOptions struct {
 	f          *cmdutil.Factory
 	From, To   string
 	Amount     int64
@@ -32,9 +33,9 @@ type creditsTransferOptions struct {
 	CreditType *int
 }
 
-func newCreditsTransferCmd(f *cmdutil.Factory, run cmdutil.RunFunc[creditsTransferOptions]) *cli.Command {
-	o := &creditsTransferOptions{f: f}
-	run = cmdutil.OrRun(run, creditsTransferRun)
+func newTransferCmd(f *cmdutil.Factory, run cmdutil.RunFunc[transferOptions]) *cli.Command {
+	o := &transferOptions{f: f}
+	run = cmdutil.OrRun(run, transferRun)
 	return &cli.Command{
 		Name:      "transfer",
 		Usage:     "Move credits of one type from one person to another (owner only)",
@@ -117,7 +118,7 @@ type personBalance struct {
 	Available float64 `json:"available"`
 }
 
-func creditsTransferRun(c *cli.Context, o *creditsTransferOptions) error {
+func transferRun(c *cli.Context, o *transferOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {

@@ -1,4 +1,4 @@
-package commands
+package people
 
 import (
 	"fmt"
@@ -9,7 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func newPeopleCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra people`: the people of the tenant, and their employer and employee data.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "people",
 		Usage: "List, read, create, change and delete the people of your tenant",
@@ -19,19 +20,19 @@ func newPeopleCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra people create --legal-name \"Ana López\" --email ana@example.com --password-file pw.txt\n" +
 			"  timbra people update 3f2a0c1e-... --tax-regime 626\n" +
 			"  timbra people delete 3f2a0c1e-... --yes",
-		Subcommands: []*cli.Command{newPeopleListCmd(f, nil), newPeopleGetCmd(f, nil), newPeopleCreateCmd(f, nil), newPeopleUpdateCmd(f, nil),
-			newPeopleDeleteCmd(f, nil), newPeopleEmployerCmd(f), newPeopleEmployeeCmd(f)},
+		Subcommands: []*cli.Command{newListCmd(f, nil), newGetCmd(f, nil), newCreateCmd(f, nil), newUpdateCmd(f, nil),
+			newDeleteCmd(f, nil), newEmployerCmd(f), newEmployeeCmd(f)},
 	}
 }
 
-type peopleListOptions struct {
+type listOptions struct {
 	f *cmdutil.Factory
 	cmdutil.PagingOptions
 }
 
-func newPeopleListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleListOptions]) *cli.Command {
-	o := &peopleListOptions{f: f}
-	run = cmdutil.OrRun(run, peopleListRun)
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the people of your tenant, one page at a time",
@@ -54,9 +55,9 @@ func newPeopleListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleListOptions]
 	}
 }
 
-var peopleColumns = []string{"ID", "NAME", "EMAIL", "OWNER", "TIN", "CREATED"}
+var columns = []string{"ID", "NAME", "EMAIL", "OWNER", "TIN", "CREATED"}
 
-func peopleListRun(c *cli.Context, o *peopleListOptions) error {
+func listRun(c *cli.Context, o *listOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -71,23 +72,21 @@ func peopleListRun(c *cli.Context, o *peopleListOptions) error {
 	for _, it := range page.Items {
 		rows = append(rows, []string{it.ID, it.LegalName, it.Email, cmdutil.YesNo(it.IsOwner), cmdutil.Deref(it.Tin), p.Time(it.CreatedAt)})
 	}
-	if err := p.Table(page, peopleColumns, rows, "No people."); err != nil {
+	if err := p.Table(page, columns, rows, "No people."); err != nil {
 		return err
 	}
-	if o.f.IO.OutTTY && !o.f.JSON() && page.TotalPages > 1 {
-		fmt.Fprintf(o.f.IO.Err, "Page %d of %d (%d people).\n", page.PageNumber, page.TotalPages, page.TotalCount)
-	}
+	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "people")
 	return nil
 }
 
-type peopleGetOptions struct {
+type getOptions struct {
 	f  *cmdutil.Factory
 	ID string
 }
 
-func newPeopleGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleGetOptions]) *cli.Command {
-	o := &peopleGetOptions{f: f}
-	run = cmdutil.OrRun(run, peopleGetRun)
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one person",
@@ -107,7 +106,7 @@ func newPeopleGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleGetOptions]) 
 	}
 }
 
-func peopleGetRun(c *cli.Context, o *peopleGetOptions) error {
+func getRun(c *cli.Context, o *getOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {

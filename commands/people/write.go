@@ -1,4 +1,4 @@
-package commands
+package people
 
 import (
 	"bufio"
@@ -36,8 +36,8 @@ var personTextFlags = []struct {
 	{"foreign-tin", "foreign tax registration `NUMBER` (up to 40 characters)", func(p *api.PersonInput) **string { return &p.ForeignTin }},
 }
 
-// personWriteOptions are the options of create and update.
-type personWriteOptions struct {
+// writeOptions are the options of create and update.
+type writeOptions struct {
 	f                *cmdutil.Factory
 	ID               string // update
 	Create           bool
@@ -51,7 +51,7 @@ type personWriteOptions struct {
 	TaxPasswordFile  string
 }
 
-func personWriteFlags(o *personWriteOptions) []cli.Flag {
+func writeFlags(o *writeOptions) []cli.Flag {
 	var fs []cli.Flag
 	for _, tf := range personTextFlags {
 		fs = append(fs, &cli.StringFlag{Name: tf.name, Usage: tf.usage})
@@ -71,7 +71,7 @@ func personWriteFlags(o *personWriteOptions) []cli.Flag {
 }
 
 // collect reads the field flags that were given.
-func (o *personWriteOptions) collect(c *cli.Context) error {
+func (o *writeOptions) collect(c *cli.Context) error {
 	o.Fields = map[string]string{}
 	for _, tf := range personTextFlags {
 		if c.IsSet(tf.name) {
@@ -96,9 +96,9 @@ func (o *personWriteOptions) collect(c *cli.Context) error {
 	return nil
 }
 
-func newPeopleCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptions]) *cli.Command {
-	o := &personWriteOptions{f: f, Create: true}
-	run = cmdutil.OrRun(run, personWriteRun)
+func newCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[writeOptions]) *cli.Command {
+	o := &writeOptions{f: f, Create: true}
+	run = cmdutil.OrRun(run, writeRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a person (an issuer, a recipient, someone who signs in)",
@@ -112,7 +112,7 @@ func newPeopleCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptio
 			"  timbra people create --legal-name \"Escuela Kemper Urgate\" --email ekU@example.com \\\n" +
 			"      --tin EKU9003173C9 --tax-regime 601 --zip-code 42501 --password-file pw.txt\n" +
 			"  printf '%s\\n' \"$PW\" | timbra people create --file person.json --password-stdin -o json",
-		Flags: personWriteFlags(o),
+		Flags: writeFlags(o),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
@@ -125,9 +125,9 @@ func newPeopleCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptio
 	}
 }
 
-func newPeopleUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptions]) *cli.Command {
-	o := &personWriteOptions{f: f}
-	run = cmdutil.OrRun(run, personWriteRun)
+func newUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[writeOptions]) *cli.Command {
+	o := &writeOptions{f: f}
+	run = cmdutil.OrRun(run, writeRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change fields of a person",
@@ -140,7 +140,7 @@ func newPeopleUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptio
 			"  timbra people update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --phone 5512345678 --tax-regime 626\n" +
 			"  timbra people update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --password-prompt\n" +
 			"  timbra people update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --tax-password-file csd-pw.txt -o json",
-		Flags: personWriteFlags(o),
+		Flags: writeFlags(o),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
@@ -154,8 +154,8 @@ func newPeopleUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[personWriteOptio
 	}
 }
 
-// personWriteRun builds the body from --file, the flags and the secrets, and sends it.
-func personWriteRun(c *cli.Context, o *personWriteOptions) error {
+// writeRun builds the body from --file, the flags and the secrets, and sends it.
+func writeRun(c *cli.Context, o *writeOptions) error {
 	ctx, ios := c.Context, o.f.IO
 	stdin := bufio.NewReader(ios.In)
 	var in api.PersonInput
@@ -250,15 +250,15 @@ func promptNewPassword(ctx context.Context, ios *cmdutil.IOStreams, stdin *bufio
 	return &first, nil
 }
 
-type peopleDeleteOptions struct {
+type deleteOptions struct {
 	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newPeopleDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleDeleteOptions]) *cli.Command {
-	o := &peopleDeleteOptions{f: f}
-	run = cmdutil.OrRun(run, peopleDeleteRun)
+func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.Command {
+	o := &deleteOptions{f: f}
+	run = cmdutil.OrRun(run, deleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a person and revoke its API keys",
@@ -285,7 +285,7 @@ func newPeopleDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[peopleDeleteOpti
 	}
 }
 
-func peopleDeleteRun(c *cli.Context, o *peopleDeleteOptions) error {
+func deleteRun(c *cli.Context, o *deleteOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {

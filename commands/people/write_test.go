@@ -1,4 +1,4 @@
-package commands
+package people
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package commands
+package products
 
 import (
 	"bufio"
@@ -16,7 +16,8 @@ import (
 // `timbra products`: the products and services of the tenant, what invoice items by reference
 // name. A tax is written TAX:FACTOR:RATE:FLAG (002:Tasa:0.16:T), the same form the commands show.
 
-func newProductsCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra products`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "products",
 		Usage: "List, read, create, change and delete the products and services of your tenant",
@@ -25,19 +26,19 @@ func newProductsCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra products create --description \"Lápiz HB\" --unit-price 12.50 --product-code 44121706 --tax 002:Tasa:0.16:T\n" +
 			"  timbra products update 3f2a0c1e-... --unit-price 13\n" +
 			"  timbra products delete 3f2a0c1e-... --yes",
-		Subcommands: []*cli.Command{newProductsListCmd(f, nil), newProductsGetCmd(f, nil), newProductsCreateCmd(f, nil),
-			newProductsUpdateCmd(f, nil), newProductsDeleteCmd(f, nil)},
+		Subcommands: []*cli.Command{newListCmd(f, nil), newGetCmd(f, nil), newCreateCmd(f, nil),
+			newUpdateCmd(f, nil), newDeleteCmd(f, nil)},
 	}
 }
 
-type productsListOptions struct {
+type listOptions struct {
 	f *cmdutil.Factory
 	cmdutil.PagingOptions
 }
 
-func newProductsListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsListOptions]) *cli.Command {
-	o := &productsListOptions{f: f}
-	run = cmdutil.OrRun(run, productsListRun)
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the products of your tenant, one page at a time",
@@ -60,9 +61,9 @@ func newProductsListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsListOpti
 	}
 }
 
-var productColumns = []string{"ID", "DESCRIPTION", "UNIT PRICE", "UNIT", "PRODUCT CODE", "TAXES", "CREATED"}
+var columns = []string{"ID", "DESCRIPTION", "UNIT PRICE", "UNIT", "PRODUCT CODE", "TAXES", "CREATED"}
 
-func productsListRun(c *cli.Context, o *productsListOptions) error {
+func listRun(c *cli.Context, o *listOptions) error {
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -77,23 +78,21 @@ func productsListRun(c *cli.Context, o *productsListOptions) error {
 		rows = append(rows, []string{it.ID, it.Description, string(it.UnitPrice), it.SatUnitMeasurementID, it.SatProductCodeID,
 			productTaxesText(it.ProductTaxes), p.Time(it.CreatedAt)})
 	}
-	if err := p.Table(page, productColumns, rows, "No products."); err != nil {
+	if err := p.Table(page, columns, rows, "No products."); err != nil {
 		return err
 	}
-	if o.f.IO.OutTTY && !o.f.JSON() && page.TotalPages > 1 {
-		fmt.Fprintf(o.f.IO.Err, "Page %d of %d (%d products).\n", page.PageNumber, page.TotalPages, page.TotalCount)
-	}
+	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "products")
 	return nil
 }
 
-type productsGetOptions struct {
+type getOptions struct {
 	f  *cmdutil.Factory
 	ID string
 }
 
-func newProductsGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsGetOptions]) *cli.Command {
-	o := &productsGetOptions{f: f}
-	run = cmdutil.OrRun(run, productsGetRun)
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one product",
@@ -113,7 +112,7 @@ func newProductsGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsGetOption
 	}
 }
 
-func productsGetRun(c *cli.Context, o *productsGetOptions) error {
+func getRun(c *cli.Context, o *getOptions) error {
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -167,7 +166,7 @@ var productTextFlags = []struct {
 // jsonNumber is what --unit-price and a tax's rate take: a plain decimal number.
 var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
 
-type productWriteOptions struct {
+type writeOptions struct {
 	f      *cmdutil.Factory
 	ID     string // update
 	Create bool
@@ -175,7 +174,7 @@ type productWriteOptions struct {
 	Input  api.ProductInput // from --file and the flags
 }
 
-func productWriteFlags(o *productWriteOptions) []cli.Flag {
+func writeFlags(o *writeOptions) []cli.Flag {
 	var fs []cli.Flag
 	for _, tf := range productTextFlags {
 		fs = append(fs, &cli.StringFlag{Name: tf.name, Usage: tf.usage})
@@ -210,7 +209,7 @@ func parseTax(s string) (api.ProductTaxInput, error) {
 }
 
 // productInput builds the body from --file and the flags.
-func productInput(c *cli.Context, o *productWriteOptions) (api.ProductInput, error) {
+func productInput(c *cli.Context, o *writeOptions) (api.ProductInput, error) {
 	var in api.ProductInput
 	if o.File != "" {
 		raw, err := cmdutil.ReadInput(o.File, bufio.NewReader(o.f.IO.In))
@@ -257,9 +256,9 @@ func productInput(c *cli.Context, o *productWriteOptions) (api.ProductInput, err
 	return in, nil
 }
 
-func newProductsCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOptions]) *cli.Command {
-	o := &productWriteOptions{f: f, Create: true}
-	run = cmdutil.OrRun(run, productWriteRun)
+func newCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[writeOptions]) *cli.Command {
+	o := &writeOptions{f: f, Create: true}
+	run = cmdutil.OrRun(run, writeRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a product or service",
@@ -272,7 +271,7 @@ func newProductsCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOp
 			"  timbra products create --description \"Asesoría\" --unit-price 1000 --unit E48 --product-code 80101500 \\\n" +
 			"      --tax 002:Tasa:0.16:T --tax 001:Tasa:0.10:R --tax 002:Tasa:0.106667:R\n" +
 			"  timbra products create --file product.json -o json",
-		Flags: productWriteFlags(o),
+		Flags: writeFlags(o),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
@@ -287,9 +286,9 @@ func newProductsCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOp
 	}
 }
 
-func newProductsUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOptions]) *cli.Command {
-	o := &productWriteOptions{f: f}
-	run = cmdutil.OrRun(run, productWriteRun)
+func newUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[writeOptions]) *cli.Command {
+	o := &writeOptions{f: f}
+	run = cmdutil.OrRun(run, writeRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change fields of a product",
@@ -301,7 +300,7 @@ func newProductsUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOp
 			"  timbra products update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --unit-price 13\n" +
 			"  timbra products update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --tax 002:Tasa:0.08:T\n" +
 			"  timbra products update 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --tax-object 01 --no-taxes -o json",
-		Flags: productWriteFlags(o),
+		Flags: writeFlags(o),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "product ID"); err != nil {
 				return err
@@ -320,7 +319,7 @@ func newProductsUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productWriteOp
 	}
 }
 
-func productWriteRun(c *cli.Context, o *productWriteOptions) error {
+func writeRun(c *cli.Context, o *writeOptions) error {
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -338,15 +337,15 @@ func productWriteRun(c *cli.Context, o *productWriteOptions) error {
 	return p.Fields(prod, productFields(p, prod))
 }
 
-type productsDeleteOptions struct {
+type deleteOptions struct {
 	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newProductsDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsDeleteOptions]) *cli.Command {
-	o := &productsDeleteOptions{f: f}
-	run = cmdutil.OrRun(run, productsDeleteRun)
+func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.Command {
+	o := &deleteOptions{f: f}
+	run = cmdutil.OrRun(run, deleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a product",
@@ -373,7 +372,7 @@ func newProductsDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[productsDelete
 	}
 }
 
-func productsDeleteRun(c *cli.Context, o *productsDeleteOptions) error {
+func deleteRun(c *cli.Context, o *deleteOptions) error {
 	ctx, f, id := c.Context, o.f, o.ID
 	client, err := f.Client()
 	if err != nil {
