@@ -11,6 +11,8 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/events"
+	"github.com/timbra-mx/timbra/commands/webhooks"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -67,12 +69,12 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),
 			newCreditsCmd(f),
-			newWebhooksCmd(f),
-			newEventsCmd(f),
+			webhooks.NewCmd(f),
+			events.NewCmd(f),
 			newCatalogsCmd(f),
 			newListenCmd(f, nil),
 			newTriggerCmd(f, nil),
-			newInspectCmd(f, "timbra inspect"),
+			webhooks.NewCmdInspect(f),
 			newAdminCmd(f),
 			newCompletionCmd(f),
 		},
