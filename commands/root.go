@@ -12,6 +12,7 @@ import (
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/events"
+	"github.com/timbra-mx/timbra/commands/listen"
 	"github.com/timbra-mx/timbra/commands/webhooks"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -72,7 +73,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			webhooks.NewCmd(f),
 			events.NewCmd(f),
 			newCatalogsCmd(f),
-			newListenCmd(f, nil),
+			listen.NewCmd(f),
 			newTriggerCmd(f, nil),
 			webhooks.NewCmdInspect(f),
 			newAdminCmd(f),
