@@ -13,6 +13,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/events"
 	"github.com/timbra-mx/timbra/commands/listen"
+	"github.com/timbra-mx/timbra/commands/trigger"
 	"github.com/timbra-mx/timbra/commands/webhooks"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -74,7 +75,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			events.NewCmd(f),
 			newCatalogsCmd(f),
 			listen.NewCmd(f),
-			newTriggerCmd(f, nil),
+			trigger.NewCmd(f),
 			webhooks.NewCmdInspect(f),
 			newAdminCmd(f),
 			newCompletionCmd(f),

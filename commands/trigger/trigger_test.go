@@ -1,4 +1,4 @@
-package commands
+package trigger
 
 import (
 	"encoding/json"
