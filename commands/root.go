@@ -13,10 +13,14 @@ import (
 	"github.com/timbra-mx/timbra/commands/apikeys"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/credits"
+	"github.com/timbra-mx/timbra/commands/events"
+	"github.com/timbra-mx/timbra/commands/listen"
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/timbra-mx/timbra/commands/taxfiles"
+	"github.com/timbra-mx/timbra/commands/trigger"
 	"github.com/timbra-mx/timbra/commands/validate"
+	"github.com/timbra-mx/timbra/commands/webhooks"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -73,12 +77,12 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			taxfiles.NewCmd(f),
 			apikeys.NewCmd(f),
 			credits.NewCmd(f),
-			newWebhooksCmd(f),
-			newEventsCmd(f),
+			webhooks.NewCmd(f),
+			events.NewCmd(f),
 			newCatalogsCmd(f),
-			newListenCmd(f, nil),
-			newTriggerCmd(f, nil),
-			newInspectCmd(f, "timbra inspect"),
+			listen.NewCmd(f),
+			trigger.NewCmd(f),
+			webhooks.NewCmdInspect(f),
 			newAdminCmd(f),
 			newCompletionCmd(f),
 		},

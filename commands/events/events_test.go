@@ -1,4 +1,4 @@
-package commands
+package events
 
 import (
 	"encoding/json"
@@ -120,9 +120,9 @@ func TestEventsGet(t *testing.T) {
 	}
 }
 
+// The delivery log answers the delivery finished at the first read: --wait does not poll.
 func TestEventsResend(t *testing.T) {
 	cmdtest.Isolate(t)
-	fastPoll(t)
 	srv := eventsAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "events", "resend", eventID, "--webhook", hookID)
@@ -146,6 +146,26 @@ func TestEventsResend(t *testing.T) {
 	}
 	if r.Err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
 		t.Errorf("stderr %q", r.Err)
+	}
+}
+
+func TestEventsUsageErrors(t *testing.T) {
+	cmdtest.Isolate(t)
+	srv := eventsAPI(t)
+	cmdtest.UseAPI(t, srv.URL)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"events", "list", "--from", "yesterday"}, `invalid value "yesterday" for --from`},
+		{[]string{"events", "resend", eventID, "--webhook", ""}, "--webhook"},
+	} {
+		r := runArgs(t, c.args...)
+		cmdtest.WantCode(t, r, 2)
+		cmdtest.WantContains(t, strings.Join(c.args, " "), r.Err, c.msg, "Run 'timbra ")
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("usage errors made %d requests", n)
 	}
 }
 

@@ -1,4 +1,4 @@
-package commands
+package trigger
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 const (
 	triggeredEvent = "0195a7c4-2b1e-7c3d-9f00-000000000009"
 	listenerHook   = "0195a7c4-2b1e-7c3d-9f00-00000000000a"
+	hookID         = "3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15"
 )
 
 // triggerAPI answers POST /api/v4/events/trigger as the server would in the test environment;

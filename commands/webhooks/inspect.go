@@ -1,4 +1,4 @@
-package commands
+package webhooks
 
 import (
 	"bytes"
@@ -28,10 +28,16 @@ type inspectOptions struct {
 	EventType string
 }
 
+// NewCmdInspect is the short `timbra inspect`, the same command as `timbra webhooks inspect`.
+func NewCmdInspect(f *cmdutil.Factory) *cli.Command {
+	return newInspectCmd(f, "timbra inspect", nil)
+}
+
 // newInspectCmd is `timbra webhooks inspect`; name is how it is called (inspect under webhooks,
 // or the short `timbra inspect`).
-func newInspectCmd(f *cmdutil.Factory, name string) *cli.Command {
+func newInspectCmd(f *cmdutil.Factory, name string, run cmdutil.RunFunc[inspectOptions]) *cli.Command {
 	o := &inspectOptions{f: f}
+	run = cmdutil.OrRun(run, inspectRun)
 	return &cli.Command{
 		Name:      "inspect",
 		Usage:     "Find out why a webhook did not get an event: browse webhooks, deliveries and attempts",
@@ -69,7 +75,7 @@ func newInspectCmd(f *cmdutil.Factory, name string) *cli.Command {
 			if o.ID == "" && (o.Status != "" || o.EventType != "") && !(f.IO.InTTY && f.IO.OutTTY && !f.JSON()) {
 				return cmdutil.UsageErrorf(c, "--status and --event-type need a WEBHOOK_ID when stdout is not a terminal")
 			}
-			return inspectRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
@@ -95,16 +101,17 @@ func checkDeliveryFilter(c *cli.Context, status, eventType *string) error {
 	return nil
 }
 
-func inspectRun(ctx context.Context, o *inspectOptions) error {
+func inspectRun(c *cli.Context, o *inspectOptions) error {
+	ctx := c.Context
 	ios := o.f.IO
 	if !ios.InTTY || !ios.OutTTY || o.f.JSON() {
 		if ios.ErrTTY && !o.f.JSON() {
 			ios.Warn("stdout is not a terminal: printing a table instead of opening the inspector.")
 		}
 		if o.ID == "" {
-			return webhooksListRun(ctx, &webhooksListOptions{f: o.f, PagingOptions: cmdutil.PagingOptions{Page: 1, PageSize: 50}})
+			return printWebhooks(ctx, o.f, cmdutil.PagingOptions{Page: 1, PageSize: 50})
 		}
-		return webhooksDeliveriesRun(ctx, &webhooksDeliveriesOptions{f: o.f, ID: o.ID, Status: o.Status, EventType: o.EventType,
+		return printDeliveries(ctx, o.f, deliveryQuery{WebhookID: o.ID, Status: o.Status, EventType: o.EventType,
 			PagingOptions: cmdutil.PagingOptions{Page: 1}})
 	}
 	client, err := o.f.Client()
@@ -129,15 +136,15 @@ func inspectRun(ctx context.Context, o *inspectOptions) error {
 
 // ---- delivery
 
-type webhooksDeliveryOptions struct {
+type deliveryOptions struct {
 	f          *cmdutil.Factory
 	WebhookID  string
 	DeliveryID string
 }
 
-func newWebhooksDeliveryCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksDeliveryOptions]) *cli.Command {
-	o := &webhooksDeliveryOptions{f: f}
-	run = cmdutil.OrRun(run, webhooksDeliveryRun)
+func newDeliveryCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deliveryOptions]) *cli.Command {
+	o := &deliveryOptions{f: f}
+	run = cmdutil.OrRun(run, deliveryRun)
 	return &cli.Command{
 		Name:      "delivery",
 		Usage:     "Show one delivery: its outcome, every attempt, the headers sent and the event",
@@ -163,7 +170,7 @@ func newWebhooksDeliveryCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksDeli
 	}
 }
 
-func webhooksDeliveryRun(c *cli.Context, o *webhooksDeliveryOptions) error {
+func deliveryRun(c *cli.Context, o *deliveryOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {

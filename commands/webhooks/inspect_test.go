@@ -1,4 +1,4 @@
-package commands
+package webhooks
 
 import (
 	"encoding/json"

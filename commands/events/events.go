@@ -1,8 +1,7 @@
-package commands
+package events
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -10,11 +9,13 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/webhooks"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
-func newEventsCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra events`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "events",
 		Usage: "List, read and resend the events of your tenant (last 30 days)",
@@ -24,25 +25,27 @@ func newEventsCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra events list --type invoice.canceled --from 24h\n" +
 			"  timbra events get 0195a7c4-... -o json\n" +
 			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-... --wait",
-		Subcommands: []*cli.Command{newEventsListCmd(f), newEventsGetCmd(f, nil), newEventsResendCmd(f, nil)},
+		Subcommands: []*cli.Command{newListCmd(f, nil), newGetCmd(f, nil), newResendCmd(f, nil)},
 	}
 }
 
 // ---- list
 
-type eventsListOptions struct {
+type listOptions struct {
 	f       *cmdutil.Factory
 	Type    string
 	Related string
-	From    string
-	To      string
+	From    string // --from as the API takes it (UTC, to the millisecond); "" for none
+	To      string // --to likewise
 	cmdutil.PagingOptions
 }
 
 var eventColumns = []string{"ID", "TYPE", "CREATED", "RELATED OBJECT", "STATUS"}
 
-func newEventsListCmd(f *cmdutil.Factory) *cli.Command {
-	o := &eventsListOptions{f: f}
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
+	var from, to string
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List events, newest first, one page at a time",
@@ -61,8 +64,8 @@ func newEventsListCmd(f *cmdutil.Factory) *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "type", Usage: "only events of type `TYPE`, for example invoice.canceled", Destination: &o.Type},
 			&cli.StringFlag{Name: "related", Usage: "only events about the object `ID` (data.relatedObject.id)", Destination: &o.Related},
-			&cli.StringFlag{Name: "from", Usage: "only events at or after `TIME`", Destination: &o.From},
-			&cli.StringFlag{Name: "to", Usage: "only events at or before `TIME`", DefaultText: "now", Destination: &o.To},
+			&cli.StringFlag{Name: "from", Usage: "only events at or after `TIME`", Destination: &from},
+			&cli.StringFlag{Name: "to", Usage: "only events at or before `TIME`", DefaultText: "now", Destination: &to},
 		}, cmdutil.PagingFlags(&o.PagingOptions, "events", 50, "")...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
@@ -71,7 +74,7 @@ func newEventsListCmd(f *cmdutil.Factory) *cli.Command {
 			if err := o.Check(c, 0); err != nil {
 				return err
 			}
-			q := api.EventQuery{Type: strings.TrimSpace(o.Type), RelatedObjectID: strings.TrimSpace(o.Related), Page: o.Page, PageSize: o.PageSize}
+			o.Type, o.Related = strings.TrimSpace(o.Type), strings.TrimSpace(o.Related)
 			loc := time.UTC
 			if f.TimeZone != "" {
 				loc, _ = time.LoadLocation(f.TimeZone) // validated when the flag was parsed
@@ -80,7 +83,7 @@ func newEventsListCmd(f *cmdutil.Factory) *cli.Command {
 				flag, value string
 				dst         *string
 				end         bool
-			}{{"from", o.From, &q.From, false}, {"to", o.To, &q.To, true}} {
+			}{{"from", from, &o.From, false}, {"to", to, &o.To, true}} {
 				if x.value == "" {
 					continue
 				}
@@ -90,7 +93,7 @@ func newEventsListCmd(f *cmdutil.Factory) *cli.Command {
 				}
 				*x.dst = t.UTC().Format("2006-01-02T15:04:05.000Z")
 			}
-			return eventsListRun(c.Context, o, q)
+			return run(c, o)
 		},
 	}
 }
@@ -125,12 +128,13 @@ func parseWhen(s string, now time.Time, loc *time.Location, end bool) (time.Time
 	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2025-03-10T12:00:00Z), a date (2025-03-10) or how long ago (24h, 7d)")
 }
 
-func eventsListRun(ctx context.Context, o *eventsListOptions, q api.EventQuery) error {
+func listRun(c *cli.Context, o *listOptions) error {
 	client, err := o.f.Client()
 	if err != nil {
 		return err
 	}
-	page, err := client.ListEvents(ctx, q)
+	q := api.EventQuery{Type: o.Type, RelatedObjectID: o.Related, From: o.From, To: o.To, Page: o.Page, PageSize: o.PageSize}
+	page, err := client.ListEvents(c.Context, q)
 	if err != nil {
 		return err
 	}
@@ -163,9 +167,14 @@ func eventStatusText(d api.EventData) string {
 
 // ---- get
 
-func newEventsGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
-	o := &idOptions{f: f}
-	run = cmdutil.OrRun(run, eventsGetRun)
+type getOptions struct {
+	f  *cmdutil.Factory
+	ID string
+}
+
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Print one event: the exact envelope that was signed and delivered",
@@ -187,7 +196,7 @@ func newEventsGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Co
 	}
 }
 
-func eventsGetRun(c *cli.Context, o *idOptions) error {
+func getRun(c *cli.Context, o *getOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -218,7 +227,7 @@ func eventsGetRun(c *cli.Context, o *idOptions) error {
 
 // ---- resend
 
-type eventsResendOptions struct {
+type resendOptions struct {
 	f         *cmdutil.Factory
 	ID        string
 	WebhookID string
@@ -226,9 +235,9 @@ type eventsResendOptions struct {
 	Timeout   time.Duration
 }
 
-func newEventsResendCmd(f *cmdutil.Factory, run cmdutil.RunFunc[eventsResendOptions]) *cli.Command {
-	o := &eventsResendOptions{f: f}
-	run = cmdutil.OrRun(run, eventsResendRun)
+func newResendCmd(f *cmdutil.Factory, run cmdutil.RunFunc[resendOptions]) *cli.Command {
+	o := &resendOptions{f: f}
+	run = cmdutil.OrRun(run, resendRun)
 	return &cli.Command{
 		Name:      "resend",
 		Usage:     "Deliver an event once more to one webhook",
@@ -243,7 +252,7 @@ func newEventsResendCmd(f *cmdutil.Factory, run cmdutil.RunFunc[eventsResendOpti
 			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-... --wait",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "webhook", Usage: "`WEBHOOK_ID` to deliver to (default: your listener)", Destination: &o.WebhookID},
-		}, waitFlags(&o.Wait, &o.Timeout)...),
+		}, webhooks.WaitFlags(&o.Wait, &o.Timeout)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "event ID"); err != nil {
 				return err
@@ -260,7 +269,7 @@ func newEventsResendCmd(f *cmdutil.Factory, run cmdutil.RunFunc[eventsResendOpti
 	}
 }
 
-func eventsResendRun(c *cli.Context, o *eventsResendOptions) error {
+func resendRun(c *cli.Context, o *resendOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -284,5 +293,5 @@ func eventsResendRun(c *cli.Context, o *eventsResendOptions) error {
 			return err
 		}
 	}
-	return waitAndReport(ctx, o.f, client, res.WebhookID, res.DeliveryID, o.Timeout)
+	return webhooks.WaitAndReport(ctx, o.f, client, res.WebhookID, res.DeliveryID, o.Timeout)
 }

@@ -1,4 +1,4 @@
-package commands
+package listen
 
 import (
 	"bytes"
@@ -39,6 +39,11 @@ type listenOptions struct {
 	PrintSecret    bool
 	JSON           bool
 	TUI            bool // the live terminal view (stdout a terminal, no --format)
+}
+
+// NewCmd is `timbra listen`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
+	return newListenCmd(f, nil)
 }
 
 func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.Command {

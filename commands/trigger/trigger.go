@@ -1,4 +1,4 @@
-package commands
+package trigger
 
 import (
 	"fmt"
@@ -17,6 +17,11 @@ type triggerOptions struct {
 	PersonID        string
 	WebhookID       string
 	List            bool
+}
+
+// NewCmd is `timbra trigger`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
+	return newTriggerCmd(f, nil)
 }
 
 func newTriggerCmd(f *cmdutil.Factory, run cmdutil.RunFunc[triggerOptions]) *cli.Command {
@@ -52,7 +57,7 @@ func newTriggerCmd(f *cmdutil.Factory, run cmdutil.RunFunc[triggerOptions]) *cli
 						return cmdutil.UsageErrorf(c, "--list takes no --%s", name)
 					}
 				}
-				return triggerListRun(o)
+				return run(c, o)
 			}
 			if err := cmdutil.ExactArgs(c, "event type (see timbra trigger --list)"); err != nil {
 				return err
@@ -82,7 +87,8 @@ type triggerable struct {
 	Description       string `json:"description"`
 }
 
-func triggerListRun(o *triggerOptions) error {
+// printTriggerable prints the event types that can be triggered: trigger --list.
+func printTriggerable(f *cmdutil.Factory) error {
 	var types []triggerable
 	var rows [][]string
 	for _, t := range webhooks.Catalog {
@@ -92,10 +98,14 @@ func triggerListRun(o *triggerOptions) error {
 		types = append(types, triggerable{Name: t.Name, RelatedObjectType: t.RelatedType, Description: t.Description})
 		rows = append(rows, []string{t.Name, t.RelatedType, t.Description})
 	}
-	return o.f.Printer().Table(types, []string{"TYPE", "OBJECT", "DESCRIPTION"}, rows, "")
+	return f.Printer().Table(types, []string{"TYPE", "OBJECT", "DESCRIPTION"}, rows, "")
 }
 
+// triggerRun makes the event, or with --list prints the types that can be triggered.
 func triggerRun(c *cli.Context, o *triggerOptions) error {
+	if o.List {
+		return printTriggerable(o.f)
+	}
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {

@@ -1,4 +1,4 @@
-package commands
+package webhooks
 
 import (
 	"context"
@@ -12,7 +12,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func newWebhooksCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra webhooks`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "webhooks",
 		Usage: "Create, inspect, test and remove the webhooks that receive your events",
@@ -25,26 +26,26 @@ func newWebhooksCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra webhooks deliveries 3f2a0c1e-...\n" +
 			"  timbra webhooks inspect",
 		Subcommands: []*cli.Command{
-			newWebhooksCreateCmd(f, nil),
-			newWebhooksListCmd(f),
-			newWebhooksGetCmd(f, nil),
-			newWebhooksQueueCmd(f, nil),
-			newWebhooksUpdateCmd(f),
-			newWebhooksSetStatusCmd(f, api.WebhookEnabled),
-			newWebhooksSetStatusCmd(f, api.WebhookDisabled),
-			newWebhooksDeleteCmd(f, nil),
-			newWebhooksTestCmd(f, nil),
-			newWebhooksRotateCmd(f, nil),
-			newWebhooksDeliveriesCmd(f),
-			newWebhooksDeliveryCmd(f, nil),
-			newInspectCmd(f, "timbra webhooks inspect"),
+			newCreateCmd(f, nil),
+			newListCmd(f, nil),
+			newGetCmd(f, nil),
+			newQueueCmd(f, nil),
+			newUpdateCmd(f, nil),
+			newEnableCmd(f, nil),
+			newDisableCmd(f, nil),
+			newDeleteCmd(f, nil),
+			newTestCmd(f, nil),
+			newRotateCmd(f, nil),
+			newDeliveriesCmd(f, nil),
+			newDeliveryCmd(f, nil),
+			newInspectCmd(f, "timbra webhooks inspect", nil),
 		},
 	}
 }
 
 // ---- create
 
-type webhooksCreateOptions struct {
+type createOptions struct {
 	f           *cmdutil.Factory
 	URL         string
 	Events      []string
@@ -52,9 +53,9 @@ type webhooksCreateOptions struct {
 	People      []string
 }
 
-func newWebhooksCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksCreateOptions]) *cli.Command {
-	o := &webhooksCreateOptions{f: f}
-	run = cmdutil.OrRun(run, webhooksCreateRun)
+func newCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[createOptions]) *cli.Command {
+	o := &createOptions{f: f}
+	run = cmdutil.OrRun(run, createRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a webhook and print its signing secret, this one time",
@@ -94,7 +95,7 @@ func newWebhooksCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksCreate
 	}
 }
 
-func webhooksCreateRun(c *cli.Context, o *webhooksCreateOptions) error {
+func createRun(c *cli.Context, o *createOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -120,15 +121,16 @@ func secretNote(ios *cmdutil.IOStreams, extra string) {
 
 // ---- list
 
-type webhooksListOptions struct {
+type listOptions struct {
 	f *cmdutil.Factory
 	cmdutil.PagingOptions
 }
 
 var webhookColumns = []string{"ID", "KIND", "URL", "STATUS", "EVENTS", "FAILING SINCE", "CREATED"}
 
-func newWebhooksListCmd(f *cmdutil.Factory) *cli.Command {
-	o := &webhooksListOptions{f: f}
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the webhooks and listeners of your tenant, one page at a time",
@@ -147,21 +149,27 @@ func newWebhooksListCmd(f *cmdutil.Factory) *cli.Command {
 			if err := o.Check(c, 0); err != nil {
 				return err
 			}
-			return webhooksListRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksListRun(ctx context.Context, o *webhooksListOptions) error {
-	client, err := o.f.Client()
+func listRun(c *cli.Context, o *listOptions) error {
+	return printWebhooks(c.Context, o.f, o.PagingOptions)
+}
+
+// printWebhooks prints one page of the webhooks: `timbra webhooks list`, and the inspector off a
+// terminal.
+func printWebhooks(ctx context.Context, f *cmdutil.Factory, paging cmdutil.PagingOptions) error {
+	client, err := f.Client()
 	if err != nil {
 		return err
 	}
-	page, err := client.ListWebhooks(ctx, o.Page, o.PageSize)
+	page, err := client.ListWebhooks(ctx, paging.Page, paging.PageSize)
 	if err != nil {
 		return err
 	}
-	p := o.f.Printer()
+	p := f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, w := range page.Items {
 		rows = append(rows, []string{
@@ -172,7 +180,7 @@ func webhooksListRun(ctx context.Context, o *webhooksListOptions) error {
 	if err := p.StatusTable(page, webhookColumns, rows, "No webhooks.", "STATUS"); err != nil {
 		return err
 	}
-	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "webhooks")
+	cmdutil.PageFooter(f, page.PageNumber, page.TotalPages, page.TotalCount, "webhooks")
 	return nil
 }
 
@@ -225,9 +233,9 @@ type idOptions struct {
 	ID string
 }
 
-func newWebhooksGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
-	run = cmdutil.OrRun(run, webhooksGetRun)
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one webhook",
@@ -248,7 +256,7 @@ func newWebhooksGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.
 	}
 }
 
-func webhooksGetRun(c *cli.Context, o *idOptions) error {
+func getRun(c *cli.Context, o *idOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -294,9 +302,9 @@ func queueFields(p *cmdutil.Printer, q api.WebhookQueue) []cmdutil.Field {
 
 // ---- queue
 
-func newWebhooksQueueCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
+func newQueueCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
-	run = cmdutil.OrRun(run, webhooksQueueRun)
+	run = cmdutil.OrRun(run, queueRun)
 	return &cli.Command{
 		Name:      "queue",
 		Usage:     "Show a webhook's queue: pending deliveries, attempts in flight, the last error",
@@ -320,7 +328,7 @@ func newWebhooksQueueCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cl
 	}
 }
 
-func webhooksQueueRun(c *cli.Context, o *idOptions) error {
+func queueRun(c *cli.Context, o *idOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -336,7 +344,7 @@ func webhooksQueueRun(c *cli.Context, o *idOptions) error {
 
 // ---- update, enable, disable
 
-type webhooksUpdateOptions struct {
+type updateOptions struct {
 	f           *cmdutil.Factory
 	ID          string
 	URL         *string
@@ -347,8 +355,9 @@ type webhooksUpdateOptions struct {
 	Status      *string // enable, disable
 }
 
-func newWebhooksUpdateCmd(f *cmdutil.Factory) *cli.Command {
-	o := &webhooksUpdateOptions{f: f}
+func newUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[updateOptions]) *cli.Command {
+	o := &updateOptions{f: f}
+	run = cmdutil.OrRun(run, updateRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change a webhook's URL, event types, description or people",
@@ -397,13 +406,23 @@ func newWebhooksUpdateCmd(f *cmdutil.Factory) *cli.Command {
 			if o.URL == nil && o.Events == nil && o.Description == nil && o.People == nil && !o.AllPeople {
 				return cmdutil.UsageErrorf(c, "nothing to change: give --url, --events, --description, --person or --all-people")
 			}
-			return webhooksUpdateRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func newWebhooksSetStatusCmd(f *cmdutil.Factory, status string) *cli.Command {
-	o := &webhooksUpdateOptions{f: f, Status: &status}
+func newEnableCmd(f *cmdutil.Factory, run cmdutil.RunFunc[updateOptions]) *cli.Command {
+	return newSetStatusCmd(f, api.WebhookEnabled, run)
+}
+
+func newDisableCmd(f *cmdutil.Factory, run cmdutil.RunFunc[updateOptions]) *cli.Command {
+	return newSetStatusCmd(f, api.WebhookDisabled, run)
+}
+
+// newSetStatusCmd is enable or disable: an update of the status alone.
+func newSetStatusCmd(f *cmdutil.Factory, status string, run cmdutil.RunFunc[updateOptions]) *cli.Command {
+	o := &updateOptions{f: f, Status: &status}
+	run = cmdutil.OrRun(run, updateRun)
 	name, usage, desc := "enable", "Enable a disabled webhook", "Turns deliveries back on. The reason it was disabled and the time since when it failed are cleared."
 	if status == api.WebhookDisabled {
 		name, usage, desc = "disable", "Disable a webhook: it receives nothing until enabled", "Stops deliveries to the webhook; the ones waiting are closed unsent. Tests are refused while disabled."
@@ -421,15 +440,16 @@ func newWebhooksSetStatusCmd(f *cmdutil.Factory, status string) *cli.Command {
 				return err
 			}
 			o.ID = c.Args().First()
-			return webhooksUpdateRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-// webhooksUpdateRun reads the webhook and PUTs its full model with the changes: the API's PUT
+// updateRun reads the webhook and PUTs its full model with the changes: the API's PUT
 // replaces every field. The status is sent only by enable and disable; omitted, the server
 // keeps the state it has then (which it may have changed since the read, for example on a 410).
-func webhooksUpdateRun(ctx context.Context, o *webhooksUpdateOptions) error {
+func updateRun(c *cli.Context, o *updateOptions) error {
+	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
 		return err
@@ -471,15 +491,15 @@ func webhookModel(w api.Webhook) api.WebhookUpdate {
 
 // ---- delete
 
-type webhooksDeleteOptions struct {
+type deleteOptions struct {
 	f   *cmdutil.Factory
 	ID  string
 	Yes bool
 }
 
-func newWebhooksDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksDeleteOptions]) *cli.Command {
-	o := &webhooksDeleteOptions{f: f}
-	run = cmdutil.OrRun(run, webhooksDeleteRun)
+func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.Command {
+	o := &deleteOptions{f: f}
+	run = cmdutil.OrRun(run, deleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a webhook; its delivery log stays",
@@ -507,7 +527,7 @@ func newWebhooksDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksDelete
 	}
 }
 
-func webhooksDeleteRun(c *cli.Context, o *webhooksDeleteOptions) error {
+func deleteRun(c *cli.Context, o *deleteOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -535,23 +555,25 @@ func webhooksDeleteRun(c *cli.Context, o *webhooksDeleteOptions) error {
 
 // ---- test
 
-type webhooksTestOptions struct {
+type testOptions struct {
 	f       *cmdutil.Factory
 	ID      string
 	Wait    bool
 	Timeout time.Duration
 }
 
-func waitFlags(wait *bool, timeout *time.Duration) []cli.Flag {
+// WaitFlags are --wait and --timeout of a command that sends a delivery and may follow it
+// (webhooks test, events resend): see WaitAndReport.
+func WaitFlags(wait *bool, timeout *time.Duration) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "wait", Usage: "wait until the delivery is sent or fails, print its outcome, exit 1 if it failed", Destination: wait},
 		&cli.DurationFlag{Name: "timeout", Usage: "with --wait, give up after `DURATION`", Value: time.Minute, Destination: timeout},
 	}
 }
 
-func newWebhooksTestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksTestOptions]) *cli.Command {
-	o := &webhooksTestOptions{f: f}
-	run = cmdutil.OrRun(run, webhooksTestRun)
+func newTestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[testOptions]) *cli.Command {
+	o := &testOptions{f: f}
+	run = cmdutil.OrRun(run, testRun)
 	return &cli.Command{
 		Name:      "test",
 		Usage:     "Send a signed webhook.test event to one webhook",
@@ -565,7 +587,7 @@ func newWebhooksTestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksTestOpti
 			"Examples:\n" +
 			"  timbra webhooks test 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra webhooks test 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --wait -o json",
-		Flags: waitFlags(&o.Wait, &o.Timeout),
+		Flags: WaitFlags(&o.Wait, &o.Timeout),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
@@ -579,7 +601,7 @@ func newWebhooksTestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[webhooksTestOpti
 	}
 }
 
-func webhooksTestRun(c *cli.Context, o *webhooksTestOptions) error {
+func testRun(c *cli.Context, o *testOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -598,15 +620,15 @@ func webhooksTestRun(c *cli.Context, o *webhooksTestOptions) error {
 			return err
 		}
 	}
-	return waitAndReport(ctx, o.f, client, o.ID, res.DeliveryID, o.Timeout)
+	return WaitAndReport(ctx, o.f, client, o.ID, res.DeliveryID, o.Timeout)
 }
 
 // deliveryPoll is the first wait between two reads of a delivery log; it doubles up to a second.
 var deliveryPoll = 200 * time.Millisecond
 
-// waitAndReport follows a delivery until it is no longer pending, prints its outcome, and
+// WaitAndReport follows a delivery until it is no longer pending, prints its outcome, and
 // answers an error (exit code 1) when it failed.
-func waitAndReport(ctx context.Context, f *cmdutil.Factory, client *api.Client, webhookID, deliveryID string, timeout time.Duration) error {
+func WaitAndReport(ctx context.Context, f *cmdutil.Factory, client *api.Client, webhookID, deliveryID string, timeout time.Duration) error {
 	if f.IO.ErrTTY && !f.JSON() {
 		fmt.Fprintln(f.IO.Err, "Waiting for the delivery…")
 	}
@@ -686,9 +708,9 @@ func deliveryOutcome(p *cmdutil.Printer, d api.Delivery) []cmdutil.Field {
 
 // ---- rotate-secret
 
-func newWebhooksRotateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
+func newRotateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *cli.Command {
 	o := &idOptions{f: f}
-	run = cmdutil.OrRun(run, webhooksRotateRun)
+	run = cmdutil.OrRun(run, rotateRun)
 	return &cli.Command{
 		Name:      "rotate-secret",
 		Usage:     "Give a webhook a new signing secret and print it, this one time",
@@ -709,7 +731,7 @@ func newWebhooksRotateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[idOptions]) *c
 	}
 }
 
-func webhooksRotateRun(c *cli.Context, o *idOptions) error {
+func rotateRun(c *cli.Context, o *idOptions) error {
 	ctx := c.Context
 	client, err := o.f.Client()
 	if err != nil {
@@ -729,7 +751,7 @@ func webhooksRotateRun(c *cli.Context, o *idOptions) error {
 
 // ---- deliveries
 
-type webhooksDeliveriesOptions struct {
+type deliveriesOptions struct {
 	f         *cmdutil.Factory
 	ID        string
 	Status    string
@@ -739,8 +761,9 @@ type webhooksDeliveriesOptions struct {
 
 var deliveryColumns = []string{"ID", "CREATED", "EVENT", "TYPE", "KIND", "STATUS", "ATTEMPTS", "LAST CODE/ERROR", "NEXT ATTEMPT"}
 
-func newWebhooksDeliveriesCmd(f *cmdutil.Factory) *cli.Command {
-	o := &webhooksDeliveriesOptions{f: f}
+func newDeliveriesCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deliveriesOptions]) *cli.Command {
+	o := &deliveriesOptions{f: f}
+	run = cmdutil.OrRun(run, deliveriesRun)
 	return &cli.Command{
 		Name:      "deliveries",
 		Usage:     "List a webhook's deliveries, newest first",
@@ -772,21 +795,36 @@ func newWebhooksDeliveriesCmd(f *cmdutil.Factory) *cli.Command {
 				return cmdutil.UsageErrorf(c, "invalid value %d for --page-size: give 1 to %d", o.PageSize, maxPageSize)
 			}
 			o.ID = c.Args().First()
-			return webhooksDeliveriesRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func webhooksDeliveriesRun(ctx context.Context, o *webhooksDeliveriesOptions) error {
-	client, err := o.f.Client()
+func deliveriesRun(c *cli.Context, o *deliveriesOptions) error {
+	return printDeliveries(c.Context, o.f, deliveryQuery{WebhookID: o.ID, Status: o.Status, EventType: o.EventType, PagingOptions: o.PagingOptions})
+}
+
+// deliveryQuery is one page of a webhook's delivery log, with the deliveries of a status and an
+// event type only when they are given.
+type deliveryQuery struct {
+	WebhookID string
+	Status    string
+	EventType string
+	cmdutil.PagingOptions
+}
+
+// printDeliveries prints one page of a webhook's delivery log: `timbra webhooks deliveries`, and
+// the inspector of a webhook off a terminal.
+func printDeliveries(ctx context.Context, f *cmdutil.Factory, q deliveryQuery) error {
+	client, err := f.Client()
 	if err != nil {
 		return err
 	}
-	page, err := listDeliveries(ctx, client, o)
+	page, err := listDeliveries(ctx, client, q)
 	if err != nil {
 		return err
 	}
-	p := o.f.Printer()
+	p := f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, d := range page.Items {
 		next := ""
@@ -801,7 +839,7 @@ func webhooksDeliveriesRun(ctx context.Context, o *webhooksDeliveriesOptions) er
 	if err := p.StatusTable(page, deliveryColumns, rows, "No deliveries.", "STATUS"); err != nil {
 		return err
 	}
-	cmdutil.PageFooter(o.f, page.PageNumber, page.TotalPages, page.TotalCount, "deliveries")
+	cmdutil.PageFooter(f, page.PageNumber, page.TotalPages, page.TotalCount, "deliveries")
 	return nil
 }
 
@@ -813,20 +851,20 @@ const (
 
 // listDeliveries reads one page of a webhook's deliveries: from the paged list, or with a
 // filter from the load endpoint, paged the same way.
-func listDeliveries(ctx context.Context, client *api.Client, o *webhooksDeliveriesOptions) (api.PagedList[api.Delivery], error) {
-	if o.Status == "" && o.EventType == "" {
-		return client.ListDeliveries(ctx, o.ID, o.Page, o.PageSize)
+func listDeliveries(ctx context.Context, client *api.Client, q deliveryQuery) (api.PagedList[api.Delivery], error) {
+	if q.Status == "" && q.EventType == "" {
+		return client.ListDeliveries(ctx, q.WebhookID, q.Page, q.PageSize)
 	}
-	size := o.PageSize
+	size := q.PageSize
 	if size <= 0 {
 		size = defaultPageSize
 	}
-	q := api.DeliveryQuery{Status: o.Status, EventType: o.EventType, Skip: (o.Page - 1) * size, Take: size}
-	res, err := client.LoadDeliveries(ctx, o.ID, q)
+	in := api.DeliveryQuery{Status: q.Status, EventType: q.EventType, Skip: (q.Page - 1) * size, Take: size}
+	res, err := client.LoadDeliveries(ctx, q.WebhookID, in)
 	if err != nil {
 		return api.PagedList[api.Delivery]{}, err
 	}
-	return api.NewPage(res.Data, o.Page, size, res.TotalCount), nil
+	return api.NewPage(res.Data, q.Page, size, res.TotalCount), nil
 }
 
 // lastResult is the HTTP code and the error of a delivery's last attempt, as far as known.
@@ -840,5 +878,3 @@ func lastResult(d api.Delivery) string {
 	}
 	return strings.Join(parts, " ")
 }
-
-// ---- shared helpers

@@ -1,0 +1,73 @@
+package listen
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/listener"
+	"github.com/urfave/cli/v2"
+)
+
+// TestCommandsParse checks what `timbra listen` parses a command line into, apart from
+// connecting to anything.
+func TestCommandsParse(t *testing.T) {
+	factory := func(outTTY bool, output string) *cmdutil.Factory {
+		f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, OutTTY: outTTY}, "dev")
+		if output != "" {
+			f.Output = output
+		}
+		return f
+	}
+	pipe, term, termJSON := factory(false, ""), factory(true, ""), factory(true, cmdutil.OutputJSON)
+	errRan := errors.New("ran")
+	for _, c := range []struct {
+		f     *cmdutil.Factory
+		args  []string
+		want  listenOptions
+		usage string // a usage error, and the run not called
+	}{
+		{pipe, []string{"listen", "--forward-to", "3000", "--events", "invoice.stamped,invoice.cancelled", "--forward-timeout", "2s", "--format", "json"},
+			listenOptions{f: pipe, ForwardTo: "http://localhost:3000", Events: []string{"invoice.stamped", "invoice.cancelled"}, Headers: &headerFlag{},
+				ForwardTimeout: 2 * time.Second, JSON: true}, ""},
+		{pipe, []string{"listen", "--forward-to", "https://localhost:8443/hooks", "--skip-verify", "--headers", "Authorization: Bearer a,b", "--headers", "X-Dev: 1", "--format", "text"},
+			listenOptions{f: pipe, ForwardTo: "https://localhost:8443/hooks", Headers: &headerFlag{h: http.Header{"Authorization": {"Bearer a,b"}, "X-Dev": {"1"}}},
+				ForwardTimeout: listener.DefaultForwardTimeout, SkipVerify: true}, ""},
+		// the format follows stdout: JSON lines off a terminal or with -o json, else the live view
+		{pipe, []string{"listen"}, listenOptions{f: pipe, Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, JSON: true}, ""},
+		{term, []string{"listen"}, listenOptions{f: term, Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, TUI: true}, ""},
+		{termJSON, []string{"listen"}, listenOptions{f: termJSON, Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, JSON: true}, ""},
+		{term, []string{"listen", "--format", "text"}, listenOptions{f: term, Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout}, ""},
+		{term, []string{"listen", "--print-secret"}, listenOptions{f: term, Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, PrintSecret: true}, ""},
+		{pipe, []string{"listen", "--print-secret", "--skip-verify"},
+			listenOptions{f: pipe, Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, SkipVerify: true, PrintSecret: true, JSON: true}, ""},
+		{pipe, []string{"listen", "extra"}, listenOptions{}, `unexpected argument "extra"`},
+		{pipe, []string{"listen", "--forward-to", "ftp://x"}, listenOptions{}, `invalid value "ftp://x" for --forward-to: the scheme "ftp" is not http or https`},
+		{pipe, []string{"listen", "--headers", "X-A: 1"}, listenOptions{}, "--headers needs --forward-to"},
+		{pipe, []string{"listen", "--skip-verify"}, listenOptions{}, "--skip-verify needs --forward-to"},
+		{pipe, []string{"listen", "--forward-timeout", "2s"}, listenOptions{}, "--forward-timeout needs --forward-to"},
+		{pipe, []string{"listen", "--forward-to", "3000", "--headers", "nocolon"}, listenOptions{}, "want 'NAME: VALUE'"},
+		{pipe, []string{"listen", "--forward-to", "3000", "--headers", "webhook-signature: v1,x"}, listenOptions{}, "Webhook-Signature is set by timbra listen"},
+		{pipe, []string{"listen", "--forward-to", "3000", "--forward-timeout", "0s"}, listenOptions{}, "invalid value 0s for --forward-timeout"},
+		{pipe, []string{"listen", "--forward-to", "3000", "--forward-timeout", "31s"}, listenOptions{}, "invalid value 31s for --forward-timeout: give a duration from 1ms to 30s (the server waits 40s for the outcome)"},
+		{pipe, []string{"listen", "--format", "yaml"}, listenOptions{}, `invalid value "yaml" for --format: use json or text`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var got *listenOptions
+			err := cmdtest.Parse(t, newListenCmd(c.f, func(_ *cli.Context, o *listenOptions) error { got = o; return errRan }), c.args...)
+			if c.usage != "" {
+				cmdtest.WantUsage(t, err, got != nil, c.usage)
+				return
+			}
+			if !errors.Is(err, errRan) || !reflect.DeepEqual(*got, c.want) {
+				t.Fatalf("err %v, options %+v\nwant %+v", err, got, c.want)
+			}
+		})
+	}
+}
