@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/downloadrules"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
@@ -147,7 +148,7 @@ func adminRuleStatusCmd(a *adminOptions, name, usage, status string) *cli.Comman
 				return err
 			}
 			p := a.f.Printer()
-			return p.Fields(r, downloadRuleFields(p, r))
+			return p.Fields(r, downloadrules.Fields(p, r))
 		},
 	}
 }

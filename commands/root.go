@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/downloadrules"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -59,7 +60,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newConfigCmd(f),
 			newPeopleCmd(f),
 			newProductsCmd(f),
-			newDownloadRulesCmd(f),
+			downloadrules.NewCmd(f),
 			newAutoInvoiceCmd(f),
 			newTicketsCmd(f),
 			newInvoicesCmd(f),
