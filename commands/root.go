@@ -10,6 +10,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
+	"github.com/timbra-mx/timbra/commands/catalogs"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/downloadrules"
 	"github.com/urfave/cli/v2"
@@ -70,7 +71,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newCreditsCmd(f),
 			newWebhooksCmd(f),
 			newEventsCmd(f),
-			newCatalogsCmd(f),
+			catalogs.NewCmd(f),
 			newListenCmd(f, nil),
 			newTriggerCmd(f, nil),
 			newInspectCmd(f, "timbra inspect"),

@@ -15,11 +15,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/catalogs"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
-	"github.com/timbra-mx/timbra/internal/catalogs"
+	satcatalogs "github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/internal/webhook"
@@ -315,16 +316,16 @@ func runServer(c *cli.Context, f *cmdutil.Factory, o *serverOptions) error {
 // of the automatic first import is only a warning: the server works without catalogs, and says
 // so loudly.
 func ensureCatalogs(ctx context.Context, f *cmdutil.Factory, o *serverOptions, store storage.Store, log *slog.Logger) error {
-	prog := newImportProgress(f.IO)
+	prog := catalogs.NewImportProgress(f.IO)
 	start := time.Now()
 	spec := o.catalogs
 	if spec == "default" {
 		spec = source.DefaultURL // asked for by name: imported whenever it is newer
 	}
-	res, err := catalogs.Ensure(ctx, store, catalogs.EnsureOptions{
-		Spec: spec, Now: f.Now(), Progress: prog.step, Source: source.Options{Progress: prog.download},
+	res, err := satcatalogs.Ensure(ctx, store, satcatalogs.EnsureOptions{
+		Spec: spec, Now: f.Now(), Progress: prog.Step, Source: source.Options{Progress: prog.Download},
 	})
-	prog.done()
+	prog.Done()
 	switch {
 	case err != nil && !res.Default:
 		return fmt.Errorf("import SAT catalogs from %s: %w", spec, err)
@@ -337,7 +338,7 @@ func ensureCatalogs(ctx context.Context, f *cmdutil.Factory, o *serverOptions, s
 	}
 	if res.Set.Version == "" && len(res.Set.Tables) == 0 {
 		log.Warn("NO SAT CATALOGS: catalog lookups and every check against a SAT catalog answer an error until they are imported; listen, trigger and webhooks work",
-			"import", catalogs.ImportHint)
+			"import", satcatalogs.ImportHint)
 	}
 	return nil
 }
