@@ -10,6 +10,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
+	"github.com/timbra-mx/timbra/commands/admin"
 	"github.com/timbra-mx/timbra/commands/catalogs"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/downloadrules"
@@ -75,7 +76,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newListenCmd(f, nil),
 			newTriggerCmd(f, nil),
 			newInspectCmd(f, "timbra inspect"),
-			newAdminCmd(f),
+			admin.NewCmd(f),
 			newCompletionCmd(f),
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/admin"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/server"
@@ -21,7 +22,7 @@ import (
 const masterKeyNote = "The master key is NOT in the backup: keep its key file (PATH.key beside the database) separately and safely; without it the sealed secrets cannot be read."
 
 func newServerBackupCmd(f *cmdutil.Factory) *cli.Command {
-	o := &adminOptions{f: f}
+	a := admin.NewOptions(f)
 	return &cli.Command{
 		Name:      "backup",
 		Usage:     "Copy a running server's database to FILE (a consistent hot copy)",
@@ -34,18 +35,18 @@ replaces FILE. ` + masterKeyNote + `
 Examples:
   timbra server backup ./timbra-2026-11-22.db
   TIMBRA_ADMIN_TOKEN=... timbra server backup /backups/timbra.db --base-url https://timbra.example.com`,
-		Flags: adminFlags(o),
+		Flags: admin.Flags(a),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cmdutil.UsageErrorf(c, "give the backup FILE, exactly one argument")
 			}
-			return runBackup(c, o, c.Args().First())
+			return runBackup(c, f, a, c.Args().First())
 		},
 	}
 }
 
-func runBackup(c *cli.Context, o *adminOptions, file string) error {
-	client, err := o.client()
+func runBackup(c *cli.Context, f *cmdutil.Factory, a *admin.Options, file string) error {
+	client, err := a.Client()
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func runBackup(c *cli.Context, o *adminOptions, file string) error {
 		return fmt.Errorf("backup file: %w", err)
 	}
 	done = true
-	w := o.f.IO.Out
+	w := f.IO.Out
 	fmt.Fprintf(w, "Wrote %s (%d bytes, schema %d, %s environment).\n", file, n, rep.Schema, rep.Environment)
 	fmt.Fprintln(w, masterKeyNote)
 	return nil

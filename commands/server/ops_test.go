@@ -16,6 +16,9 @@ import (
 	"github.com/timbra-mx/timbra/server"
 )
 
+// testAdminToken is the operator token of liveServer.
+const testAdminToken = "op-token-0123456789"
+
 // liveServer runs a real server over a new database in dir; stop closes it and its database.
 func liveServer(t *testing.T, dir string) (base, dbPath string, stop func()) {
 	t.Helper()

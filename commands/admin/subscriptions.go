@@ -1,4 +1,4 @@
-package commands
+package admin
 
 import (
 	"strconv"
@@ -13,7 +13,7 @@ import (
 // `timbra admin subscriptions` and `timbra admin download-rules`: what a tenant has subscribed
 // to, and the operator's approval of bulk-download rules.
 
-func newAdminSubscriptionsCmd(a *adminOptions) *cli.Command {
+func newSubscriptionsCmd(a *Options) *cli.Command {
 	return &cli.Command{
 		Name:  "subscriptions",
 		Usage: "Read and set a tenant's subscription (Auto CFDI, bulk-download seats)",
@@ -23,35 +23,59 @@ func newAdminSubscriptionsCmd(a *adminOptions) *cli.Command {
 			"  timbra admin subscriptions get 0f9c...\n" +
 			"  timbra admin subscriptions set 0f9c... --auto-cfdi --download-seats 3\n" +
 			"  timbra admin subscriptions set 0f9c... --auto-cfdi=false",
-		Subcommands: []*cli.Command{
-			{
-				Name:      "get",
-				Usage:     "Show a tenant's subscription",
-				UsageText: "timbra admin subscriptions get TENANT [-o json]",
-				ArgsUsage: "TENANT",
-				Description: "Example:\n" +
-					"  timbra admin subscriptions get 0f9c... -o json",
-				Action: func(c *cli.Context) error {
-					if err := cmdutil.ExactArgs(c, "tenant key"); err != nil {
-						return err
-					}
-					client, err := a.client()
-					if err != nil {
-						return err
-					}
-					s, err := client.GetSubscription(c.Context, strings.TrimSpace(c.Args().First()))
-					if err != nil {
-						return err
-					}
-					return printSubscription(a.f, s)
-				},
-			},
-			newAdminSubscriptionsSetCmd(a),
+		Flags:       Flags(a),
+		Subcommands: []*cli.Command{newSubscriptionsGetCmd(a, nil), newSubscriptionsSetCmd(a, nil)},
+	}
+}
+
+type subscriptionsGetOptions struct {
+	*Options
+	Tenant string
+}
+
+func newSubscriptionsGetCmd(a *Options, run cmdutil.RunFunc[subscriptionsGetOptions]) *cli.Command {
+	o := &subscriptionsGetOptions{Options: a}
+	run = cmdutil.OrRun(run, subscriptionsGetRun)
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "Show a tenant's subscription",
+		UsageText: "timbra admin subscriptions get TENANT [-o json]",
+		ArgsUsage: "TENANT",
+		Description: "Example:\n" +
+			"  timbra admin subscriptions get 0f9c... -o json",
+		Flags: Flags(a),
+		Action: func(c *cli.Context) error {
+			if err := cmdutil.ExactArgs(c, "tenant key"); err != nil {
+				return err
+			}
+			o.Tenant = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func newAdminSubscriptionsSetCmd(a *adminOptions) *cli.Command {
+func subscriptionsGetRun(c *cli.Context, o *subscriptionsGetOptions) error {
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	s, err := client.GetSubscription(c.Context, strings.TrimSpace(o.Tenant))
+	if err != nil {
+		return err
+	}
+	return printSubscription(o.f, s)
+}
+
+type subscriptionsSetOptions struct {
+	*Options
+	Tenant        string
+	AutoCfdi      *bool // nil: --auto-cfdi not given
+	DownloadSeats *int  // nil: --download-seats not given
+}
+
+func newSubscriptionsSetCmd(a *Options, run cmdutil.RunFunc[subscriptionsSetOptions]) *cli.Command {
+	o := &subscriptionsSetOptions{Options: a}
+	run = cmdutil.OrRun(run, subscriptionsSetRun)
 	var autoCfdi bool
 	var seats int
 	return &cli.Command{
@@ -64,38 +88,42 @@ func newAdminSubscriptionsSetCmd(a *adminOptions) *cli.Command {
 			"Examples:\n" +
 			"  timbra admin subscriptions set 0f9c... --auto-cfdi --download-seats 3\n" +
 			"  timbra admin subscriptions set 0f9c... --auto-cfdi=false",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "auto-cfdi", Usage: "Auto CFDI invoicing (--auto-cfdi=false removes it)", Destination: &autoCfdi},
 			&cli.IntFlag{Name: "download-seats", Usage: "`N` bulk-download seats (0 to 10000)", Destination: &seats},
-		},
+		}, Flags(a)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "tenant key"); err != nil {
 				return err
 			}
-			var in api.SubscriptionUpdate
 			if c.IsSet("auto-cfdi") {
-				in.AutoCfdi = &autoCfdi
+				o.AutoCfdi = &autoCfdi
 			}
 			if c.IsSet("download-seats") {
 				if seats < 0 {
 					return cmdutil.UsageErrorf(c, "invalid value %d for --download-seats: give 0 or more", seats)
 				}
-				in.DownloadSeats = &seats
+				o.DownloadSeats = &seats
 			}
-			if in.AutoCfdi == nil && in.DownloadSeats == nil {
+			if o.AutoCfdi == nil && o.DownloadSeats == nil {
 				return cmdutil.UsageErrorf(c, "nothing to change: give --auto-cfdi or --download-seats")
 			}
-			client, err := a.client()
-			if err != nil {
-				return err
-			}
-			s, err := client.SetSubscription(c.Context, strings.TrimSpace(c.Args().First()), in)
-			if err != nil {
-				return err
-			}
-			return printSubscription(a.f, s)
+			o.Tenant = c.Args().First()
+			return run(c, o)
 		},
 	}
+}
+
+func subscriptionsSetRun(c *cli.Context, o *subscriptionsSetOptions) error {
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	s, err := client.SetSubscription(c.Context, strings.TrimSpace(o.Tenant), api.SubscriptionUpdate{AutoCfdi: o.AutoCfdi, DownloadSeats: o.DownloadSeats})
+	if err != nil {
+		return err
+	}
+	return printSubscription(o.f, s)
 }
 
 func printSubscription(f *cmdutil.Factory, s api.Subscription) error {
@@ -112,22 +140,33 @@ func printSubscription(f *cmdutil.Factory, s api.Subscription) error {
 	})
 }
 
-func newAdminDownloadRulesCmd(a *adminOptions) *cli.Command {
+func newDownloadRulesCmd(a *Options) *cli.Command {
 	return &cli.Command{
 		Name:  "download-rules",
 		Usage: "Approve or reject a tenant's bulk-download rules",
 		Description: "Examples:\n" +
 			"  timbra admin download-rules approve 0f9c... 0c1e...\n" +
 			"  timbra admin download-rules reject 0f9c... 0c1e...",
+		Flags: Flags(a),
 		Subcommands: []*cli.Command{
-			adminRuleStatusCmd(a, "approve", "Approve a rule (status 2, Aprobada)", "2"),
-			adminRuleStatusCmd(a, "reject", "Reject a rule (status -1, Rechazada; it frees its seat)", "-1"),
-			adminRuleStatusCmd(a, "pending", "Put a rule back to Pendiente (status 1)", "1"),
+			newRuleStatusCmd(a, nil, "approve", "Approve a rule (status 2, Aprobada)", "2"),
+			newRuleStatusCmd(a, nil, "reject", "Reject a rule (status -1, Rechazada; it frees its seat)", "-1"),
+			newRuleStatusCmd(a, nil, "pending", "Put a rule back to Pendiente (status 1)", "1"),
 		},
 	}
 }
 
-func adminRuleStatusCmd(a *adminOptions, name, usage, status string) *cli.Command {
+type ruleStatusOptions struct {
+	*Options
+	Status string // the status the command sets
+	Tenant string
+	RuleID string
+}
+
+// newRuleStatusCmd is the command name, which sets a rule's status to status.
+func newRuleStatusCmd(a *Options, run cmdutil.RunFunc[ruleStatusOptions], name, usage, status string) *cli.Command {
+	o := &ruleStatusOptions{Options: a, Status: status}
+	run = cmdutil.OrRun(run, ruleStatusRun)
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
@@ -135,20 +174,26 @@ func adminRuleStatusCmd(a *adminOptions, name, usage, status string) *cli.Comman
 		ArgsUsage: "TENANT RULE",
 		Description: "Example:\n" +
 			"  timbra admin download-rules " + name + " 0f9c... 0c1e...",
+		Flags: Flags(a),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "tenant key", "rule ID"); err != nil {
 				return err
 			}
-			client, err := a.client()
-			if err != nil {
-				return err
-			}
-			r, err := client.SetDownloadRuleStatus(c.Context, strings.TrimSpace(c.Args().Get(0)), c.Args().Get(1), status)
-			if err != nil {
-				return err
-			}
-			p := a.f.Printer()
-			return p.Fields(r, downloadrules.Fields(p, r))
+			o.Tenant, o.RuleID = c.Args().Get(0), c.Args().Get(1)
+			return run(c, o)
 		},
 	}
+}
+
+func ruleStatusRun(c *cli.Context, o *ruleStatusOptions) error {
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	r, err := client.SetDownloadRuleStatus(c.Context, strings.TrimSpace(o.Tenant), o.RuleID, o.Status)
+	if err != nil {
+		return err
+	}
+	p := o.f.Printer()
+	return p.Fields(r, downloadrules.Fields(p, r))
 }
