@@ -14,6 +14,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/catalogs"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/downloadrules"
+	"github.com/timbra-mx/timbra/commands/server"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -56,7 +57,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			"  TIMBRA_API_KEY=... timbra login --base-url http://127.0.0.1:8080 --tenant-key TENANT\n" +
 			"  timbra people list -o json",
 		Commands: []*cli.Command{
-			newServerCmd(f),
+			server.NewCmd(f),
 			newLoginCmd(f),
 			newLogoutCmd(f),
 			newConfigCmd(f),
