@@ -10,13 +10,17 @@ import (
 	"syscall"
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
+	"github.com/timbra-mx/timbra/commands/admin"
 	"github.com/timbra-mx/timbra/commands/apikeys"
+	"github.com/timbra-mx/timbra/commands/catalogs"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/credits"
+	"github.com/timbra-mx/timbra/commands/downloadrules"
 	"github.com/timbra-mx/timbra/commands/events"
 	"github.com/timbra-mx/timbra/commands/listen"
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
+	"github.com/timbra-mx/timbra/commands/server"
 	"github.com/timbra-mx/timbra/commands/taxfiles"
 	"github.com/timbra-mx/timbra/commands/trigger"
 	"github.com/timbra-mx/timbra/commands/validate"
@@ -63,13 +67,13 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			"  TIMBRA_API_KEY=... timbra login --base-url http://127.0.0.1:8080 --tenant-key TENANT\n" +
 			"  timbra people list -o json",
 		Commands: []*cli.Command{
-			newServerCmd(f),
+			server.NewCmd(f),
 			newLoginCmd(f),
 			newLogoutCmd(f),
 			newConfigCmd(f),
 			people.NewCmd(f),
 			products.NewCmd(f),
-			newDownloadRulesCmd(f),
+			downloadrules.NewCmd(f),
 			newAutoInvoiceCmd(f),
 			newTicketsCmd(f),
 			newInvoicesCmd(f),
@@ -79,11 +83,11 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			credits.NewCmd(f),
 			webhooks.NewCmd(f),
 			events.NewCmd(f),
-			newCatalogsCmd(f),
+			catalogs.NewCmd(f),
 			listen.NewCmd(f),
 			trigger.NewCmd(f),
 			webhooks.NewCmdInspect(f),
-			newAdminCmd(f),
+			admin.NewCmd(f),
 			newCompletionCmd(f),
 		},
 	}

@@ -4,7 +4,7 @@
 // The transport is configured with an smtp:// URL (`smtp://user@host:port`): STARTTLS is used
 // whenever the server offers it, and authentication (PLAIN) only happens over TLS or to a
 // loopback server; smtps:// connects with TLS from the start (port 465). The password never
-// travels in the URL: it comes from a file or the environment (see commands/server.go).
+// travels in the URL: it comes from a file or the environment (see commands/server/mail.go).
 package mail
 
 import (

@@ -1,7 +1,8 @@
-package commands
+// Package downloadrules is `timbra download-rules`: the bulk-download rules of the tenant
+// (spec 2 §2.6, §4.6).
+package downloadrules
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
@@ -9,9 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// `timbra download-rules`: the bulk-download rules of the tenant (spec 2 §2.6, §4.6).
-
-func newDownloadRulesCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra download-rules` and its subcommands.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "download-rules",
 		Usage: "List, read, create, rename and delete the bulk-download rules of your tenant",
@@ -23,13 +23,19 @@ func newDownloadRulesCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra download-rules create --person 3f2a... --description \"Emitidos\" --query CFDI --type Emitidos --status Vigente\n" +
 			"  timbra download-rules update 0c1e... --description \"Emitidos 2026\"\n" +
 			"  timbra download-rules delete 0c1e... --yes",
-		Subcommands: []*cli.Command{newDownloadRulesListCmd(f), newDownloadRulesGetCmd(f), newDownloadRulesCreateCmd(f),
-			newDownloadRulesUpdateCmd(f), newDownloadRulesDeleteCmd(f)},
+		Subcommands: []*cli.Command{newListCmd(f, nil), newGetCmd(f, nil), newCreateCmd(f, nil),
+			newUpdateCmd(f, nil), newDeleteCmd(f, nil)},
 	}
 }
 
-func newDownloadRulesListCmd(f *cmdutil.Factory) *cli.Command {
-	var pg cmdutil.PagingOptions
+type listOptions struct {
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
+}
+
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the download rules of your tenant, one page at a time",
@@ -39,37 +45,39 @@ func newDownloadRulesListCmd(f *cmdutil.Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra download-rules list\n" +
 			"  timbra download-rules list --page 2 --page-size 50 -o json",
-		Flags: cmdutil.PagingFlags(&pg, "rules", 50, ""),
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "rules", 50, ""),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := pg.Check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			out, err := client.ListDownloadRules(c.Context, pg.Page, pg.PageSize)
-			if err != nil {
-				return err
-			}
-			p := f.Printer()
-			rows := make([][]string, 0, len(out.Items))
-			for _, r := range out.Items {
-				rows = append(rows, []string{r.ID, r.Tin, r.SatQueryTypeID, r.DownloadTypeID, r.SatInvoiceStatusID,
-					ruleStatusText(r), r.Description})
-			}
-			if err := p.Table(out, []string{"ID", "RFC", "QUERY", "TYPE", "INVOICES", "STATUS", "DESCRIPTION"}, rows, "No download rules."); err != nil {
-				return err
-			}
-			if f.IO.OutTTY && !f.JSON() && out.TotalPages > 1 {
-				fmt.Fprintf(f.IO.Err, "Page %d of %d (%d rules).\n", out.PageNumber, out.TotalPages, out.TotalCount)
-			}
-			return nil
+			return run(c, o)
 		},
 	}
+}
+
+func listRun(c *cli.Context, o *listOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	out, err := client.ListDownloadRules(c.Context, o.Page, o.PageSize)
+	if err != nil {
+		return err
+	}
+	p := o.f.Printer()
+	rows := make([][]string, 0, len(out.Items))
+	for _, r := range out.Items {
+		rows = append(rows, []string{r.ID, r.Tin, r.SatQueryTypeID, r.DownloadTypeID, r.SatInvoiceStatusID,
+			ruleStatusText(r), r.Description})
+	}
+	if err := p.Table(out, []string{"ID", "RFC", "QUERY", "TYPE", "INVOICES", "STATUS", "DESCRIPTION"}, rows, "No download rules."); err != nil {
+		return err
+	}
+	cmdutil.PageFooter(o.f, out.PageNumber, out.TotalPages, out.TotalCount, "rules")
+	return nil
 }
 
 // ruleStatusText is a rule's status as "1 Pendiente" (the description when the answer has it).
@@ -80,7 +88,9 @@ func ruleStatusText(r api.DownloadRule) string {
 	return r.DownloadRuleStatusID
 }
 
-func downloadRuleFields(p *cmdutil.Printer, r api.DownloadRule) []cmdutil.Field {
+// Fields are the `label: value` lines of one rule, as get, create and update (and the operator's
+// `timbra admin download-rules`) print it.
+func Fields(p *cmdutil.Printer, r api.DownloadRule) []cmdutil.Field {
 	person := r.PersonID
 	if r.Person != nil {
 		person += " (" + r.Person.LegalName + ")"
@@ -100,7 +110,20 @@ func downloadRuleFields(p *cmdutil.Printer, r api.DownloadRule) []cmdutil.Field 
 	}
 }
 
-func newDownloadRulesGetCmd(f *cmdutil.Factory) *cli.Command {
+// printRule prints one rule, as get, create and update do.
+func printRule(f *cmdutil.Factory, r api.DownloadRule) error {
+	p := f.Printer()
+	return p.Fields(r, Fields(p, r))
+}
+
+type getOptions struct {
+	f  *cmdutil.Factory
+	ID string
+}
+
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one download rule",
@@ -113,22 +136,32 @@ func newDownloadRulesGetCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "rule ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			r, err := client.GetDownloadRule(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			p := f.Printer()
-			return p.Fields(r, downloadRuleFields(p, r))
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func newDownloadRulesCreateCmd(f *cmdutil.Factory) *cli.Command {
-	var person, desc, query, typ, status string
+func getRun(c *cli.Context, o *getOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	r, err := client.GetDownloadRule(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	return printRule(o.f, r)
+}
+
+type createOptions struct {
+	f                                        *cmdutil.Factory
+	Person, Description, Query, Type, Status string
+}
+
+func newCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[createOptions]) *cli.Command {
+	o := &createOptions{f: f}
+	run = cmdutil.OrRun(run, createRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a download rule (it starts Pendiente)",
@@ -139,11 +172,11 @@ func newDownloadRulesCreateCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra download-rules create --person 3f2a... --description \"Emitidos\" --query CFDI --type Emitidos --status Vigente\n" +
 			"  timbra download-rules create --person 3f2a... --description \"Cancelados\" --query Metadata --type Recibidos --status Cancelado",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "person", Usage: "person `ID` (required)", Destination: &person},
-			&cli.StringFlag{Name: "description", Usage: "`TEXT`, up to 100 characters (required)", Destination: &desc},
-			&cli.StringFlag{Name: "query", Usage: "query type `Q`: CFDI, Metadata or Retenciones (required)", Destination: &query},
-			&cli.StringFlag{Name: "type", Usage: "download type `T`: Emitidos or Recibidos (required)", Destination: &typ},
-			&cli.StringFlag{Name: "status", Usage: "invoice status `S`: Vigente or Cancelado (required)", Destination: &status},
+			&cli.StringFlag{Name: "person", Usage: "person `ID` (required)", Destination: &o.Person},
+			&cli.StringFlag{Name: "description", Usage: "`TEXT`, up to 100 characters (required)", Destination: &o.Description},
+			&cli.StringFlag{Name: "query", Usage: "query type `Q`: CFDI, Metadata or Retenciones (required)", Destination: &o.Query},
+			&cli.StringFlag{Name: "type", Usage: "download type `T`: Emitidos or Recibidos (required)", Destination: &o.Type},
+			&cli.StringFlag{Name: "status", Usage: "invoice status `S`: Vigente or Cancelado (required)", Destination: &o.Status},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
@@ -154,23 +187,33 @@ func newDownloadRulesCreateCmd(f *cmdutil.Factory) *cli.Command {
 					return cmdutil.UsageErrorf(c, "missing flag --%s", n)
 				}
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			r, err := client.CreateDownloadRule(c.Context, api.DownloadRuleInput{PersonID: &person, Description: &desc,
-				SatQueryTypeID: &query, DownloadTypeID: &typ, SatInvoiceStatusID: &status})
-			if err != nil {
-				return err
-			}
-			p := f.Printer()
-			return p.Fields(r, downloadRuleFields(p, r))
+			return run(c, o)
 		},
 	}
 }
 
-func newDownloadRulesUpdateCmd(f *cmdutil.Factory) *cli.Command {
-	var desc string
+func createRun(c *cli.Context, o *createOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	r, err := client.CreateDownloadRule(c.Context, api.DownloadRuleInput{PersonID: &o.Person, Description: &o.Description,
+		SatQueryTypeID: &o.Query, DownloadTypeID: &o.Type, SatInvoiceStatusID: &o.Status})
+	if err != nil {
+		return err
+	}
+	return printRule(o.f, r)
+}
+
+type updateOptions struct {
+	f           *cmdutil.Factory
+	ID          string
+	Description string
+}
+
+func newUpdateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[updateOptions]) *cli.Command {
+	o := &updateOptions{f: f}
+	run = cmdutil.OrRun(run, updateRun)
 	return &cli.Command{
 		Name:      "update",
 		Usage:     "Change the description of a download rule",
@@ -180,7 +223,7 @@ func newDownloadRulesUpdateCmd(f *cmdutil.Factory) *cli.Command {
 			"Example:\n" +
 			"  timbra download-rules update 0c1e... --description \"Emitidos 2026\"",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "description", Usage: "new `TEXT`, up to 100 characters (required)", Destination: &desc},
+			&cli.StringFlag{Name: "description", Usage: "new `TEXT`, up to 100 characters (required)", Destination: &o.Description},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "rule ID"); err != nil {
@@ -189,23 +232,34 @@ func newDownloadRulesUpdateCmd(f *cmdutil.Factory) *cli.Command {
 			if !c.IsSet("description") {
 				return cmdutil.UsageErrorf(c, "missing flag --description")
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			id := c.Args().First()
-			r, err := client.UpdateDownloadRule(c.Context, id, api.DownloadRuleInput{ID: &id, Description: &desc})
-			if err != nil {
-				return err
-			}
-			p := f.Printer()
-			return p.Fields(r, downloadRuleFields(p, r))
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func newDownloadRulesDeleteCmd(f *cmdutil.Factory) *cli.Command {
-	var yes bool
+func updateRun(c *cli.Context, o *updateOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	id := o.ID
+	r, err := client.UpdateDownloadRule(c.Context, id, api.DownloadRuleInput{ID: &id, Description: &o.Description})
+	if err != nil {
+		return err
+	}
+	return printRule(o.f, r)
+}
+
+type deleteOptions struct {
+	f   *cmdutil.Factory
+	ID  string
+	Yes bool
+}
+
+func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.Command {
+	o := &deleteOptions{f: f}
+	run = cmdutil.OrRun(run, deleteRun)
 	return &cli.Command{
 		Name:      "delete",
 		Usage:     "Delete a download rule",
@@ -215,27 +269,29 @@ func newDownloadRulesDeleteCmd(f *cmdutil.Factory) *cli.Command {
 			"Example:\n" +
 			"  timbra download-rules delete 0c1e... --yes",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "rule ID"); err != nil {
 				return err
 			}
-			if !yes && !f.IO.InTTY {
+			if !o.Yes && !f.IO.InTTY {
 				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
 			}
-			return downloadRulesDeleteRun(c.Context, f, c.Args().First(), yes)
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func downloadRulesDeleteRun(ctx context.Context, f *cmdutil.Factory, id string, yes bool) error {
+func deleteRun(c *cli.Context, o *deleteOptions) error {
+	ctx, f := c.Context, o.f
 	client, err := f.Client()
 	if err != nil {
 		return err
 	}
-	if !yes {
-		r, err := client.GetDownloadRule(ctx, id)
+	if !o.Yes {
+		r, err := client.GetDownloadRule(ctx, o.ID)
 		if err != nil {
 			return err
 		}
@@ -243,12 +299,12 @@ func downloadRulesDeleteRun(ctx context.Context, f *cmdutil.Factory, id string, 
 			return err
 		}
 	}
-	if err := client.DeleteDownloadRule(ctx, id); err != nil {
+	if err := client.DeleteDownloadRule(ctx, o.ID); err != nil {
 		return err
 	}
 	if f.JSON() {
-		return cmdutil.WriteJSON(f.IO.Out, map[string]any{"id": id, "deleted": true})
+		return cmdutil.WriteJSON(f.IO.Out, map[string]any{"id": o.ID, "deleted": true})
 	}
-	fmt.Fprintf(f.IO.Out, "Deleted download rule %s.\n", id)
+	fmt.Fprintf(f.IO.Out, "Deleted download rule %s.\n", o.ID)
 	return nil
 }

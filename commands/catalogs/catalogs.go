@@ -1,7 +1,8 @@
-package commands
+// Package catalogs is `timbra catalogs`: lookups in the SAT and timbra catalogs of a server, and
+// the import of the SAT catalogs into a stopped server's database.
+package catalogs
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,12 +15,13 @@ import (
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
-	"github.com/timbra-mx/timbra/internal/catalogs"
+	satcatalogs "github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/storage"
 )
 
-func newCatalogsCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra catalogs` and its subcommands.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "catalogs",
 		Usage: "Look up SAT and timbra catalogs; import the SAT catalogs into a server's database",
@@ -33,13 +35,19 @@ func newCatalogsCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra catalogs status\n" +
 			"  timbra catalogs import ./resources-sat-catalogs-master.zip",
 		Subcommands: []*cli.Command{
-			newCatalogsListCmd(f), newCatalogsSearchCmd(f), newCatalogsGetCmd(f), newCatalogsDownloadCmd(f),
-			newCatalogsStatusCmd(f), newCatalogsImportCmd(f),
+			newListCmd(f, nil), newSearchCmd(f, nil), newGetCmd(f, nil), newDownloadCmd(f, nil),
+			newStatusCmd(f, nil), newImportCmd(f, nil),
 		},
 	}
 }
 
-func newCatalogsListCmd(f *cmdutil.Factory) *cli.Command {
+type listOptions struct {
+	f *cmdutil.Factory
+}
+
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the names of the catalogs",
@@ -53,17 +61,21 @@ func newCatalogsListCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			names, err := client.ListCatalogs(c.Context)
-			if err != nil {
-				return err
-			}
-			return printNames(f, names)
+			return run(c, o)
 		},
 	}
+}
+
+func listRun(c *cli.Context, o *listOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	names, err := client.ListCatalogs(c.Context)
+	if err != nil {
+		return err
+	}
+	return printNames(o.f, names)
 }
 
 func printNames(f *cmdutil.Factory, names []string) error {
@@ -84,8 +96,15 @@ func catalogRows(items []api.CatalogRecord) [][]string {
 	return rows
 }
 
-func newCatalogsSearchCmd(f *cmdutil.Factory) *cli.Command {
-	var pg cmdutil.PagingOptions
+type searchOptions struct {
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
+	Name, Term string
+}
+
+func newSearchCmd(f *cmdutil.Factory, run cmdutil.RunFunc[searchOptions]) *cli.Command {
+	o := &searchOptions{f: f}
+	run = cmdutil.OrRun(run, searchRun)
 	return &cli.Command{
 		Name:      "search",
 		Usage:     "Find the records of a catalog by key or by words of the description",
@@ -96,34 +115,44 @@ func newCatalogsSearchCmd(f *cmdutil.Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra catalogs search SatProductCodes leche\n" +
 			"  timbra catalogs search SatUnitMeasurements pieza --page-size 5 -o json",
-		Flags: cmdutil.PagingFlags(&pg, "records", 100, "50"),
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "records", 100, "50"),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "catalog NAME", "search TERM"); err != nil {
 				return err
 			}
-			if err := pg.Check(c, 100); err != nil {
+			if err := o.Check(c, 100); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			res, err := client.SearchCatalog(c.Context, c.Args().Get(0), c.Args().Get(1), pg.Page, pg.PageSize)
-			if err != nil {
-				return err
-			}
-			if err := f.Printer().Table(res, catalogColumns, catalogRows(res.Items), "No records match."); err != nil {
-				return err
-			}
-			if f.IO.OutTTY && !f.JSON() && res.TotalPages > 1 {
-				fmt.Fprintf(f.IO.Err, "Page %d of %d (%d records).\n", res.PageNumber, res.TotalPages, res.TotalCount)
-			}
-			return nil
+			o.Name, o.Term = c.Args().Get(0), c.Args().Get(1)
+			return run(c, o)
 		},
 	}
 }
 
-func newCatalogsGetCmd(f *cmdutil.Factory) *cli.Command {
+func searchRun(c *cli.Context, o *searchOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	res, err := client.SearchCatalog(c.Context, o.Name, o.Term, o.Page, o.PageSize)
+	if err != nil {
+		return err
+	}
+	if err := o.f.Printer().Table(res, catalogColumns, catalogRows(res.Items), "No records match."); err != nil {
+		return err
+	}
+	cmdutil.PageFooter(o.f, res.PageNumber, res.TotalPages, res.TotalCount, "records")
+	return nil
+}
+
+type getOptions struct {
+	f        *cmdutil.Factory
+	Name, ID string
+}
+
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one record of a catalog by its key",
@@ -136,20 +165,33 @@ func newCatalogsGetCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "catalog NAME", "record ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			rec, err := client.GetCatalogRecord(c.Context, c.Args().Get(0), c.Args().Get(1))
-			if err != nil {
-				return err
-			}
-			return f.Printer().Fields(rec, []cmdutil.Field{{Label: "ID", Value: rec.ID}, {Label: "Description", Value: rec.Description}})
+			o.Name, o.ID = c.Args().Get(0), c.Args().Get(1)
+			return run(c, o)
 		},
 	}
 }
 
-func newCatalogsDownloadCmd(f *cmdutil.Factory) *cli.Command {
+func getRun(c *cli.Context, o *getOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	rec, err := client.GetCatalogRecord(c.Context, o.Name, o.ID)
+	if err != nil {
+		return err
+	}
+	return o.f.Printer().Fields(rec, []cmdutil.Field{{Label: "ID", Value: rec.ID}, {Label: "Description", Value: rec.Description}})
+}
+
+type downloadOptions struct {
+	f    *cmdutil.Factory
+	List bool   // no NAME: list the bulk-download catalogs
+	Name string // the catalog whose records to print
+}
+
+func newDownloadCmd(f *cmdutil.Factory, run cmdutil.RunFunc[downloadOptions]) *cli.Command {
+	o := &downloadOptions{f: f}
+	run = cmdutil.OrRun(run, downloadRun)
 	return &cli.Command{
 		Name:      "download",
 		Usage:     "List the bulk-download catalogs, or the records of one",
@@ -162,28 +204,39 @@ func newCatalogsDownloadCmd(f *cmdutil.Factory) *cli.Command {
 			if c.Args().Len() > 1 {
 				return cmdutil.UsageErrorf(c, "too many arguments: give at most one catalog NAME")
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			if c.Args().Len() == 0 {
-				names, err := client.ListDownloadCatalogs(c.Context)
-				if err != nil {
-					return err
-				}
-				return printNames(f, names)
-			}
-			recs, err := client.GetDownloadCatalog(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			return f.Printer().Table(recs, catalogColumns, catalogRows(recs), "No records.")
+			o.List, o.Name = c.Args().Len() == 0, c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func newCatalogsStatusCmd(f *cmdutil.Factory) *cli.Command {
-	var all bool
+func downloadRun(c *cli.Context, o *downloadOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	if o.List {
+		names, err := client.ListDownloadCatalogs(c.Context)
+		if err != nil {
+			return err
+		}
+		return printNames(o.f, names)
+	}
+	recs, err := client.GetDownloadCatalog(c.Context, o.Name)
+	if err != nil {
+		return err
+	}
+	return o.f.Printer().Table(recs, catalogColumns, catalogRows(recs), "No records.")
+}
+
+type statusOptions struct {
+	f   *cmdutil.Factory
+	All bool
+}
+
+func newStatusCmd(f *cmdutil.Factory, run cmdutil.RunFunc[statusOptions]) *cli.Command {
+	o := &statusOptions{f: f}
+	run = cmdutil.OrRun(run, statusRun)
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "Tell whether the server has the SAT catalogs, their version, and which are incomplete",
@@ -194,29 +247,33 @@ func newCatalogsStatusCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra catalogs status\n" +
 			"  timbra catalogs status --all -o json",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "list every catalog, not only those missing records", Destination: &all},
+			&cli.BoolFlag{Name: "all", Usage: "list every catalog, not only those missing records", Destination: &o.All},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			st, err := client.CatalogsStatus(c.Context)
-			if err != nil {
-				return err
-			}
-			if f.JSON() {
-				return cmdutil.WriteJSON(f.IO.Out, st)
-			}
-			return printCatalogsStatus(f, st, all)
+			return run(c, o)
 		},
 	}
 }
 
-func printCatalogsStatus(f *cmdutil.Factory, st api.CatalogsStatus, all bool) error {
+func statusRun(c *cli.Context, o *statusOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	st, err := client.CatalogsStatus(c.Context)
+	if err != nil {
+		return err
+	}
+	if o.f.JSON() {
+		return cmdutil.WriteJSON(o.f.IO.Out, st)
+	}
+	return printStatus(o.f, st, o.All)
+}
+
+func printStatus(f *cmdutil.Factory, st api.CatalogsStatus, all bool) error {
 	w := f.IO.Out
 	if st.Imported {
 		fmt.Fprintf(w, "SAT catalogs: version %s, imported %s\n", st.Version, f.Printer().Time(st.ImportedAt))
@@ -226,7 +283,7 @@ func printCatalogsStatus(f *cmdutil.Factory, st api.CatalogsStatus, all bool) er
 	var rows [][]string
 	missing := 0
 	for _, c := range st.Catalogs {
-		bad := c.State != catalogs.StateComplete && c.State != catalogs.StateBuiltin
+		bad := c.State != satcatalogs.StateComplete && c.State != satcatalogs.StateBuiltin
 		if bad {
 			missing++
 		}
@@ -257,8 +314,15 @@ func printCatalogsStatus(f *cmdutil.Factory, st api.CatalogsStatus, all bool) er
 	return nil
 }
 
-func newCatalogsImportCmd(f *cmdutil.Factory) *cli.Command {
-	var data string
+type importOptions struct {
+	f      *cmdutil.Factory
+	Source string // as given: a folder, .zip, https URL or "default"
+	Data   string // --data; empty for the default database
+}
+
+func newImportCmd(f *cmdutil.Factory, run cmdutil.RunFunc[importOptions]) *cli.Command {
+	o := &importOptions{f: f}
+	run = cmdutil.OrRun(run, importRun)
 	return &cli.Command{
 		Name:      "import",
 		Usage:     "Import SAT catalogs into a database (the server must be stopped)",
@@ -277,26 +341,29 @@ func newCatalogsImportCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra catalogs import ./resources-sat-catalogs/database\n" +
 			"  timbra catalogs import default --data ./t.db",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", EnvVars: []string{"TIMBRA_DATA"}, Destination: &data, DefaultText: "the user data folder's timbra/timbra.db",
+			&cli.StringFlag{Name: "data", EnvVars: []string{"TIMBRA_DATA"}, Destination: &o.Data, DefaultText: "the user data folder's timbra/timbra.db",
 				Usage: "database file `PATH` to import into"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "SOURCE (a folder, .zip or https URL)"); err != nil {
 				return err
 			}
-			if data == "" {
-				data = cmdutil.DefaultDataPath()
-			}
-			spec := c.Args().First()
-			if spec == "default" {
-				spec = source.DefaultURL
-			}
-			return catalogsImportRun(c.Context, f, spec, data)
+			o.Source = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func catalogsImportRun(ctx context.Context, f *cmdutil.Factory, spec, data string) error {
+func importRun(c *cli.Context, o *importOptions) error {
+	ctx, f := c.Context, o.f
+	data := o.Data
+	if data == "" {
+		data = cmdutil.DefaultDataPath()
+	}
+	spec := o.Source
+	if spec == "default" {
+		spec = source.DefaultURL
+	}
 	if _, err := os.Stat(data); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no database at %s: make one with 'timbra server init --data %s' (or start 'timbra server --data %s --catalogs SOURCE')", data, data, data)
 	}
@@ -305,16 +372,16 @@ func catalogsImportRun(ctx context.Context, f *cmdutil.Factory, spec, data strin
 		return err
 	}
 	defer store.Close()
-	prog := newImportProgress(f.IO)
-	src, err := source.Open(ctx, spec, source.Options{Progress: prog.download})
-	prog.done()
+	prog := NewImportProgress(f.IO)
+	src, err := source.Open(ctx, spec, source.Options{Progress: prog.Download})
+	prog.Done()
 	if err != nil {
 		return err
 	}
 	defer src.Close()
 	start := f.Now()
-	set, err := catalogs.Import(ctx, store, src, f.Now(), prog.step)
-	prog.done()
+	set, err := satcatalogs.Import(ctx, store, src, f.Now(), prog.Step)
+	prog.Done()
 	if err != nil {
 		return err
 	}
@@ -339,20 +406,22 @@ func catalogsImportRun(ctx context.Context, f *cmdutil.Factory, spec, data strin
 	return nil
 }
 
-// importProgress shows a download and an import on one line of a terminal's standard error,
-// rewritten at most ten times a second; elsewhere it stays quiet.
-type importProgress struct {
+// ImportProgress shows a download and an import on one line of a terminal's standard error,
+// rewritten at most ten times a second; elsewhere it stays quiet. `timbra server` shows its
+// first import with it too.
+type ImportProgress struct {
 	w    io.Writer
 	tty  bool
 	last time.Time
 	line bool
 }
 
-func newImportProgress(ios *cmdutil.IOStreams) *importProgress {
-	return &importProgress{w: ios.Err, tty: ios.ErrTTY}
+// NewImportProgress is the progress of an import shown on the standard error of ios.
+func NewImportProgress(ios *cmdutil.IOStreams) *ImportProgress {
+	return &ImportProgress{w: ios.Err, tty: ios.ErrTTY}
 }
 
-func (p *importProgress) show(force bool, format string, a ...any) {
+func (p *ImportProgress) show(force bool, format string, a ...any) {
 	if !p.tty {
 		return
 	}
@@ -365,7 +434,8 @@ func (p *importProgress) show(force bool, format string, a ...any) {
 	p.line = true
 }
 
-func (p *importProgress) download(done, total int64) {
+// Download shows how much of the source was downloaded (a source.Options.Progress).
+func (p *ImportProgress) Download(done, total int64) {
 	if total > 0 {
 		p.show(done == total, "Downloading catalogs: %s of %s (%d%%)", mib(done), mib(total), done*100/total)
 		return
@@ -373,7 +443,8 @@ func (p *importProgress) download(done, total int64) {
 	p.show(false, "Downloading catalogs: %s", mib(done))
 }
 
-func (p *importProgress) step(s catalogs.Progress) {
+// Step shows the table being imported and the records so far.
+func (p *ImportProgress) Step(s satcatalogs.Progress) {
 	if s.Table == "" {
 		p.show(true, "Imported %d tables, %d records", s.TablesDone, s.Rows)
 		return
@@ -385,8 +456,8 @@ func (p *importProgress) step(s catalogs.Progress) {
 	p.show(false, "Importing catalogs: table %d of %d%s, %d records: %s", s.TablesDone+1, s.Tables, pct, s.Rows, s.Table)
 }
 
-// done ends the progress line.
-func (p *importProgress) done() {
+// Done ends the progress line.
+func (p *ImportProgress) Done() {
 	if p.line {
 		fmt.Fprintln(p.w)
 		p.line = false

@@ -1,4 +1,4 @@
-package commands
+package downloadrules
 
 import (
 	"net/http"
@@ -21,8 +21,6 @@ func downloadRulesAPI(t *testing.T) *cmdtest.FakeAPI {
 			cmdtest.WriteEnvelope(w, 200, true, "", "t")
 		case r.URL.Path == "/api/v4/download-rules/nope":
 			cmdtest.WriteEnvelope(w, 404, nil, "No such resource for the given Id: nope", "t")
-		case r.URL.Path == "/admin/v1/tenants/tk-1/subscription":
-			cmdtest.WriteEnvelope(w, 200, api.Subscription{TenantKey: "tk-1", AutoCfdi: true, DownloadSeats: 3, UpdatedAt: "2026-01-02T03:04:05"}, "", "t")
 		default:
 			cmdtest.WriteEnvelope(w, 200, rule, "", "t")
 		}
@@ -63,34 +61,5 @@ func TestDownloadRulesCommands(t *testing.T) {
 	cmdtest.WantCode(t, r, 0)
 	if last := srv.Last(t); last.Method != "DELETE" || last.Path != "/api/v4/download-rules/r-1" {
 		t.Fatalf("delete request = %s %s", last.Method, last.Path)
-	}
-}
-
-func TestAdminSubscriptionsCommands(t *testing.T) {
-	cmdtest.Isolate(t)
-	srv := downloadRulesAPI(t)
-	t.Setenv("TIMBRA_ADMIN_TOKEN", testAdminToken)
-	t.Setenv("TIMBRA_BASE_URL", srv.URL)
-
-	r := runArgs(t, "admin", "subscriptions", "set", "tk-1", "--download-seats", "3")
-	cmdtest.WantCode(t, r, 0)
-	if last := srv.Last(t); last.Method != "PUT" || last.Body != `{"autoCfdi":null,"downloadSeats":3}` || last.Header.Get("Authorization") != "Bearer "+testAdminToken {
-		t.Fatalf("set request = %s %s", last.Method, last.Body)
-	}
-	cmdtest.WantContains(t, "stdout", r.Out, "Auto CFDI: true", "Download seats: 3")
-	r = runArgs(t, "admin", "subscriptions", "set", "tk-1", "--auto-cfdi=false")
-	cmdtest.WantCode(t, r, 0)
-	if last := srv.Last(t); last.Body != `{"autoCfdi":false,"downloadSeats":null}` {
-		t.Fatalf("set request = %s", last.Body)
-	}
-	cmdtest.WantCode(t, runArgs(t, "admin", "subscriptions", "set", "tk-1"), 2)
-	r = runArgs(t, "admin", "subscriptions", "get", "tk-1", "-o", "json")
-	cmdtest.WantCode(t, r, 0)
-	cmdtest.WantContains(t, "stdout", r.Out, `"downloadSeats": 3`)
-
-	r = runArgs(t, "admin", "download-rules", "approve", "tk-1", "r-1")
-	cmdtest.WantCode(t, r, 0)
-	if last := srv.Last(t); last.Method != "PUT" || last.Path != "/admin/v1/tenants/tk-1/download-rules/r-1/status" || last.Body != `{"downloadRuleStatusId":"2"}` {
-		t.Fatalf("approve request = %s %s %s", last.Method, last.Path, last.Body)
 	}
 }

@@ -1,4 +1,4 @@
-package commands
+package catalogs
 
 import (
 	"archive/zip"
@@ -78,7 +78,7 @@ func TestCatalogsImportZipShowsProgressOnATerminal(t *testing.T) {
 		t.Errorf("no progress on the terminal: %q", r.Err)
 	}
 	// off a terminal: the summary only
-	r = run1(t, cmdtest.Opts{}, "catalogs", "import", miniZip(t), "--data", db)
+	r = runArgs(t, "catalogs", "import", miniZip(t), "--data", db)
 	if r.Code != 0 || r.Err != "" {
 		t.Fatalf("exit %d, stderr %q", r.Code, r.Err)
 	}
@@ -96,7 +96,7 @@ func TestCatalogsImportFromAURL(t *testing.T) {
 	}))
 	defer srv.Close()
 	db := emptyDatabase(t)
-	r := run1(t, cmdtest.Opts{}, "catalogs", "import", srv.URL+"/archive/master.zip", "--data", db, "-o", "json")
+	r := runArgs(t, "catalogs", "import", srv.URL+"/archive/master.zip", "--data", db, "-o", "json")
 	if r.Code != 0 || !strings.Contains(r.Out, `"version": "1.2.20260101"`) {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
@@ -104,11 +104,11 @@ func TestCatalogsImportFromAURL(t *testing.T) {
 
 func TestCatalogsImportNeedsADatabase(t *testing.T) {
 	cmdtest.Isolate(t)
-	r := run1(t, cmdtest.Opts{}, "catalogs", "import", miniZip(t), "--data", filepath.Join(t.TempDir(), "none.db"))
+	r := runArgs(t, "catalogs", "import", miniZip(t), "--data", filepath.Join(t.TempDir(), "none.db"))
 	if r.Code != 1 || !strings.Contains(r.Err, "timbra server init") {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	r = run1(t, cmdtest.Opts{}, "catalogs", "import")
+	r = runArgs(t, "catalogs", "import")
 	if r.Code != 2 {
 		t.Fatalf("no SOURCE: exit %d: %s", r.Code, r.Err)
 	}

@@ -1,4 +1,4 @@
-package commands
+package server
 
 import (
 	"context"
@@ -13,18 +13,21 @@ import (
 	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/secrets"
-	"github.com/timbra-mx/timbra/server"
+	apiserver "github.com/timbra-mx/timbra/server"
 )
+
+// testAdminToken is the operator token of liveServer.
+const testAdminToken = "op-token-0123456789"
 
 // liveServer runs a real server over a new database in dir; stop closes it and its database.
 func liveServer(t *testing.T, dir string) (base, dbPath string, stop func()) {
 	t.Helper()
 	dbPath = filepath.Join(dir, "live.db")
-	d, err := server.OpenData(server.DataOptions{Path: dbPath})
+	d, err := apiserver.OpenData(apiserver.DataOptions{Path: dbPath})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Config{Environment: d.Environment, AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, d.Store, d.Keys)
+	s, err := apiserver.New(apiserver.Config{Environment: d.Environment, AdminToken: testAdminToken, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, d.Store, d.Keys)
 	if err != nil {
 		t.Fatal(err)
 	}

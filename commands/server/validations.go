@@ -1,4 +1,4 @@
-package commands
+package server
 
 import (
 	"github.com/timbra-mx/timbra/internal/validations"

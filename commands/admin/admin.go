@@ -1,7 +1,8 @@
-package commands
+// Package admin is `timbra admin`: the operator's commands, which call a server's operator API
+// (/admin/v1) with the operator token instead of a tenant's API key.
+package admin
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,16 +15,23 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// adminOptions are the options shared by the operator commands.
-type adminOptions struct {
+// Options are the options shared by the operator commands (and `timbra server backup`): where
+// the server is and where its token comes from. One value is shared by a whole command tree,
+// whose every command takes the flags (Flags), so that they may come before a subcommand:
+// `timbra admin --base-url URL tenants list`.
+type Options struct {
 	f         *cmdutil.Factory
 	BaseURL   string // --base-url
 	TokenFile string // --admin-token-file
 }
 
-func newAdminCmd(f *cmdutil.Factory) *cli.Command {
-	o := &adminOptions{f: f}
-	cmd := &cli.Command{
+// NewOptions are the operator options of commands run with f.
+func NewOptions(f *cmdutil.Factory) *Options { return &Options{f: f} }
+
+// NewCmd is `timbra admin` and its subcommands.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
+	a := NewOptions(f)
+	return &cli.Command{
 		Name:  "admin",
 		Usage: "Operate a timbra server: create tenants, grant credits",
 		Description: "Operator commands call the server's operator API with the token `timbra server` wrote\n" +
@@ -34,6 +42,7 @@ func newAdminCmd(f *cmdutil.Factory) *cli.Command {
 			"Examples:\n" +
 			"  timbra admin tenants create --owner-email ana@example.com --owner-name \"Ana López\"\n" +
 			"  timbra admin credits grant --tenant 0f9c... --type 1 --amount 100",
+		Flags: Flags(a),
 		Subcommands: []*cli.Command{
 			{
 				Name:  "tenants",
@@ -41,32 +50,25 @@ func newAdminCmd(f *cmdutil.Factory) *cli.Command {
 				Description: "Examples:\n" +
 					"  timbra admin tenants create --owner-email ana@example.com\n" +
 					"  timbra admin tenants list -o json",
-				Subcommands: []*cli.Command{newAdminTenantsCreateCmd(o), newAdminTenantsListCmd(o)},
+				Flags:       Flags(a),
+				Subcommands: []*cli.Command{newTenantsCreateCmd(a, nil), newTenantsListCmd(a, nil)},
 			},
 			{
 				Name:  "credits",
 				Usage: "Grant or withdraw credits",
 				Description: "Example:\n" +
 					"  timbra admin credits grant --tenant 0f9c... --type 1 --amount 100",
-				Subcommands: []*cli.Command{newAdminCreditsGrantCmd(o)},
+				Flags:       Flags(a),
+				Subcommands: []*cli.Command{newCreditsGrantCmd(a, nil)},
 			},
-			newAdminSubscriptionsCmd(o),
-			newAdminDownloadRulesCmd(o),
+			newSubscriptionsCmd(a),
+			newDownloadRulesCmd(a),
 		},
 	}
-	addFlags(cmd, func() []cli.Flag { return adminFlags(o) })
-	return cmd
 }
 
-// addFlags gives every command of a tree its own copy of some flags.
-func addFlags(c *cli.Command, flags func() []cli.Flag) {
-	c.Flags = append(c.Flags, flags()...)
-	for _, s := range c.Subcommands {
-		addFlags(s, flags)
-	}
-}
-
-func adminFlags(o *adminOptions) []cli.Flag {
+// Flags are --base-url and --admin-token-file, stored in o. Each command takes its own copy.
+func Flags(o *Options) []cli.Flag {
 	const category = "OPERATOR"
 	return []cli.Flag{
 		&cli.StringFlag{
@@ -93,10 +95,10 @@ func adminFlags(o *adminOptions) []cli.Flag {
 	}
 }
 
-// client builds the operator client. The token is read from, in order: the file given by
+// Client builds the operator client. The token is read from, in order: the file given by
 // --admin-token-file, TIMBRA_ADMIN_TOKEN, the file named by TIMBRA_ADMIN_TOKEN_FILE, the file
 // beside the default database.
-func (o *adminOptions) client() (*api.Client, error) {
+func (o *Options) Client() (*api.Client, error) {
 	base, err := o.baseURL()
 	if err != nil {
 		return nil, err
@@ -129,7 +131,7 @@ func (o *adminOptions) client() (*api.Client, error) {
 	return c, nil
 }
 
-func (o *adminOptions) baseURL() (string, error) {
+func (o *Options) baseURL() (string, error) {
 	if o.BaseURL != "" {
 		return strings.TrimRight(o.BaseURL, "/"), nil
 	}
@@ -162,13 +164,14 @@ func readTokenFile(path, from string) (string, error) {
 }
 
 type tenantsCreateOptions struct {
-	a          *adminOptions
+	*Options
 	OwnerEmail string
 	OwnerName  string
 }
 
-func newAdminTenantsCreateCmd(a *adminOptions) *cli.Command {
-	o := &tenantsCreateOptions{a: a}
+func newTenantsCreateCmd(a *Options, run cmdutil.RunFunc[tenantsCreateOptions]) *cli.Command {
+	o := &tenantsCreateOptions{Options: a}
+	run = cmdutil.OrRun(run, tenantsCreateRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Create a tenant with its owner, and print its keys",
@@ -177,10 +180,10 @@ func newAdminTenantsCreateCmd(a *adminOptions) *cli.Command {
 			"only this once), the owner's person ID and the environment.\n\n" +
 			"Example:\n" +
 			"  timbra admin tenants create --owner-email ana@example.com --owner-name \"Ana López\" -o json",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "owner-email", Usage: "`EMAIL` of the tenant's owner (required)", Destination: &o.OwnerEmail},
 			&cli.StringFlag{Name: "owner-name", Usage: "legal `NAME` of the tenant's owner", Destination: &o.OwnerName},
-		},
+		}, Flags(a)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
@@ -188,21 +191,21 @@ func newAdminTenantsCreateCmd(a *adminOptions) *cli.Command {
 			if strings.TrimSpace(o.OwnerEmail) == "" {
 				return cmdutil.UsageErrorf(c, "missing flag --owner-email")
 			}
-			return tenantsCreateRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func tenantsCreateRun(ctx context.Context, o *tenantsCreateOptions) error {
-	client, err := o.a.client()
+func tenantsCreateRun(c *cli.Context, o *tenantsCreateOptions) error {
+	client, err := o.Client()
 	if err != nil {
 		return err
 	}
-	creds, err := client.CreateTenant(ctx, api.TenantCreate{OwnerEmail: strings.TrimSpace(o.OwnerEmail), OwnerLegalName: o.OwnerName})
+	creds, err := client.CreateTenant(c.Context, api.TenantCreate{OwnerEmail: strings.TrimSpace(o.OwnerEmail), OwnerLegalName: o.OwnerName})
 	if err != nil {
 		return err
 	}
-	f := o.a.f
+	f := o.f
 	if err := f.Printer().Fields(creds, []cmdutil.Field{
 		{Label: "Tenant key", Value: creds.TenantKey},
 		{Label: "API key", Value: creds.APIKey},
@@ -217,7 +220,13 @@ func tenantsCreateRun(ctx context.Context, o *tenantsCreateOptions) error {
 	return nil
 }
 
-func newAdminTenantsListCmd(a *adminOptions) *cli.Command {
+type tenantsListOptions struct {
+	*Options
+}
+
+func newTenantsListCmd(a *Options, run cmdutil.RunFunc[tenantsListOptions]) *cli.Command {
+	o := &tenantsListOptions{Options: a}
+	run = cmdutil.OrRun(run, tenantsListRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the tenants",
@@ -226,28 +235,29 @@ func newAdminTenantsListCmd(a *adminOptions) *cli.Command {
 			"when it was created.\n\n" +
 			"Example:\n" +
 			"  timbra admin tenants list --base-url http://127.0.0.1:8080",
+		Flags: Flags(a),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			return tenantsListRun(c.Context, a)
+			return run(c, o)
 		},
 	}
 }
 
-func tenantsListRun(ctx context.Context, a *adminOptions) error {
-	client, err := a.client()
+func tenantsListRun(c *cli.Context, o *tenantsListOptions) error {
+	client, err := o.Client()
 	if err != nil {
 		return err
 	}
-	tenants, err := client.ListTenants(ctx)
+	tenants, err := client.ListTenants(c.Context)
 	if err != nil {
 		return err
 	}
 	if tenants == nil {
 		tenants = []api.Tenant{}
 	}
-	p := a.f.Printer()
+	p := o.f.Printer()
 	rows := make([][]string, 0, len(tenants))
 	for _, t := range tenants {
 		rows = append(rows, []string{t.ID, t.OwnerEmail, t.OwnerPersonID, strconv.Itoa(t.People), p.Time(t.CreatedAt)})
@@ -256,7 +266,7 @@ func tenantsListRun(ctx context.Context, a *adminOptions) error {
 }
 
 type creditsGrantOptions struct {
-	a         *adminOptions
+	*Options
 	Tenant    string
 	PersonID  string
 	TypeArg   string // --type as given
@@ -265,8 +275,9 @@ type creditsGrantOptions struct {
 	Amount    int64
 }
 
-func newAdminCreditsGrantCmd(a *adminOptions) *cli.Command {
-	o := &creditsGrantOptions{a: a}
+func newCreditsGrantCmd(a *Options, run cmdutil.RunFunc[creditsGrantOptions]) *cli.Command {
+	o := &creditsGrantOptions{Options: a}
+	run = cmdutil.OrRun(run, creditsGrantRun)
 	return &cli.Command{
 		Name:      "grant",
 		Usage:     "Add (or, with a negative amount, withdraw) credits of one type",
@@ -277,12 +288,12 @@ func newAdminCreditsGrantCmd(a *adminOptions) *cli.Command {
 			"Examples:\n" +
 			"  timbra admin credits grant --tenant 0f9c... --type 1 --amount 100\n" +
 			"  timbra admin credits grant --tenant 0f9c... --person 3f2a... --type 2 --amount -5 -o json",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "tenant", Usage: "tenant `KEY` (required)", Destination: &o.Tenant},
 			&cli.StringFlag{Name: "person", Usage: "person `ID` (default: the tenant's owner)", Destination: &o.PersonID},
 			&cli.StringFlag{Name: "type", Usage: "credit type `N`: 1 stamps, 2 validation, 3 tickets (required)", Destination: &o.TypeArg},
 			&cli.StringFlag{Name: "amount", Usage: "`N` credits to add; negative to withdraw (required)", Destination: &o.AmountArg},
-		},
+		}, Flags(a)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
@@ -305,21 +316,21 @@ func newAdminCreditsGrantCmd(a *adminOptions) *cli.Command {
 				return cmdutil.UsageErrorf(c, "invalid value %q for --amount: give a whole number", o.AmountArg)
 			}
 			o.Type, o.Amount = t, n
-			return creditsGrantRun(c.Context, o)
+			return run(c, o)
 		},
 	}
 }
 
-func creditsGrantRun(ctx context.Context, o *creditsGrantOptions) error {
-	client, err := o.a.client()
+func creditsGrantRun(c *cli.Context, o *creditsGrantOptions) error {
+	client, err := o.Client()
 	if err != nil {
 		return err
 	}
-	out, err := client.GrantCredits(ctx, strings.TrimSpace(o.Tenant), api.CreditGrant{PersonID: o.PersonID, CreditType: o.Type, Amount: o.Amount})
+	out, err := client.GrantCredits(c.Context, strings.TrimSpace(o.Tenant), api.CreditGrant{PersonID: o.PersonID, CreditType: o.Type, Amount: o.Amount})
 	if err != nil {
 		return err
 	}
-	f := o.a.f
+	f := o.f
 	if f.IO.OutTTY && !f.JSON() {
 		fmt.Fprintf(f.IO.Err, "Balances of person %s in tenant %s:\n", out.PersonID, out.TenantKey)
 	}

@@ -1,4 +1,4 @@
-package commands
+package server
 
 import (
 	"crypto/tls"
@@ -11,17 +11,25 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/admin"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/secrets"
-	"github.com/timbra-mx/timbra/server"
+	apiserver "github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 )
 
 // masterKeyNote is said by every command that makes or restores a backup.
 const masterKeyNote = "The master key is NOT in the backup: keep its key file (PATH.key beside the database) separately and safely; without it the sealed secrets cannot be read."
 
-func newServerBackupCmd(f *cmdutil.Factory) *cli.Command {
-	o := &adminOptions{f: f}
+type backupOptions struct {
+	f              *cmdutil.Factory
+	*admin.Options // --base-url, --admin-token-file
+	File           string
+}
+
+func newBackupCmd(f *cmdutil.Factory, run cmdutil.RunFunc[backupOptions]) *cli.Command {
+	o := &backupOptions{f: f, Options: admin.NewOptions(f)}
+	run = cmdutil.OrRun(run, backupRun)
 	return &cli.Command{
 		Name:      "backup",
 		Usage:     "Copy a running server's database to FILE (a consistent hot copy)",
@@ -34,18 +42,20 @@ replaces FILE. ` + masterKeyNote + `
 Examples:
   timbra server backup ./timbra-2026-11-22.db
   TIMBRA_ADMIN_TOKEN=... timbra server backup /backups/timbra.db --base-url https://timbra.example.com`,
-		Flags: adminFlags(o),
+		Flags: admin.Flags(o.Options),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cmdutil.UsageErrorf(c, "give the backup FILE, exactly one argument")
 			}
-			return runBackup(c, o, c.Args().First())
+			o.File = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func runBackup(c *cli.Context, o *adminOptions, file string) error {
-	client, err := o.client()
+func backupRun(c *cli.Context, o *backupOptions) error {
+	file := o.File
+	client, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -87,9 +97,16 @@ func runBackup(c *cli.Context, o *adminOptions, file string) error {
 	return nil
 }
 
-func newServerRestoreCmd(f *cmdutil.Factory) *cli.Command {
-	o := &serverOptions{}
-	var force bool
+type restoreOptions struct {
+	f *cmdutil.Factory
+	dataOptions
+	File  string
+	Force bool
+}
+
+func newRestoreCmd(f *cmdutil.Factory, run cmdutil.RunFunc[restoreOptions]) *cli.Command {
+	o := &restoreOptions{f: f}
+	run = cmdutil.OrRun(run, restoreRun)
 	return &cli.Command{
 		Name:      "restore",
 		Usage:     "Put a backup in place of the database (server stopped)",
@@ -102,22 +119,24 @@ when it does not, put the backup's key there before starting the server.
 Examples:
   timbra server restore ./timbra-2026-11-22.db --data ./t.db
   timbra server restore /backups/timbra.db --force`,
-		Flags: append(dataFlags(o), &cli.BoolFlag{Name: "force", Destination: &force, Usage: "replace an existing database (kept as PATH.bak)"}),
+		Flags: append(dataFlags(&o.dataOptions), &cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "replace an existing database (kept as PATH.bak)"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cmdutil.UsageErrorf(c, "give the backup FILE, exactly one argument")
 			}
-			return runRestore(f.IO.Out, o, c.Args().First(), force)
+			o.File = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func runRestore(w io.Writer, o *serverOptions, file string, force bool) error {
-	if o.data == "" {
-		o.data = cmdutil.DefaultDataPath()
+func restoreRun(_ *cli.Context, o *restoreOptions) error {
+	w, file := o.f.IO.Out, o.File
+	if o.Data == "" {
+		o.Data = cmdutil.DefaultDataPath()
 	}
-	if o.masterKeyFile == "" {
-		o.masterKeyFile = o.data + ".key"
+	if o.MasterKeyFile == "" {
+		o.MasterKeyFile = o.Data + ".key"
 	}
 	rep, err := storage.Inspect(file)
 	if err != nil {
@@ -129,22 +148,22 @@ func runRestore(w io.Writer, o *serverOptions, file string, force bool) error {
 	if rep.KeyCheck == nil {
 		return fmt.Errorf("backup %s is not a timbra database (no key check)", file)
 	}
-	if _, err := os.Stat(o.data); err == nil {
-		if !force {
-			return fmt.Errorf("database %s exists: pass --force to replace it (it is kept as %s.bak)", o.data, o.data)
+	if _, err := os.Stat(o.Data); err == nil {
+		if !o.Force {
+			return fmt.Errorf("database %s exists: pass --force to replace it (it is kept as %s.bak)", o.Data, o.Data)
 		}
-		if _, err := storage.Inspect(o.data); err != nil && !errors.Is(err, storage.ErrNotTimbra) {
+		if _, err := storage.Inspect(o.Data); err != nil && !errors.Is(err, storage.ErrNotTimbra) {
 			return err // in use by a running server, or unreadable
 		}
 	}
 	keyFound := false
-	if _, err := os.Stat(o.masterKeyFile); err == nil {
-		keys, _, err := secrets.LoadOrCreate(o.masterKeyFile)
+	if _, err := os.Stat(o.MasterKeyFile); err == nil {
+		keys, _, err := secrets.LoadOrCreate(o.MasterKeyFile)
 		if err != nil {
 			return err
 		}
-		if !server.KeyMatches(keys, rep.KeyCheck) {
-			return fmt.Errorf("the master key %s does not belong to backup %s: put the backup's key there (or pass --master-key-file)", o.masterKeyFile, file)
+		if !apiserver.KeyMatches(keys, rep.KeyCheck) {
+			return fmt.Errorf("the master key %s does not belong to backup %s: put the backup's key there (or pass --master-key-file)", o.MasterKeyFile, file)
 		}
 		keyFound = true
 	}
@@ -153,10 +172,10 @@ func runRestore(w io.Writer, o *serverOptions, file string, force bool) error {
 		return err
 	}
 	defer src.Close()
-	if err := os.MkdirAll(filepath.Dir(o.data), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(o.Data), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.data), ".timbra-restore-*")
+	tmp, err := os.CreateTemp(filepath.Dir(o.Data), ".timbra-restore-*")
 	if err != nil {
 		return err
 	}
@@ -171,28 +190,34 @@ func runRestore(w io.Writer, o *serverOptions, file string, force bool) error {
 		return err
 	}
 	tmp.Close()
-	if _, err := os.Stat(o.data); err == nil {
-		if err := os.Rename(o.data, o.data+".bak"); err != nil {
+	if _, err := os.Stat(o.Data); err == nil {
+		if err := os.Rename(o.Data, o.Data+".bak"); err != nil {
 			os.Remove(tmp.Name())
 			return fmt.Errorf("keep the old database: %w", err)
 		}
-		fmt.Fprintf(w, "Kept the old database as %s.\n", o.data+".bak")
+		fmt.Fprintf(w, "Kept the old database as %s.\n", o.Data+".bak")
 	}
-	if err := os.Rename(tmp.Name(), o.data); err != nil {
+	if err := os.Rename(tmp.Name(), o.Data); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	fmt.Fprintf(w, "Restored %s to %s (schema %d, %s environment).\n", file, o.data, rep.Schema, rep.Environment)
+	fmt.Fprintf(w, "Restored %s to %s (schema %d, %s environment).\n", file, o.Data, rep.Schema, rep.Environment)
 	if keyFound {
-		fmt.Fprintf(w, "The master key %s belongs to it.\n", o.masterKeyFile)
+		fmt.Fprintf(w, "The master key %s belongs to it.\n", o.MasterKeyFile)
 	} else {
-		fmt.Fprintf(w, "No master key at %s: put the backup's key file there before starting the server.\n", o.masterKeyFile)
+		fmt.Fprintf(w, "No master key at %s: put the backup's key file there before starting the server.\n", o.MasterKeyFile)
 	}
 	return nil
 }
 
-func newServerCheckCmd(f *cmdutil.Factory) *cli.Command {
-	o := &serverOptions{}
+type checkOptions struct {
+	f *cmdutil.Factory
+	dataOptions
+}
+
+func newCheckCmd(f *cmdutil.Factory, run cmdutil.RunFunc[checkOptions]) *cli.Command {
+	o := &checkOptions{f: f}
+	run = cmdutil.OrRun(run, checkRun)
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "Check a database's integrity, schema and master key (server stopped)",
@@ -204,42 +229,43 @@ bucket. Exit 1 on any problem.
 Examples:
   timbra server check --data ./t.db
   timbra server check --data ./restored.db --master-key-file ./old.key`,
-		Flags: dataFlags(o),
+		Flags: dataFlags(&o.dataOptions),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			return runCheck(f.IO.Out, o)
+			return run(c, o)
 		},
 	}
 }
 
-func runCheck(w io.Writer, o *serverOptions) error {
-	if o.data == "" {
-		o.data = cmdutil.DefaultDataPath()
+func checkRun(_ *cli.Context, o *checkOptions) error {
+	w := o.f.IO.Out
+	if o.Data == "" {
+		o.Data = cmdutil.DefaultDataPath()
 	}
-	if o.masterKeyFile == "" {
-		o.masterKeyFile = o.data + ".key"
+	if o.MasterKeyFile == "" {
+		o.MasterKeyFile = o.Data + ".key"
 	}
-	rep, err := storage.Inspect(o.data)
+	rep, err := storage.Inspect(o.Data)
 	if err != nil {
-		return cli.Exit(fmt.Sprintf("check %s: %v", o.data, err), 1)
+		return cli.Exit(fmt.Sprintf("check %s: %v", o.Data, err), 1)
 	}
 	problems := rep.Problems
-	switch _, err := os.Stat(o.masterKeyFile); {
+	switch _, err := os.Stat(o.MasterKeyFile); {
 	case err != nil:
-		problems = append(problems, fmt.Sprintf("master key %s: %v", o.masterKeyFile, err))
+		problems = append(problems, fmt.Sprintf("master key %s: %v", o.MasterKeyFile, err))
 	case rep.KeyCheck == nil:
 		problems = append(problems, "no key check in the database")
 	default:
-		keys, _, err := secrets.LoadOrCreate(o.masterKeyFile)
+		keys, _, err := secrets.LoadOrCreate(o.MasterKeyFile)
 		if err != nil {
 			problems = append(problems, err.Error())
-		} else if !server.KeyMatches(keys, rep.KeyCheck) {
-			problems = append(problems, fmt.Sprintf("the master key %s does not belong to this database", o.masterKeyFile))
+		} else if !apiserver.KeyMatches(keys, rep.KeyCheck) {
+			problems = append(problems, fmt.Sprintf("the master key %s does not belong to this database", o.MasterKeyFile))
 		}
 	}
-	fmt.Fprintf(w, "database     %s\nschema       %d (this timbra: %d)\nenvironment  %s\n\n", o.data, rep.Schema, storage.SchemaVersion, rep.Environment)
+	fmt.Fprintf(w, "database     %s\nschema       %d (this timbra: %d)\nenvironment  %s\n\n", o.Data, rep.Schema, storage.SchemaVersion, rep.Environment)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BUCKET\tKEYS")
 	for _, b := range rep.Buckets {
@@ -251,7 +277,7 @@ func runCheck(w io.Writer, o *serverOptions) error {
 		for _, p := range problems {
 			fmt.Fprintln(w, "PROBLEM: "+p)
 		}
-		return cli.Exit(fmt.Sprintf("%d problem(s) found in %s", len(problems), o.data), 1)
+		return cli.Exit(fmt.Sprintf("%d problem(s) found in %s", len(problems), o.Data), 1)
 	}
 	fmt.Fprintln(w, "OK: integrity, schema and master key")
 	return nil

@@ -1,4 +1,4 @@
-package commands
+package server
 
 import (
 	"context"
@@ -15,48 +15,65 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/timbra-mx/timbra/commands/catalogs"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
-	"github.com/timbra-mx/timbra/internal/catalogs"
+	satcatalogs "github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/internal/webhooks"
-	"github.com/timbra-mx/timbra/server"
+	apiserver "github.com/timbra-mx/timbra/server"
 	"github.com/timbra-mx/timbra/storage"
 )
 
 // DefaultOwnerEmail is the owner of the tenant a new database starts with.
 const DefaultOwnerEmail = "owner@timbra.local"
 
-type serverOptions struct {
-	addr, addrFile, data, environment, masterKeyFile, adminTokenFile string
-	logFormat, logLevel                                              string
-	rateLimit                                                        int
-	webhookAllow                                                     cli.StringSlice
-	webhookCAFile                                                    string
-	webhookConcurrency                                               int
-	tlsCert, tlsKey                                                  string
-	catalogs                                                         string
-	validations                                                      validationFlags
-	mail                                                             mailFlags
+// dataOptions are the flags that find a database and its master key.
+type dataOptions struct {
+	Data, Environment, MasterKeyFile string
 }
 
-func dataFlags(o *serverOptions) []cli.Flag {
+func dataFlags(o *dataOptions) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "data", EnvVars: []string{"TIMBRA_DATA"}, Destination: &o.data, DefaultText: "the user data folder's timbra/timbra.db",
+		&cli.StringFlag{Name: "data", EnvVars: []string{"TIMBRA_DATA"}, Destination: &o.Data, DefaultText: "the user data folder's timbra/timbra.db",
 			Usage: "database file `PATH`; its master key lives beside it as PATH.key"},
-		&cli.StringFlag{Name: "environment", EnvVars: []string{"TIMBRA_ENVIRONMENT"}, Destination: &o.environment, DefaultText: "test for a new database, else the stored one",
+		&cli.StringFlag{Name: "environment", EnvVars: []string{"TIMBRA_ENVIRONMENT"}, Destination: &o.Environment, DefaultText: "test for a new database, else the stored one",
 			Usage: "`test` or production; stored in the database when it is made and checked at every start"},
-		&cli.StringFlag{Name: "master-key-file", EnvVars: []string{"TIMBRA_MASTER_KEY_FILE"}, Destination: &o.masterKeyFile, DefaultText: "PATH.key beside the database",
+		&cli.StringFlag{Name: "master-key-file", EnvVars: []string{"TIMBRA_MASTER_KEY_FILE"}, Destination: &o.MasterKeyFile, DefaultText: "PATH.key beside the database",
 			Usage: "`FILE` with the master key that seals secrets at rest (mode 0600; made with a new database)"},
 	}
 }
 
-func newServerCmd(f *cmdutil.Factory) *cli.Command {
-	o := &serverOptions{}
+// NewCmd is `timbra server`, which runs the API, and its subcommands.
+func NewCmd(f *cmdutil.Factory) *cli.Command { return newServeCmd(f, nil) }
+
+// serveOptions are the options of `timbra server` itself.
+type serveOptions struct {
+	f *cmdutil.Factory
+	dataOptions
+	Addr, AddrFile, AdminTokenFile string
+	LogFormat, LogLevel            string
+	RateLimit                      int
+	WebhookAllow                   cli.StringSlice
+	WebhookCAFile                  string
+	WebhookConcurrency             int
+	TLSCert, TLSKey                string
+	Catalogs                       string
+	Validations                    validationFlags
+	Mail                           mailFlags
+
+	// made from the flags above when they are checked
+	log    *slog.Logger   // --log-format, --log-level
+	policy webhook.Policy // --webhook-allow-cidr
+}
+
+func newServeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[serveOptions]) *cli.Command {
+	o := &serveOptions{f: f}
+	run = cmdutil.OrRun(run, serveRun)
 	return &cli.Command{
 		Name:  "server",
 		Usage: "Run the invoicing API on an embedded database",
@@ -84,45 +101,66 @@ work on a stopped one.
 
 SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database closes, exit 0.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "addr", EnvVars: []string{"TIMBRA_ADDR"}, Value: "127.0.0.1:8080", Destination: &o.addr,
+			&cli.StringFlag{Name: "addr", EnvVars: []string{"TIMBRA_ADDR"}, Value: "127.0.0.1:8080", Destination: &o.Addr,
 				Usage: "`HOST:PORT` to listen on; port 0 picks a free one"},
-			&cli.StringFlag{Name: "addr-file", EnvVars: []string{"TIMBRA_ADDR_FILE"}, Destination: &o.addrFile,
+			&cli.StringFlag{Name: "addr-file", EnvVars: []string{"TIMBRA_ADDR_FILE"}, Destination: &o.AddrFile,
 				Usage: "write the bound address to `PATH` once listening"},
-			&cli.StringFlag{Name: "admin-token-file", EnvVars: []string{"TIMBRA_ADMIN_TOKEN_FILE"}, Destination: &o.adminTokenFile, DefaultText: "PATH.admin-token beside the database",
+			&cli.StringFlag{Name: "admin-token-file", EnvVars: []string{"TIMBRA_ADMIN_TOKEN_FILE"}, Destination: &o.AdminTokenFile, DefaultText: "PATH.admin-token beside the database",
 				Usage: "`FILE` holding the operator token (made when absent, mode 0600)"},
-			&cli.StringFlag{Name: "log-format", EnvVars: []string{"TIMBRA_LOG_FORMAT"}, Value: "text", Destination: &o.logFormat,
+			&cli.StringFlag{Name: "log-format", EnvVars: []string{"TIMBRA_LOG_FORMAT"}, Value: "text", Destination: &o.LogFormat,
 				Usage: "`text` or json logs on standard error"},
-			&cli.StringFlag{Name: "log-level", EnvVars: []string{"TIMBRA_LOG_LEVEL"}, Value: "info", Destination: &o.logLevel,
+			&cli.StringFlag{Name: "log-level", EnvVars: []string{"TIMBRA_LOG_LEVEL"}, Value: "info", Destination: &o.LogLevel,
 				Usage: "`debug`, info, warn or error"},
-			&cli.IntFlag{Name: "rate-limit", EnvVars: []string{"TIMBRA_RATE_LIMIT"}, Value: server.DefaultStandardLimit, Destination: &o.rateLimit,
+			&cli.IntFlag{Name: "rate-limit", EnvVars: []string{"TIMBRA_RATE_LIMIT"}, Value: apiserver.DefaultStandardLimit, Destination: &o.RateLimit,
 				Usage: "requests per minute per API key on endpoints without a limit of their own (`N`)"},
-			&cli.StringSliceFlag{Name: "webhook-allow-cidr", EnvVars: []string{"TIMBRA_WEBHOOK_ALLOW_CIDR"}, Destination: &o.webhookAllow,
+			&cli.StringSliceFlag{Name: "webhook-allow-cidr", EnvVars: []string{"TIMBRA_WEBHOOK_ALLOW_CIDR"}, Destination: &o.WebhookAllow,
 				Usage: "let webhooks reach this `CIDR` although it is private or local (development and tests; repeatable; off by default)"},
-			&cli.StringFlag{Name: "catalogs", EnvVars: []string{"TIMBRA_CATALOGS"}, Destination: &o.catalogs, DefaultText: "the public source, on the first start only",
+			&cli.StringFlag{Name: "catalogs", EnvVars: []string{"TIMBRA_CATALOGS"}, Destination: &o.Catalogs, DefaultText: "the public source, on the first start only",
 				Usage: "SAT catalog `SOURCE` (folder, .zip or https URL) to import when the database has none or SOURCE is newer; none skips"},
-			&cli.StringFlag{Name: "tls-cert", EnvVars: []string{"TIMBRA_TLS_CERT"}, Destination: &o.tlsCert,
+			&cli.StringFlag{Name: "tls-cert", EnvVars: []string{"TIMBRA_TLS_CERT"}, Destination: &o.TLSCert,
 				Usage: "serve HTTPS with this PEM certificate `FILE` (chain first to last; with --tls-key)"},
-			&cli.StringFlag{Name: "tls-key", EnvVars: []string{"TIMBRA_TLS_KEY"}, Destination: &o.tlsKey,
+			&cli.StringFlag{Name: "tls-key", EnvVars: []string{"TIMBRA_TLS_KEY"}, Destination: &o.TLSKey,
 				Usage: "PEM private key `FILE` of --tls-cert"},
-			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.webhookCAFile,
+			&cli.StringFlag{Name: "webhook-ca-file", EnvVars: []string{"TIMBRA_WEBHOOK_CA_FILE"}, Destination: &o.WebhookCAFile,
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
-			&cli.IntFlag{Name: "webhook-concurrency", EnvVars: []string{"TIMBRA_WEBHOOK_CONCURRENCY"}, Value: webhooks.DefaultPerDestination, Destination: &o.webhookConcurrency,
+			&cli.IntFlag{Name: "webhook-concurrency", EnvVars: []string{"TIMBRA_WEBHOOK_CONCURRENCY"}, Value: webhooks.DefaultPerDestination, Destination: &o.WebhookConcurrency,
 				Usage: "attempts in flight to one destination, a webhook or a listen session (`N`, 1 to 64); a slow one holds only its own"},
-		}, append(append(o.validations.flags(), o.mail.flags()...), dataFlags(o)...)...),
+		}, append(append(o.Validations.flags(), o.Mail.flags()...), dataFlags(&o.dataOptions)...)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			return runServer(c, f, o)
+			log, err := newLogger(f.IO.Err, o.LogFormat, o.LogLevel)
+			if err != nil {
+				return cmdutil.UsageErrorf(c, "%v", err)
+			}
+			policy, err := webhook.NewPolicy(o.WebhookAllow.Value()...)
+			if err != nil {
+				return cmdutil.UsageErrorf(c, "--webhook-allow-cidr: %v", err)
+			}
+			if (o.TLSCert == "") != (o.TLSKey == "") {
+				return cmdutil.UsageErrorf(c, "--tls-cert and --tls-key go together: give both to serve HTTPS, or neither")
+			}
+			if o.WebhookConcurrency < 1 || o.WebhookConcurrency > 64 {
+				return cmdutil.UsageErrorf(c, "--webhook-concurrency: %d is not between 1 and 64", o.WebhookConcurrency)
+			}
+			o.log, o.policy = log, policy
+			return run(c, o)
 		},
-		Subcommands: []*cli.Command{newServerInitCmd(f), newServerBackupCmd(f), newServerRestoreCmd(f), newServerCheckCmd(f)},
+		Subcommands: []*cli.Command{newInitCmd(f, nil), newBackupCmd(f, nil), newRestoreCmd(f, nil), newCheckCmd(f, nil)},
 	}
 }
 
-func newServerInitCmd(f *cmdutil.Factory) *cli.Command {
-	o := &serverOptions{}
-	var ownerEmail string
-	var asJSON bool
+type initOptions struct {
+	f *cmdutil.Factory
+	dataOptions
+	OwnerEmail string
+	JSON       bool
+}
+
+func newInitCmd(f *cmdutil.Factory, run cmdutil.RunFunc[initOptions]) *cli.Command {
+	o := &initOptions{f: f}
+	run = cmdutil.OrRun(run, initRun)
 	return &cli.Command{
 		Name:  "init",
 		Usage: "Make a new database with one tenant and its owner, and print their credentials",
@@ -132,41 +170,45 @@ person with an API key. In the test environment the owner starts with 1000 credi
 Examples:
   timbra server init --data ./t.db
   timbra server init --data ./live.db --environment production --owner-email me@example.com --json`,
-		Flags: append(dataFlags(o),
-			&cli.StringFlag{Name: "owner-email", Value: DefaultOwnerEmail, Destination: &ownerEmail, Usage: "email of the owner `EMAIL`"},
-			&cli.BoolFlag{Name: "json", Destination: &asJSON, Usage: "print exactly one JSON object {tenantKey, apiKey, personId, environment}"},
+		Flags: append(dataFlags(&o.dataOptions),
+			&cli.StringFlag{Name: "owner-email", Value: DefaultOwnerEmail, Destination: &o.OwnerEmail, Usage: "email of the owner `EMAIL`"},
+			&cli.BoolFlag{Name: "json", Destination: &o.JSON, Usage: "print exactly one JSON object {tenantKey, apiKey, personId, environment}"},
 		),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if o.data == "" {
-				o.data = cmdutil.DefaultDataPath()
-			}
-			d, err := server.OpenData(server.DataOptions{Path: o.data, MasterKeyFile: o.masterKeyFile, Environment: o.environment, New: true})
-			if err != nil {
-				return err
-			}
-			creds, err := bootstrap(c.Context, d, ownerEmail)
-			if cerr := d.Store.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON || f.Output == "json" {
-				enc := json.NewEncoder(f.IO.Out)
-				return enc.Encode(creds)
-			}
-			printCredentials(f.IO.Out, o.data, creds)
-			return nil
+			return run(c, o)
 		},
 	}
 }
 
+func initRun(c *cli.Context, o *initOptions) error {
+	if o.Data == "" {
+		o.Data = cmdutil.DefaultDataPath()
+	}
+	d, err := apiserver.OpenData(apiserver.DataOptions{Path: o.Data, MasterKeyFile: o.MasterKeyFile, Environment: o.Environment, New: true})
+	if err != nil {
+		return err
+	}
+	creds, err := bootstrap(c.Context, d, o.OwnerEmail)
+	if cerr := d.Store.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON || o.f.Output == "json" {
+		enc := json.NewEncoder(o.f.IO.Out)
+		return enc.Encode(creds)
+	}
+	printCredentials(o.f.IO.Out, o.Data, creds)
+	return nil
+}
+
 // bootstrap makes the first tenant of a database made by this open. When that fails it closes
 // and removes the database and its master key again, so a retry starts clean.
-func bootstrap(ctx context.Context, d *server.Data, ownerEmail string) (api.Credentials, error) {
+func bootstrap(ctx context.Context, d *apiserver.Data, ownerEmail string) (api.Credentials, error) {
 	svc := &accounts.Service{Store: d.Store, Keys: d.Keys, Environment: d.Environment, Now: time.Now}
 	creds, err := svc.CreateTenant(ctx, api.TenantCreate{OwnerEmail: ownerEmail})
 	if err == nil {
@@ -229,29 +271,16 @@ func adminToken(path string) (string, error) {
 	return t, nil
 }
 
-func runServer(c *cli.Context, f *cmdutil.Factory, o *serverOptions) error {
-	log, err := newLogger(f.IO.Err, o.logFormat, o.logLevel)
-	if err != nil {
-		return cmdutil.UsageErrorf(c, "%v", err)
-	}
-	policy, err := webhook.NewPolicy(o.webhookAllow.Value()...)
-	if err != nil {
-		return cmdutil.UsageErrorf(c, "--webhook-allow-cidr: %v", err)
-	}
-	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return cmdutil.UsageErrorf(c, "--tls-cert and --tls-key go together: give both to serve HTTPS, or neither")
-	}
-	if o.webhookConcurrency < 1 || o.webhookConcurrency > 64 {
-		return cmdutil.UsageErrorf(c, "--webhook-concurrency: %d is not between 1 and 64", o.webhookConcurrency)
-	}
-	tlsConfig, err := loadTLS(o.tlsCert, o.tlsKey)
+func serveRun(c *cli.Context, o *serveOptions) error {
+	f, log := o.f, o.log
+	tlsConfig, err := loadTLS(o.TLSCert, o.TLSKey)
 	if err != nil {
 		return err
 	}
-	if o.data == "" {
-		o.data = cmdutil.DefaultDataPath()
+	if o.Data == "" {
+		o.Data = cmdutil.DefaultDataPath()
 	}
-	d, err := server.OpenData(server.DataOptions{Path: o.data, MasterKeyFile: o.masterKeyFile, Environment: o.environment})
+	d, err := apiserver.OpenData(apiserver.DataOptions{Path: o.Data, MasterKeyFile: o.MasterKeyFile, Environment: o.Environment})
 	if err != nil {
 		return err
 	}
@@ -261,46 +290,46 @@ func runServer(c *cli.Context, f *cmdutil.Factory, o *serverOptions) error {
 		if err != nil {
 			return err
 		}
-		printCredentials(f.IO.Out, o.data, creds)
+		printCredentials(f.IO.Out, o.Data, creds)
 	}
-	if err := ensureCatalogs(c.Context, f, o, d.Store, log); err != nil {
+	if err := ensureCatalogs(c.Context, o, d.Store); err != nil {
 		return err
 	}
-	if o.adminTokenFile == "" {
-		o.adminTokenFile = o.data + cmdutil.AdminTokenSuffix
+	if o.AdminTokenFile == "" {
+		o.AdminTokenFile = o.Data + cmdutil.AdminTokenSuffix
 	}
-	token, err := adminToken(o.adminTokenFile)
+	token, err := adminToken(o.AdminTokenFile)
 	if err != nil {
 		return err
 	}
-	mailer, mailFrom, err := o.mail.transport()
+	mailer, mailFrom, err := o.Mail.transport()
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.addr)
+	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.addr, err)
+		return fmt.Errorf("listen on %s: %w", o.Addr, err)
 	}
 	addr, scheme := ln.Addr().String(), "http"
 	if tlsConfig != nil {
 		ln, scheme = tls.NewListener(ln, tlsConfig), "https"
 	}
-	if o.addrFile != "" {
-		if err := server.WriteAddrFile(o.addrFile, addrFileLine(scheme, addr)); err != nil {
+	if o.AddrFile != "" {
+		if err := apiserver.WriteAddrFile(o.AddrFile, addrFileLine(scheme, addr)); err != nil {
 			ln.Close()
 			return fmt.Errorf("write --addr-file: %w", err)
 		}
 	}
-	srv, err := server.New(server.Config{
-		Environment: d.Environment, Version: version, AdminToken: token, Logger: log, StandardLimit: o.rateLimit,
-		WebhookPolicy: policy, WebhookCAFile: o.webhookCAFile, WebhookConcurrency: o.webhookConcurrency, Validations: o.validations.config(),
+	srv, err := apiserver.New(apiserver.Config{
+		Environment: d.Environment, Version: f.Version, AdminToken: token, Logger: log, StandardLimit: o.RateLimit,
+		WebhookPolicy: o.policy, WebhookCAFile: o.WebhookCAFile, WebhookConcurrency: o.WebhookConcurrency, Validations: o.Validations.config(),
 		Mail: mailer, MailFrom: mailFrom,
 	}, d.Store, d.Keys)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	log.Info("listening", "addr", scheme+"://"+addr, "environment", d.Environment, "data", o.data, "version", version)
+	log.Info("listening", "addr", scheme+"://"+addr, "environment", d.Environment, "data", o.Data, "version", f.Version)
 	if err := srv.Serve(c.Context, ln); err != nil {
 		return err
 	}
@@ -314,17 +343,18 @@ func runServer(c *cli.Context, f *cmdutil.Factory, o *serverOptions) error {
 // ensureCatalogs imports SAT catalogs before the server listens, as --catalogs says. A failure
 // of the automatic first import is only a warning: the server works without catalogs, and says
 // so loudly.
-func ensureCatalogs(ctx context.Context, f *cmdutil.Factory, o *serverOptions, store storage.Store, log *slog.Logger) error {
-	prog := newImportProgress(f.IO)
+func ensureCatalogs(ctx context.Context, o *serveOptions, store storage.Store) error {
+	f, log := o.f, o.log
+	prog := catalogs.NewImportProgress(f.IO)
 	start := time.Now()
-	spec := o.catalogs
+	spec := o.Catalogs
 	if spec == "default" {
 		spec = source.DefaultURL // asked for by name: imported whenever it is newer
 	}
-	res, err := catalogs.Ensure(ctx, store, catalogs.EnsureOptions{
-		Spec: spec, Now: f.Now(), Progress: prog.step, Source: source.Options{Progress: prog.download},
+	res, err := satcatalogs.Ensure(ctx, store, satcatalogs.EnsureOptions{
+		Spec: spec, Now: f.Now(), Progress: prog.Step, Source: source.Options{Progress: prog.Download},
 	})
-	prog.done()
+	prog.Done()
 	switch {
 	case err != nil && !res.Default:
 		return fmt.Errorf("import SAT catalogs from %s: %w", spec, err)
@@ -337,7 +367,7 @@ func ensureCatalogs(ctx context.Context, f *cmdutil.Factory, o *serverOptions, s
 	}
 	if res.Set.Version == "" && len(res.Set.Tables) == 0 {
 		log.Warn("NO SAT CATALOGS: catalog lookups and every check against a SAT catalog answer an error until they are imported; listen, trigger and webhooks work",
-			"import", catalogs.ImportHint)
+			"import", satcatalogs.ImportHint)
 	}
 	return nil
 }

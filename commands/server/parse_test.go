@@ -1,0 +1,131 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/internal/webhooks"
+	"github.com/urfave/cli/v2"
+)
+
+// TestCommandsParse checks what each server command parses a command line into, apart from
+// running it (each constructor takes the run function).
+func TestCommandsParse(t *testing.T) {
+	for _, k := range []string{"TIMBRA_ADDR", "TIMBRA_ADDR_FILE", "TIMBRA_ADMIN_TOKEN_FILE", "TIMBRA_LOG_FORMAT", "TIMBRA_LOG_LEVEL",
+		"TIMBRA_RATE_LIMIT", "TIMBRA_WEBHOOK_ALLOW_CIDR", "TIMBRA_CATALOGS", "TIMBRA_TLS_CERT", "TIMBRA_TLS_KEY", "TIMBRA_WEBHOOK_CA_FILE",
+		"TIMBRA_WEBHOOK_CONCURRENCY", "TIMBRA_STAMP_TRUST", "TIMBRA_LIST_69B", "TIMBRA_LIST_69BBIS", "TIMBRA_CFDI_STATUS_URL",
+		"TIMBRA_SMTP_URL", "TIMBRA_SMTP_FROM", "TIMBRA_SMTP_PASSWORD_FILE", "TIMBRA_DATA", "TIMBRA_ENVIRONMENT", "TIMBRA_MASTER_KEY_FILE"} {
+		cmdtest.Unsetenv(t, k)
+	}
+	f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "dev")
+	errRan := errors.New("ran")
+	t.Run("server", func(t *testing.T) {
+		var got *serveOptions
+		run := func(_ *cli.Context, o *serveOptions) error { got = o; return errRan }
+		err := cmdtest.Parse(t, newServeCmd(f, run), "server")
+		if !errors.Is(err, errRan) || got.Addr != "127.0.0.1:8080" || got.LogFormat != "text" || got.LogLevel != "info" ||
+			got.WebhookConcurrency != webhooks.DefaultPerDestination || got.Data != "" || got.log == nil {
+			t.Fatalf("defaults: err %v, options %+v", err, got)
+		}
+		err = cmdtest.Parse(t, newServeCmd(f, run), "server", "--addr", "127.0.0.1:0", "--addr-file", "addr", "--data", "./t.db",
+			"--environment", "production", "--master-key-file", "k", "--admin-token-file", "tok", "--log-format", "json", "--log-level", "debug",
+			"--rate-limit", "5", "--webhook-allow-cidr", "10.0.0.0/8", "--webhook-allow-cidr", "127.0.0.1/32", "--catalogs", "none",
+			"--tls-cert", "c.pem", "--tls-key", "k.pem", "--webhook-ca-file", "ca.pem", "--webhook-concurrency", "64",
+			"--stamp-trust", "certs", "--list-69b", "69b.csv", "--list-69bbis", "69bbis.csv", "--cfdi-status-url", "http://s",
+			"--smtp-url", "smtp://u@h", "--smtp-from", "a@b.mx", "--smtp-password-file", "pw")
+		if !errors.Is(err, errRan) {
+			t.Fatalf("err %v", err)
+		}
+		want := serveOptions{dataOptions: dataOptions{Data: "./t.db", Environment: "production", MasterKeyFile: "k"},
+			Addr: "127.0.0.1:0", AddrFile: "addr", AdminTokenFile: "tok", LogFormat: "json", LogLevel: "debug", RateLimit: 5,
+			WebhookCAFile: "ca.pem", WebhookConcurrency: 64, TLSCert: "c.pem", TLSKey: "k.pem", Catalogs: "none",
+			Validations: validationFlags{list69B: "69b.csv", list69BBis: "69bbis.csv", statusURL: "http://s"},
+			Mail:        mailFlags{url: "smtp://u@h", from: "a@b.mx", passwordFile: "pw"}}
+		g := *got
+		if !reflect.DeepEqual(g.WebhookAllow.Value(), []string{"10.0.0.0/8", "127.0.0.1/32"}) ||
+			!reflect.DeepEqual(g.Validations.stampTrust.Value(), []string{"certs"}) || g.log == nil {
+			t.Fatalf("options %+v", g)
+		}
+		g.f, g.log, g.policy, g.WebhookAllow, g.Validations.stampTrust = nil, nil, want.policy, want.WebhookAllow, want.Validations.stampTrust
+		if !reflect.DeepEqual(g, want) {
+			t.Fatalf("options %+v\nwant    %+v", g, want)
+		}
+		for _, c := range []struct {
+			args  []string
+			usage string // a usage error, and the run not called
+		}{
+			{[]string{"server", "extra"}, `unexpected argument "extra"`},
+			{[]string{"server", "--log-level", "loud"}, `--log-level "loud": use debug, info, warn or error`},
+			{[]string{"server", "--log-format", "xml"}, `--log-format "xml": use text or json`},
+			{[]string{"server", "--webhook-allow-cidr", "nope"}, "--webhook-allow-cidr: "},
+			{[]string{"server", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+			{[]string{"server", "--tls-key", "k.pem"}, "--tls-cert and --tls-key go together"},
+			{[]string{"server", "--webhook-concurrency", "0"}, "--webhook-concurrency: 0 is not between 1 and 64"},
+			{[]string{"server", "--webhook-concurrency", "65"}, "--webhook-concurrency: 65 is not between 1 and 64"},
+		} {
+			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+				var got *serveOptions
+				err := cmdtest.Parse(t, newServeCmd(f, func(_ *cli.Context, o *serveOptions) error { got = o; return errRan }), c.args...)
+				cmdtest.WantUsage(t, err, got != nil, c.usage)
+			})
+		}
+	})
+	t.Run("init", func(t *testing.T) {
+		var got *initOptions
+		run := func(_ *cli.Context, o *initOptions) error { got = o; return errRan }
+		err := cmdtest.Parse(t, newInitCmd(f, run), "init", "--data", "./t.db")
+		if !errors.Is(err, errRan) || got.Data != "./t.db" || got.OwnerEmail != DefaultOwnerEmail || got.JSON {
+			t.Fatalf("err %v, options %+v", err, got)
+		}
+		err = cmdtest.Parse(t, newInitCmd(f, run), "init", "--data", "./live.db", "--environment", "production", "--owner-email", "me@example.com", "--json")
+		if !errors.Is(err, errRan) || got.Environment != "production" || got.OwnerEmail != "me@example.com" || !got.JSON {
+			t.Fatalf("err %v, options %+v", err, got)
+		}
+		got = nil
+		cmdtest.WantUsage(t, cmdtest.Parse(t, newInitCmd(f, run), "init", "x"), got != nil, `unexpected argument "x"`)
+	})
+	t.Run("backup", func(t *testing.T) {
+		var got *backupOptions
+		run := func(_ *cli.Context, o *backupOptions) error { got = o; return errRan }
+		err := cmdtest.Parse(t, newBackupCmd(f, run), "backup", "out.db", "--base-url", "http://h:1", "--admin-token-file", "tok")
+		if !errors.Is(err, errRan) || got.File != "out.db" || got.BaseURL != "http://h:1" || got.TokenFile != "tok" {
+			t.Fatalf("err %v, options %+v", err, got)
+		}
+		for _, c := range []struct {
+			args  []string
+			usage string
+		}{
+			{[]string{"backup"}, "give the backup FILE, exactly one argument"},
+			{[]string{"backup", "a.db", "b.db"}, "give the backup FILE, exactly one argument"},
+			{[]string{"backup", "out.db", "--base-url", "ftp://x"}, "invalid base URL"},
+		} {
+			got = nil
+			cmdtest.WantUsage(t, cmdtest.Parse(t, newBackupCmd(f, run), c.args...), got != nil, c.usage)
+		}
+	})
+	t.Run("restore", func(t *testing.T) {
+		var got *restoreOptions
+		run := func(_ *cli.Context, o *restoreOptions) error { got = o; return errRan }
+		err := cmdtest.Parse(t, newRestoreCmd(f, run), "restore", "b.db", "--data", "./t.db", "--master-key-file", "k", "--force")
+		if !errors.Is(err, errRan) || got.File != "b.db" || got.Data != "./t.db" || got.MasterKeyFile != "k" || !got.Force {
+			t.Fatalf("err %v, options %+v", err, got)
+		}
+		got = nil
+		cmdtest.WantUsage(t, cmdtest.Parse(t, newRestoreCmd(f, run), "restore", "--force"), got != nil, "give the backup FILE, exactly one argument")
+	})
+	t.Run("check", func(t *testing.T) {
+		var got *checkOptions
+		run := func(_ *cli.Context, o *checkOptions) error { got = o; return errRan }
+		err := cmdtest.Parse(t, newCheckCmd(f, run), "check", "--data", "./t.db", "--master-key-file", "k")
+		if !errors.Is(err, errRan) || got.Data != "./t.db" || got.MasterKeyFile != "k" {
+			t.Fatalf("err %v, options %+v", err, got)
+		}
+		got = nil
+		cmdtest.WantUsage(t, cmdtest.Parse(t, newCheckCmd(f, run), "check", "x.db"), got != nil, `unexpected argument "x.db"`)
+	})
+}
