@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/completion"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -74,7 +75,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newTriggerCmd(f, nil),
 			newInspectCmd(f, "timbra inspect"),
 			newAdminCmd(f),
-			newCompletionCmd(f),
+			completion.NewCmd(f),
 		},
 	}
 	cmdutil.Setup(f, app, "server")
