@@ -12,6 +12,7 @@ import (
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/completion"
+	"github.com/timbra-mx/timbra/commands/config"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -57,7 +58,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newServerCmd(f),
 			newLoginCmd(f),
 			newLogoutCmd(f),
-			newConfigCmd(f),
+			config.NewCmd(f),
 			newPeopleCmd(f),
 			newProductsCmd(f),
 			newDownloadRulesCmd(f),
