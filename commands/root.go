@@ -13,6 +13,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/completion"
 	"github.com/timbra-mx/timbra/commands/config"
+	"github.com/timbra-mx/timbra/commands/login"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -56,8 +57,8 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			"  timbra people list -o json",
 		Commands: []*cli.Command{
 			newServerCmd(f),
-			newLoginCmd(f),
-			newLogoutCmd(f),
+			login.NewCmd(f),
+			login.NewCmdLogout(f),
 			config.NewCmd(f),
 			newPeopleCmd(f),
 			newProductsCmd(f),
