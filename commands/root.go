@@ -10,6 +10,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // --time-zone must validate on machines without a zoneinfo database
 
+	"github.com/timbra-mx/timbra/commands/autoinvoice"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/completion"
 	"github.com/timbra-mx/timbra/commands/config"
@@ -63,7 +64,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newPeopleCmd(f),
 			newProductsCmd(f),
 			newDownloadRulesCmd(f),
-			newAutoInvoiceCmd(f),
+			autoinvoice.NewCmd(f),
 			newTicketsCmd(f),
 			newInvoicesCmd(f),
 			newValidateCmd(f),

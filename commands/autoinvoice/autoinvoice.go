@@ -1,4 +1,6 @@
-package commands
+// Package autoinvoice is `timbra auto-invoice`: the Auto CFDI settings and portal name of the
+// tenant (spec 3 §2.5, §4.6), and its usage report.
+package autoinvoice
 
 import (
 	"fmt"
@@ -8,9 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// `timbra auto-invoice`: the Auto CFDI settings and portal name of the tenant (spec 3 §2.5, §4.6).
-
-func newAutoInvoiceCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra auto-invoice`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "auto-invoice",
 		Usage: "Read and set the Auto CFDI settings and portal name of your tenant",
