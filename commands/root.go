@@ -15,6 +15,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/completion"
 	"github.com/timbra-mx/timbra/commands/config"
 	"github.com/timbra-mx/timbra/commands/login"
+	"github.com/timbra-mx/timbra/commands/tickets"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -65,7 +66,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newProductsCmd(f),
 			newDownloadRulesCmd(f),
 			autoinvoice.NewCmd(f),
-			newTicketsCmd(f),
+			tickets.NewCmd(f),
 			newInvoicesCmd(f),
 			newValidateCmd(f),
 			newTaxFilesCmd(f),

@@ -1,4 +1,6 @@
-package commands
+// Package tickets is `timbra tickets`: Auto CFDI's tickets (sale receipts) of the tenant, their
+// invoices and the global invoices of the ones nobody invoiced.
+package tickets
 
 import (
 	"bufio"
@@ -16,10 +18,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// `timbra tickets`: Auto CFDI's tickets (sale receipts) of the tenant, their invoices and the
-// global invoices of the ones nobody invoiced.
-
-func newTicketsCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra tickets`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "tickets",
 		Usage: "Record sale receipts for Auto CFDI, invoice them, make global invoices",
