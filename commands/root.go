@@ -14,6 +14,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/completion"
 	"github.com/timbra-mx/timbra/commands/config"
+	"github.com/timbra-mx/timbra/commands/invoices"
 	"github.com/timbra-mx/timbra/commands/login"
 	"github.com/timbra-mx/timbra/commands/tickets"
 	"github.com/urfave/cli/v2"
@@ -67,7 +68,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			newDownloadRulesCmd(f),
 			autoinvoice.NewCmd(f),
 			tickets.NewCmd(f),
-			newInvoicesCmd(f),
+			invoices.NewCmd(f),
 			newValidateCmd(f),
 			newTaxFilesCmd(f),
 			newAPIKeysCmd(f),

@@ -1,4 +1,6 @@
-package commands
+// Package invoices is `timbra invoices`: stamping CFDI 4.0 invoices, reading them, their XML and
+// PDF, cancelling them, asking SAT's status of one and e-mailing one.
+package invoices
 
 import (
 	"bufio"
@@ -12,11 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// `timbra invoices`: stamping invoices (POST /api/v4/invoices). The request is the API's JSON,
-// read from a file, since an invoice (and the issuer's tax credentials of a by-value invoice)
-// does not fit in flags; the key password travels inside that file, never in argv.
-
-func newInvoicesCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra invoices`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "invoices",
 		Usage: "Stamp CFDI 4.0 invoices",
@@ -28,6 +27,9 @@ func newInvoicesCmd(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
+// `timbra invoices create`: stamping an invoice (POST /api/v4/invoices). The request is the API's
+// JSON, read from a file, since an invoice (and the issuer's tax credentials of a by-value
+// invoice) does not fit in flags; the key password travels inside that file, never in argv.
 type invoicesCreateOptions struct {
 	f      *cmdutil.Factory
 	File   string
