@@ -2,7 +2,6 @@ package invoices
 
 import (
 	"bufio"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -20,13 +19,15 @@ import (
 // asking SAT's status of one. -o is the output format on every command, so the XML file is
 // --out FILE.
 
-type invoicesListOptions struct {
+type listOptions struct {
+	f *cmdutil.Factory
 	cmdutil.PagingOptions
-	from, to, issuer, recipient, typeCode, status, series string
+	From, To, Issuer, Recipient, TypeCode, Status, Series string
 }
 
-func newInvoicesListCmd(f *cmdutil.Factory) *cli.Command {
-	o := &invoicesListOptions{}
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List the invoices of your tenant, one page at a time",
@@ -38,13 +39,13 @@ func newInvoicesListCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra invoices list --from 2026-11-01 --to 2026-11-30\n" +
 			"  timbra invoices list --recipient XAXX010101000 --status Cancelado -o json",
 		Flags: append(cmdutil.PagingFlags(&o.PagingOptions, "invoices", 50, ""),
-			&cli.StringFlag{Name: "from", Usage: "invoices dated on or after `DATE`", Destination: &o.from},
-			&cli.StringFlag{Name: "to", Usage: "invoices dated on or before `DATE`", Destination: &o.to},
-			&cli.StringFlag{Name: "issuer", Usage: "issuer `RFC`", Destination: &o.issuer},
-			&cli.StringFlag{Name: "recipient", Usage: "recipient `RFC`", Destination: &o.recipient},
-			&cli.StringFlag{Name: "type", Usage: "invoice type `CODE` (I, E, T, N, P)", Destination: &o.typeCode},
-			&cli.StringFlag{Name: "status", Usage: "`STATUS`: Vigente, EnProcesoDeCancelacion or Cancelado", Destination: &o.status},
-			&cli.StringFlag{Name: "series", Usage: "`SERIES` of the invoice", Destination: &o.series},
+			&cli.StringFlag{Name: "from", Usage: "invoices dated on or after `DATE`", Destination: &o.From},
+			&cli.StringFlag{Name: "to", Usage: "invoices dated on or before `DATE`", Destination: &o.To},
+			&cli.StringFlag{Name: "issuer", Usage: "issuer `RFC`", Destination: &o.Issuer},
+			&cli.StringFlag{Name: "recipient", Usage: "recipient `RFC`", Destination: &o.Recipient},
+			&cli.StringFlag{Name: "type", Usage: "invoice type `CODE` (I, E, T, N, P)", Destination: &o.TypeCode},
+			&cli.StringFlag{Name: "status", Usage: "`STATUS`: Vigente, EnProcesoDeCancelacion or Cancelado", Destination: &o.Status},
+			&cli.StringFlag{Name: "series", Usage: "`SERIES` of the invoice", Destination: &o.Series},
 		),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
@@ -53,46 +54,58 @@ func newInvoicesListCmd(f *cmdutil.Factory) *cli.Command {
 			if err := o.Check(c, 0); err != nil {
 				return err
 			}
-			q := url.Values{}
-			set := func(k, v string) {
-				if v != "" {
-					q.Set(k, v)
-				}
-			}
-			set("pageNumber", strconv.Itoa(o.Page))
-			if o.PageSize > 0 {
-				set("pageSize", strconv.Itoa(o.PageSize))
-			}
-			set("from", o.from)
-			set("to", o.to)
-			set("issuerTin", o.issuer)
-			set("recipientTin", o.recipient)
-			set("typeCode", o.typeCode)
-			set("status", o.status)
-			set("series", o.series)
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			page, err := client.ListInvoices(c.Context, q)
-			if err != nil {
-				return err
-			}
-			rows := make([][]string, 0, len(page.Items))
-			for _, inv := range page.Items {
-				rows = append(rows, []string{inv.ID, inv.UUID, inv.TypeCode, cmdutil.Deref(inv.Series), inv.Date, inv.Issuer.Tin, inv.Recipient.Tin,
-					string(inv.Total) + " " + inv.CurrencyCode, inv.Status})
-			}
-			if err := f.Printer().Table(page, []string{"ID", "UUID", "TYPE", "SERIES", "DATE", "ISSUER", "RECIPIENT", "TOTAL", "STATUS"}, rows, "No invoices."); err != nil {
-				return err
-			}
-			cmdutil.PageFooter(f, page.PageNumber, page.TotalPages, page.TotalCount, "invoices")
-			return nil
+			return run(c, o)
 		},
 	}
 }
 
-func newInvoicesGetCmd(f *cmdutil.Factory) *cli.Command {
+func listRun(c *cli.Context, o *listOptions) error {
+	f := o.f
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("pageNumber", strconv.Itoa(o.Page))
+	if o.PageSize > 0 {
+		set("pageSize", strconv.Itoa(o.PageSize))
+	}
+	set("from", o.From)
+	set("to", o.To)
+	set("issuerTin", o.Issuer)
+	set("recipientTin", o.Recipient)
+	set("typeCode", o.TypeCode)
+	set("status", o.Status)
+	set("series", o.Series)
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	page, err := client.ListInvoices(c.Context, q)
+	if err != nil {
+		return err
+	}
+	rows := make([][]string, 0, len(page.Items))
+	for _, inv := range page.Items {
+		rows = append(rows, []string{inv.ID, inv.UUID, inv.TypeCode, cmdutil.Deref(inv.Series), inv.Date, inv.Issuer.Tin, inv.Recipient.Tin,
+			string(inv.Total) + " " + inv.CurrencyCode, inv.Status})
+	}
+	if err := f.Printer().Table(page, []string{"ID", "UUID", "TYPE", "SERIES", "DATE", "ISSUER", "RECIPIENT", "TOTAL", "STATUS"}, rows, "No invoices."); err != nil {
+		return err
+	}
+	cmdutil.PageFooter(f, page.PageNumber, page.TotalPages, page.TotalCount, "invoices")
+	return nil
+}
+
+type getOptions struct {
+	f  *cmdutil.Factory
+	ID string
+}
+
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show an invoice",
@@ -106,26 +119,37 @@ func newInvoicesGetCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			inv, err := client.GetInvoice(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			return f.Printer().Fields(inv, []cmdutil.Field{
-				{Label: "ID", Value: inv.ID}, {Label: "UUID", Value: inv.UUID}, {Label: "Type", Value: inv.TypeCode}, {Label: "Series", Value: cmdutil.Deref(inv.Series)}, {Label: "Date", Value: inv.Date},
-				{Label: "Issuer", Value: inv.Issuer.Tin + " " + inv.Issuer.LegalName}, {Label: "Recipient", Value: inv.Recipient.Tin + " " + inv.Recipient.LegalName},
-				{Label: "Subtotal", Value: string(inv.Subtotal) + " " + inv.CurrencyCode}, {Label: "Total", Value: string(inv.Total) + " " + inv.CurrencyCode},
-				{Label: "Status", Value: inv.Status},
-			})
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func newInvoicesXMLCmd(f *cmdutil.Factory) *cli.Command {
-	var out string
+func getRun(c *cli.Context, o *getOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	inv, err := client.GetInvoice(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	return o.f.Printer().Fields(inv, []cmdutil.Field{
+		{Label: "ID", Value: inv.ID}, {Label: "UUID", Value: inv.UUID}, {Label: "Type", Value: inv.TypeCode}, {Label: "Series", Value: cmdutil.Deref(inv.Series)}, {Label: "Date", Value: inv.Date},
+		{Label: "Issuer", Value: inv.Issuer.Tin + " " + inv.Issuer.LegalName}, {Label: "Recipient", Value: inv.Recipient.Tin + " " + inv.Recipient.LegalName},
+		{Label: "Subtotal", Value: string(inv.Subtotal) + " " + inv.CurrencyCode}, {Label: "Total", Value: string(inv.Total) + " " + inv.CurrencyCode},
+		{Label: "Status", Value: inv.Status},
+	})
+}
+
+type xmlOptions struct {
+	f       *cmdutil.Factory
+	ID, Out string
+}
+
+func newXMLCmd(f *cmdutil.Factory, run cmdutil.RunFunc[xmlOptions]) *cli.Command {
+	o := &xmlOptions{f: f}
+	run = cmdutil.OrRun(run, xmlRun)
 	return &cli.Command{
 		Name:      "xml",
 		Usage:     "Download the stamped XML of an invoice",
@@ -137,47 +161,55 @@ func newInvoicesXMLCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra invoices xml 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --out factura.xml\n" +
 			"  timbra invoices xml 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --out - | xmllint --format -",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write the XML to `FILE` (- for stdout)", TakesFile: true, Destination: &out},
+			&cli.StringFlag{Name: "out", Usage: "write the XML to `FILE` (- for stdout)", TakesFile: true, Destination: &o.Out},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			file, err := client.InvoiceXML(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			xml, err := base64.StdEncoding.DecodeString(file.Base64File)
-			if err != nil {
-				return fmt.Errorf("the XML is not base64: %w", err)
-			}
-			path := out
-			if path == "" {
-				path = file.FileName
-			}
-			if path == "-" {
-				_, err := f.IO.Out.Write(xml)
-				return err
-			}
-			if err := os.WriteFile(path, xml, 0o644); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			return f.Printer().Fields(map[string]any{"fileName": path, "bytes": len(xml)}, []cmdutil.Field{{Label: "XML", Value: path}, {Label: "Bytes", Value: strconv.Itoa(len(xml))}})
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-type invoicesCancelOptions struct {
-	reason, replacement, file string
-	yes                       bool
+func xmlRun(c *cli.Context, o *xmlOptions) error {
+	f := o.f
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	file, err := client.InvoiceXML(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	xml, err := base64.StdEncoding.DecodeString(file.Base64File)
+	if err != nil {
+		return fmt.Errorf("the XML is not base64: %w", err)
+	}
+	path := o.Out
+	if path == "" {
+		path = file.FileName
+	}
+	if path == "-" {
+		_, err := f.IO.Out.Write(xml)
+		return err
+	}
+	if err := os.WriteFile(path, xml, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Printer().Fields(map[string]any{"fileName": path, "bytes": len(xml)}, []cmdutil.Field{{Label: "XML", Value: path}, {Label: "Bytes", Value: strconv.Itoa(len(xml))}})
 }
 
-func newInvoicesCancelCmd(f *cmdutil.Factory) *cli.Command {
-	o := &invoicesCancelOptions{}
+type cancelOptions struct {
+	f                             *cmdutil.Factory
+	ID, Reason, Replacement, File string
+	Yes                           bool
+}
+
+func newCancelCmd(f *cmdutil.Factory, run cmdutil.RunFunc[cancelOptions]) *cli.Command {
+	o := &cancelOptions{f: f}
+	run = cmdutil.OrRun(run, cancelRun)
 	return &cli.Command{
 		Name:      "cancel",
 		Usage:     "Cancel an invoice before the SAT",
@@ -194,50 +226,56 @@ func newInvoicesCancelCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra invoices cancel 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --reason 02\n" +
 			"  timbra invoices cancel 0193a4c2-7d1e-7c3a-9f10-2b6e8d4c1a77 --reason 01 --replacement 5FB2822E-396D-4725-8521-CDC4BDD20CCF --yes",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "reason", Usage: "cancellation reason `CODE` (01 to 04)", Destination: &o.reason},
-			&cli.StringFlag{Name: "replacement", Usage: "`UUID` of the replacing invoice (reason 01)", Destination: &o.replacement},
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the request as JSON from `PATH` (- for stdin)", TakesFile: true, Destination: &o.file},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.yes},
+			&cli.StringFlag{Name: "reason", Usage: "cancellation reason `CODE` (01 to 04)", Destination: &o.Reason},
+			&cli.StringFlag{Name: "replacement", Usage: "`UUID` of the replacing invoice (reason 01)", Destination: &o.Replacement},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the request as JSON from `PATH` (- for stdin)", TakesFile: true, Destination: &o.File},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
 		},
 		Action: func(c *cli.Context) error {
-			var in api.InvoiceCancel
-			if o.file != "" {
+			if o.File != "" {
 				if err := cmdutil.ExactArgs(c); err != nil {
 					return err
 				}
-				if o.file == "-" && !o.yes {
+				if o.File == "-" && !o.Yes {
 					return cmdutil.UsageErrorf(c, "--file - reads stdin: pass --yes")
 				}
-				raw, err := cmdutil.ReadInput(o.file, bufio.NewReader(f.IO.In))
-				if err != nil {
-					return err
-				}
-				if err := json.Unmarshal(raw, &in); err != nil {
-					return cmdutil.UsageErrorf(c, "--file %s is not a cancellation request: %v", o.file, err)
-				}
-			} else {
-				if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
-					return err
-				}
-				if o.reason == "" {
-					return cmdutil.UsageErrorf(c, "missing --reason (01 to 04)")
-				}
-				in = api.InvoiceCancel{ID: c.Args().First(), CancellationReasonCode: o.reason, ReplacementUUID: o.replacement}
+				return run(c, o)
 			}
-			if !o.yes && !f.IO.InTTY {
-				return cmdutil.UsageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
+				return err
 			}
-			return invoicesCancelRun(c.Context, f, o, in)
+			if o.Reason == "" {
+				return cmdutil.UsageErrorf(c, "missing --reason (01 to 04)")
+			}
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func invoicesCancelRun(ctx context.Context, f *cmdutil.Factory, o *invoicesCancelOptions, in api.InvoiceCancel) error {
+func cancelRun(c *cli.Context, o *cancelOptions) error {
+	ctx, f := c.Context, o.f
+	var in api.InvoiceCancel
+	if o.File == "" {
+		in = api.InvoiceCancel{ID: o.ID, CancellationReasonCode: o.Reason, ReplacementUUID: o.Replacement}
+	} else {
+		raw, err := cmdutil.ReadInput(o.File, bufio.NewReader(f.IO.In))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return cmdutil.UsageErrorf(c, "--file %s is not a cancellation request: %v", o.File, err)
+		}
+	}
+	// after --file is read, so that an unreadable or wrong file is told first
+	if !o.Yes && !f.IO.InTTY {
+		return cmdutil.UsageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+	}
 	client, err := f.Client()
 	if err != nil {
 		return err
 	}
-	if !o.yes {
+	if !o.Yes {
 		what := in.ID
 		if what == "" {
 			what = in.InvoiceUUID
@@ -257,7 +295,14 @@ func invoicesCancelRun(ctx context.Context, f *cmdutil.Factory, o *invoicesCance
 	return f.Printer().Fields(ack, fs)
 }
 
-func newInvoicesStatusCmd(f *cmdutil.Factory) *cli.Command {
+type statusOptions struct {
+	f  *cmdutil.Factory
+	ID string
+}
+
+func newStatusCmd(f *cmdutil.Factory, run cmdutil.RunFunc[statusOptions]) *cli.Command {
+	o := &statusOptions{f: f}
+	run = cmdutil.OrRun(run, statusRun)
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "Ask SAT's status of an invoice",
@@ -271,16 +316,21 @@ func newInvoicesStatusCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "invoice ID"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			s, err := client.InvoiceStatusOf(c.Context, api.InvoiceStatusQuery{ID: c.Args().First()})
-			if err != nil {
-				return err
-			}
-			return f.Printer().Fields(s, []cmdutil.Field{{Label: "Status", Value: s.Status}, {Label: "Cancelable", Value: s.CancelableStatus},
-				{Label: "Cancellation", Value: s.CancellationStatus}, {Label: "Code", Value: s.StatusCode}})
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
+}
+
+func statusRun(c *cli.Context, o *statusOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	s, err := client.InvoiceStatusOf(c.Context, api.InvoiceStatusQuery{ID: o.ID})
+	if err != nil {
+		return err
+	}
+	return o.f.Printer().Fields(s, []cmdutil.Field{{Label: "Status", Value: s.Status}, {Label: "Cancelable", Value: s.CancelableStatus},
+		{Label: "Cancellation", Value: s.CancellationStatus}, {Label: "Code", Value: s.StatusCode}})
 }
