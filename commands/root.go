@@ -12,16 +12,22 @@ import (
 
 	"github.com/timbra-mx/timbra/commands/admin"
 	"github.com/timbra-mx/timbra/commands/apikeys"
+	"github.com/timbra-mx/timbra/commands/autoinvoice"
 	"github.com/timbra-mx/timbra/commands/catalogs"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/commands/completion"
+	"github.com/timbra-mx/timbra/commands/config"
 	"github.com/timbra-mx/timbra/commands/credits"
 	"github.com/timbra-mx/timbra/commands/downloadrules"
 	"github.com/timbra-mx/timbra/commands/events"
+	"github.com/timbra-mx/timbra/commands/invoices"
 	"github.com/timbra-mx/timbra/commands/listen"
+	"github.com/timbra-mx/timbra/commands/login"
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/timbra-mx/timbra/commands/server"
 	"github.com/timbra-mx/timbra/commands/taxfiles"
+	"github.com/timbra-mx/timbra/commands/tickets"
 	"github.com/timbra-mx/timbra/commands/trigger"
 	"github.com/timbra-mx/timbra/commands/validate"
 	"github.com/timbra-mx/timbra/commands/webhooks"
@@ -68,15 +74,15 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			"  timbra people list -o json",
 		Commands: []*cli.Command{
 			server.NewCmd(f),
-			newLoginCmd(f),
-			newLogoutCmd(f),
-			newConfigCmd(f),
+			login.NewCmd(f),
+			login.NewCmdLogout(f),
+			config.NewCmd(f),
 			people.NewCmd(f),
 			products.NewCmd(f),
 			downloadrules.NewCmd(f),
-			newAutoInvoiceCmd(f),
-			newTicketsCmd(f),
-			newInvoicesCmd(f),
+			autoinvoice.NewCmd(f),
+			tickets.NewCmd(f),
+			invoices.NewCmd(f),
 			validate.NewCmd(f),
 			taxfiles.NewCmd(f),
 			apikeys.NewCmd(f),
@@ -88,7 +94,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			trigger.NewCmd(f),
 			webhooks.NewCmdInspect(f),
 			admin.NewCmd(f),
-			newCompletionCmd(f),
+			completion.NewCmd(f),
 		},
 	}
 	cmdutil.Setup(f, app, "server")

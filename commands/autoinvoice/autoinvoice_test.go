@@ -1,4 +1,4 @@
-package commands
+package autoinvoice
 
 import (
 	"net/http"

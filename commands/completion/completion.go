@@ -1,4 +1,5 @@
-package commands
+// Package completion is `timbra completion`: the shell completion scripts.
+package completion
 
 import (
 	"io"
@@ -8,7 +9,26 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func newCompletionCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra completion SHELL`.
+func NewCmd(f *cmdutil.Factory) *cli.Command { return newCompletionCmd(f, nil) }
+
+type completionOptions struct {
+	f     *cmdutil.Factory
+	Shell string
+}
+
+// scripts are the completion scripts by shell; fish's is made by the cli package.
+var scripts = map[string]string{
+	"bash":       bashCompletion,
+	"zsh":        zshCompletion,
+	"powershell": powershellCompletion,
+	"pwsh":       powershellCompletion,
+	"fish":       "",
+}
+
+func newCompletionCmd(f *cmdutil.Factory, run cmdutil.RunFunc[completionOptions]) *cli.Command {
+	o := &completionOptions{f: f}
+	run = cmdutil.OrRun(run, completionRun)
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "Print a shell completion script: bash, zsh, fish or powershell",
@@ -25,32 +45,26 @@ func newCompletionCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "shell (bash, zsh, fish or powershell)"); err != nil {
 				return err
 			}
-			return completionRun(c, f.IO.Out, c.Args().First())
+			o.Shell = c.Args().First()
+			if _, ok := scripts[o.Shell]; !ok {
+				return cmdutil.UsageErrorf(c, "unknown shell %q: use bash, zsh, fish or powershell", o.Shell)
+			}
+			return run(c, o)
 		},
 	}
 }
 
-func completionRun(c *cli.Context, w io.Writer, shell string) error {
-	name := c.App.Name
-	var script string
-	switch shell {
-	case "bash":
-		script = bashCompletion
-	case "zsh":
-		script = zshCompletion
-	case "powershell", "pwsh":
-		script = powershellCompletion
-	case "fish":
+func completionRun(c *cli.Context, o *completionOptions) error {
+	w := o.f.IO.Out
+	if o.Shell == "fish" {
 		s, err := c.App.ToFishCompletion()
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(w, s)
 		return err
-	default:
-		return cmdutil.UsageErrorf(c, "unknown shell %q: use bash, zsh, fish or powershell", shell)
 	}
-	_, err := io.WriteString(w, strings.ReplaceAll(script, "PROG", name))
+	_, err := io.WriteString(w, strings.ReplaceAll(scripts[o.Shell], "PROG", c.App.Name))
 	return err
 }
 

@@ -1,4 +1,4 @@
-package commands
+package invoices
 
 import (
 	"bytes"

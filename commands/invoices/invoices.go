@@ -1,8 +1,9 @@
-package commands
+// Package invoices is `timbra invoices`: stamping CFDI 4.0 invoices, reading them, their XML and
+// PDF, cancelling them, asking SAT's status of one and e-mailing one.
+package invoices
 
 import (
 	"bufio"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -12,30 +13,31 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// `timbra invoices`: stamping invoices (POST /api/v4/invoices). The request is the API's JSON,
-// read from a file, since an invoice (and the issuer's tax credentials of a by-value invoice)
-// does not fit in flags; the key password travels inside that file, never in argv.
-
-func newInvoicesCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra invoices`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "invoices",
 		Usage: "Stamp CFDI 4.0 invoices",
 		Description: "Examples:\n" +
 			"  timbra invoices create --file invoice.json\n" +
 			"  timbra invoices create --file invoice.json --xml-out factura.xml",
-		Subcommands: []*cli.Command{newInvoicesCreateCmd(f), newInvoicesListCmd(f), newInvoicesGetCmd(f), newInvoicesXMLCmd(f), newInvoicesPDFCmd(f),
-			newInvoicesCancelCmd(f), newInvoicesStatusCmd(f), newInvoicesSendCmd(f)},
+		Subcommands: []*cli.Command{newCreateCmd(f, nil), newListCmd(f, nil), newGetCmd(f, nil), newXMLCmd(f, nil), newPDFCmd(f, nil),
+			newCancelCmd(f, nil), newStatusCmd(f, nil), newSendCmd(f, nil)},
 	}
 }
 
-type invoicesCreateOptions struct {
+// `timbra invoices create`: stamping an invoice (POST /api/v4/invoices). The request is the API's
+// JSON, read from a file, since an invoice (and the issuer's tax credentials of a by-value
+// invoice) does not fit in flags; the key password travels inside that file, never in argv.
+type createOptions struct {
 	f      *cmdutil.Factory
 	File   string
 	XMLOut string
 }
 
-func newInvoicesCreateCmd(f *cmdutil.Factory) *cli.Command {
-	o := &invoicesCreateOptions{f: f}
+func newCreateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[createOptions]) *cli.Command {
+	o := &createOptions{f: f}
+	run = cmdutil.OrRun(run, createRun)
 	return &cli.Command{
 		Name:      "create",
 		Usage:     "Stamp an invoice described by a JSON file",
@@ -54,24 +56,24 @@ func newInvoicesCreateCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			raw, err := cmdutil.ReadInput(o.File, bufio.NewReader(o.f.IO.In))
-			if err != nil {
-				return err
-			}
-			if !json.Valid(raw) {
-				return cmdutil.UsageErrorf(c, "--file %s is not JSON", o.File)
-			}
-			return invoicesCreateRun(c.Context, o, raw)
+			return run(c, o)
 		},
 	}
 }
 
-func invoicesCreateRun(ctx context.Context, o *invoicesCreateOptions, raw []byte) error {
+func createRun(c *cli.Context, o *createOptions) error {
+	raw, err := cmdutil.ReadInput(o.File, bufio.NewReader(o.f.IO.In))
+	if err != nil {
+		return err
+	}
+	if !json.Valid(raw) {
+		return cmdutil.UsageErrorf(c, "--file %s is not JSON", o.File)
+	}
 	client, err := o.f.Client()
 	if err != nil {
 		return err
 	}
-	inv, err := client.CreateInvoice(ctx, raw)
+	inv, err := client.CreateInvoice(c.Context, raw)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package commands
+package login
 
 import (
 	"context"
@@ -51,63 +51,6 @@ func readConfigFile(t *testing.T, dir string) cmdutil.Config {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func TestLoginWithKeyOnStdinSavesToFile(t *testing.T) {
-	dir := filepath.Join(cmdtest.Isolate(t), "nested", "timbra") // made by login
-	t.Setenv("TIMBRA_CONFIG_DIR", dir)
-	srv := loginAPI(t)
-	r := run1(t, cmdtest.Opts{Stdin: "  " + goodKey + "  \nignored\n"}, "login", "--base-url", srv.URL+"/", "--tenant-key", "tenant-1", "--api-key-stdin")
-	cmdtest.WantCode(t, r, 0)
-	cmdtest.WantContains(t, "stdout", r.Out,
-		"Logged in to "+srv.URL+" (profile default, tenant tenant-1).\n",
-		filepath.Join(dir, cmdutil.CredentialsFileName))
-	cmdtest.WantNotContains(t, "output", r.Out+r.Err, goodKey)
-
-	// verified with one person
-	req := srv.Last(t)
-	if req.Path != "/api/v4/people" || req.Query != "pageNumber=1&pageSize=1" {
-		t.Errorf("verification request %s?%s", req.Path, req.Query)
-	}
-
-	cfg := readConfigFile(t, dir)
-	if p := cfg.Profiles["default"]; p.BaseURL != srv.URL || p.TenantKey != "tenant-1" {
-		t.Errorf("profile %+v", p)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, cmdutil.ConfigFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmdtest.WantNotContains(t, "config.json", string(raw), goodKey)
-	raw, err = os.ReadFile(filepath.Join(dir, cmdutil.CredentialsFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cf struct {
-		Profiles map[string]struct {
-			APIKey string `json:"apiKey"`
-		} `json:"profiles"`
-	}
-	if err := json.Unmarshal(raw, &cf); err != nil || cf.Profiles["default"].APIKey != goodKey {
-		t.Errorf("credentials file %s (%v)", raw, err)
-	}
-	if runtime.GOOS != "windows" {
-		for _, name := range []string{cmdutil.ConfigFileName, cmdutil.CredentialsFileName} {
-			if m := fileMode(t, filepath.Join(dir, name)); m != 0o600 {
-				t.Errorf("%s mode %o, want 600", name, m)
-			}
-		}
-		if m := fileMode(t, dir); m != 0o700 {
-			t.Errorf("config folder mode %o, want 700", m)
-		}
-	}
-
-	// the saved profile is used by client commands
-	r = runArgs(t, "people", "list")
-	cmdtest.WantCode(t, r, 0)
-	if got := srv.Last(t).Header.Get("X-API-KEY"); got != goodKey {
-		t.Errorf("stored key not used")
-	}
 }
 
 func TestLoginFromEnvironmentWithJSON(t *testing.T) {
@@ -249,118 +192,6 @@ func TestLoginFallsBackToFileWithoutKeyring(t *testing.T) {
 	if _, ok := readConfigFile(t, dir).Profiles["other"]; ok {
 		t.Error("profile saved although its key could not be")
 	}
-}
-
-func TestInvalidKeyringBackend(t *testing.T) {
-	cmdtest.Isolate(t)
-	t.Setenv("TIMBRA_KEYRING", "vault")
-	r := runArgs(t, "config", "show")
-	cmdtest.WantCode(t, r, 1)
-	cmdtest.WantContains(t, "stderr", r.Err, "TIMBRA_KEYRING")
-}
-
-func TestLogoutIsIdempotent(t *testing.T) {
-	dir := cmdtest.Isolate(t)
-	srv := loginAPI(t)
-	r := run1(t, cmdtest.Opts{Stdin: goodKey + "\n"}, "login", "--profile", "live", "--base-url", srv.URL, "--tenant-key", "tenant-1", "--api-key-stdin")
-	cmdtest.WantCode(t, r, 0)
-	r = run1(t, cmdtest.Opts{Stdin: goodKey + "\n"}, "login", "--base-url", srv.URL, "--tenant-key", "tenant-1", "--api-key-stdin")
-	cmdtest.WantCode(t, r, 0)
-
-	r = runArgs(t, "logout", "--profile", "live")
-	cmdtest.WantCode(t, r, 0)
-	cmdtest.WantContains(t, "stdout", r.Out,
-		"Removed the API key of profile live from "+filepath.Join(dir, cmdutil.CredentialsFileName)+".",
-		"Removed profile live from "+filepath.Join(dir, cmdutil.ConfigFileName)+".")
-	cfg := readConfigFile(t, dir)
-	if _, ok := cfg.Profiles["live"]; ok {
-		t.Error("profile live still in the configuration")
-	}
-	if _, ok := cfg.Profiles["default"]; !ok {
-		t.Error("logout of live removed the default profile")
-	}
-	store := fileStore(t, dir)
-	if k, _, _ := store.Get("default"); k != goodKey {
-		t.Error("logout of live removed the default key")
-	}
-
-	r = runArgs(t, "logout", "--profile", "live")
-	cmdtest.WantCode(t, r, 0)
-	cmdtest.WantContains(t, "stdout", r.Out, "Profile live was not logged in: nothing to remove.")
-
-	r = runArgs(t, "people", "list", "--profile", "live")
-	cmdtest.WantCode(t, r, 1)
-	cmdtest.WantContains(t, "stderr", r.Err, "not logged in")
-}
-
-func TestConfigShowMasksAndTellsSources(t *testing.T) {
-	dir := cmdtest.Isolate(t)
-	if err := cmdutil.SaveConfig(dir, &cmdutil.Config{Profiles: map[string]cmdutil.Profile{"default": {BaseURL: "http://10.0.0.1:9000", TenantKey: "tenant-profile"}}}); err != nil {
-		t.Fatal(err)
-	}
-	const secret = "sk_live_abcdefgh_SECRET_MIDDLE_7890"
-	if _, _, err := fileStore(t, dir).Set("default", secret); err != nil {
-		t.Fatal(err)
-	}
-
-	r := runArgs(t, "config", "show")
-	cmdtest.WantCode(t, r, 0)
-	want := "SETTING\tVALUE\tSOURCE\n" +
-		"profile\tdefault\tdefault\n" +
-		"base URL\thttp://10.0.0.1:9000\tprofile\n" +
-		"tenant key\ttenant-profile\tprofile\n" +
-		"API key\tsk_live_…7890\tfile\n" +
-		"config file\t" + filepath.Join(dir, cmdutil.ConfigFileName) + "\t\n"
-	if r.Out != want {
-		t.Errorf("stdout:\n%q\nwant:\n%q", r.Out, want)
-	}
-
-	t.Setenv("TIMBRA_TENANT_KEY", "tenant-env")
-	t.Setenv("TIMBRA_API_KEY", "sk_env_0123456789_SECRET_abcd")
-	r = runArgs(t, "config", "show", "-o", "json")
-	cmdtest.WantCode(t, r, 0)
-	var got shownConfig
-	if err := json.Unmarshal([]byte(r.Out), &got); err != nil {
-		t.Fatalf("%v\n%s", err, r.Out)
-	}
-	if got.APIKey != (shownSetting{"sk_env_0…abcd", "env TIMBRA_API_KEY"}) ||
-		got.TenantKey != (shownSetting{"tenant-env", "env TIMBRA_TENANT_KEY"}) ||
-		got.BaseURL != (shownSetting{"http://10.0.0.1:9000", "profile"}) ||
-		got.Profile != (shownSetting{"default", "default"}) {
-		t.Errorf("config show JSON %+v", got)
-	}
-	cmdtest.WantNotContains(t, "output", r.Out+r.Err, "SECRET")
-
-	cmdtest.Unsetenv(t, "TIMBRA_TENANT_KEY")
-	cmdtest.Unsetenv(t, "TIMBRA_API_KEY")
-	r = run1(t, cmdtest.Opts{TTY: true}, "config", "show", "--profile", "nobody")
-	cmdtest.WantCode(t, r, 0)
-	cmdtest.WantContains(t, "stdout", r.Out, "(not set)", "flag --profile")
-}
-
-func TestMaskSecret(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                         "(not set)",
-		"short":                    "********",
-		"sk_test_0123456":          "********",
-		"sk_test_01234567":         "sk_test_…4567",
-		"sk_test_0123456789abcdef": "sk_test_…cdef",
-	} {
-		if got := cmdutil.MaskSecret(in); got != want {
-			t.Errorf("maskSecret(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestCorruptCredentialsFileDoesNotLeak(t *testing.T) {
-	dir := cmdtest.Isolate(t)
-	if err := os.WriteFile(filepath.Join(dir, cmdutil.CredentialsFileName), []byte(`{"profiles": sk_SECRET_VALUE`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := runArgs(t, "config", "show")
-	cmdtest.WantCode(t, r, 1)
-	cmdtest.WantContains(t, "stderr", r.Err, "not a timbra credentials file")
-	cmdtest.WantNotContains(t, "stderr", r.Err, "SECRET")
 }
 
 // Ctrl-C at a prompt ends the command, although the read cannot be interrupted.

@@ -1,4 +1,6 @@
-package commands
+// Package config is `timbra config`: what the client's configuration says. (The configuration
+// file itself is cmdutil's.)
+package config
 
 import (
 	"path/filepath"
@@ -7,17 +9,18 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func newConfigCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra config`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "config",
 		Usage: "Inspect the client configuration",
 		Description: "Example:\n" +
 			"  timbra config show --profile live",
-		Subcommands: []*cli.Command{newConfigShowCmd(f)},
+		Subcommands: []*cli.Command{newShowCmd(f, nil)},
 	}
 }
 
-type configShowOptions struct{ f *cmdutil.Factory }
+type showOptions struct{ f *cmdutil.Factory }
 
 // shownSetting is one line of `timbra config show`, and its JSON form.
 type shownSetting struct {
@@ -33,8 +36,9 @@ type shownConfig struct {
 	ConfigFile string       `json:"configFile"`
 }
 
-func newConfigShowCmd(f *cmdutil.Factory) *cli.Command {
-	o := &configShowOptions{f: f}
+func newShowCmd(f *cmdutil.Factory, run cmdutil.RunFunc[showOptions]) *cli.Command {
+	o := &showOptions{f: f}
+	run = cmdutil.OrRun(run, showRun)
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "Show the settings a client command would use, and where each comes from",
@@ -49,12 +53,12 @@ func newConfigShowCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			return configShowRun(o)
+			return run(c, o)
 		},
 	}
 }
 
-func configShowRun(o *configShowOptions) error {
+func showRun(_ *cli.Context, o *showOptions) error {
 	r, err := o.f.Resolve()
 	if err != nil {
 		return err

@@ -1,4 +1,6 @@
-package commands
+// Package tickets is `timbra tickets`: Auto CFDI's tickets (sale receipts) of the tenant, their
+// invoices and the global invoices of the ones nobody invoiced.
+package tickets
 
 import (
 	"bufio"
@@ -16,10 +18,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// `timbra tickets`: Auto CFDI's tickets (sale receipts) of the tenant, their invoices and the
-// global invoices of the ones nobody invoiced.
-
-func newTicketsCmd(f *cmdutil.Factory) *cli.Command {
+// NewCmd is `timbra tickets`.
+func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "tickets",
 		Usage: "Record sale receipts for Auto CFDI, invoice them, make global invoices",
@@ -33,8 +33,8 @@ func newTicketsCmd(f *cmdutil.Factory) *cli.Command {
 			"      --zip-code 42501 --tax-regime 601 --cfdi-use G01 --xml-out factura.xml\n" +
 			"  timbra tickets globalize --issuer 3f2a... --periodicity 04 --month 11 --year 2026\n" +
 			"  timbra tickets cancel 0193... --yes",
-		Subcommands: []*cli.Command{newTicketsRecordCmd(f), newTicketsListCmd(f), newTicketsGetCmd(f), newTicketsInvoiceCmd(f),
-			newTicketsCancelCmd(f), newTicketsGlobalizeCmd(f)},
+		Subcommands: []*cli.Command{newRecordCmd(f, nil), newListCmd(f, nil), newGetCmd(f, nil), newInvoiceCmd(f, nil),
+			newCancelCmd(f, nil), newGlobalizeCmd(f, nil)},
 	}
 }
 
@@ -56,8 +56,14 @@ func ticketFields(t api.Ticket) []cmdutil.Field {
 	}
 }
 
-func newTicketsRecordCmd(f *cmdutil.Factory) *cli.Command {
-	var file string
+type recordOptions struct {
+	f    *cmdutil.Factory
+	File string
+}
+
+func newRecordCmd(f *cmdutil.Factory, run cmdutil.RunFunc[recordOptions]) *cli.Command {
+	o := &recordOptions{f: f}
+	run = cmdutil.OrRun(run, recordRun)
 	return &cli.Command{
 		Name:      "record",
 		Usage:     "Record one ticket, or many from a JSON array",
@@ -76,47 +82,52 @@ func newTicketsRecordCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra tickets record --file ticket.json\n" +
 			"  timbra tickets record --file - < tickets-of-today.json",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the ticket (or an array of them) as JSON from `PATH` (- for stdin)", TakesFile: true, Required: true, Destination: &file},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the ticket (or an array of them) as JSON from `PATH` (- for stdin)", TakesFile: true, Required: true, Destination: &o.File},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			raw, err := cmdutil.ReadInput(file, bufio.NewReader(f.IO.In))
-			if err != nil {
-				return err
-			}
-			var many []api.TicketInput
-			var one api.TicketInput
-			trimmed := bytes.TrimSpace(raw)
-			switch {
-			case len(trimmed) > 0 && trimmed[0] == '[':
-				if err := json.Unmarshal(trimmed, &many); err != nil {
-					return cmdutil.UsageErrorf(c, "--file %s is not a JSON array of tickets: %v", file, err)
-				}
-			default:
-				if err := json.Unmarshal(trimmed, &one); err != nil {
-					return cmdutil.UsageErrorf(c, "--file %s is not a JSON ticket: %v", file, err)
-				}
-			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			if many == nil {
-				t, err := client.RecordTicket(c.Context, one)
-				if err != nil {
-					return err
-				}
-				return f.Printer().Fields(t, ticketFields(t))
-			}
-			return ticketsRecordMany(c.Context, f, client, many)
+			return run(c, o)
 		},
 	}
 }
 
-// ticketsRecordMany records tickets one after the other; a failure does not stop the rest.
-func ticketsRecordMany(ctx context.Context, f *cmdutil.Factory, client *api.Client, many []api.TicketInput) error {
+func recordRun(c *cli.Context, o *recordOptions) error {
+	f := o.f
+	raw, err := cmdutil.ReadInput(o.File, bufio.NewReader(f.IO.In))
+	if err != nil {
+		return err
+	}
+	var many []api.TicketInput
+	var one api.TicketInput
+	trimmed := bytes.TrimSpace(raw)
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		if err := json.Unmarshal(trimmed, &many); err != nil {
+			return cmdutil.UsageErrorf(c, "--file %s is not a JSON array of tickets: %v", o.File, err)
+		}
+	default:
+		if err := json.Unmarshal(trimmed, &one); err != nil {
+			return cmdutil.UsageErrorf(c, "--file %s is not a JSON ticket: %v", o.File, err)
+		}
+	}
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	if many == nil {
+		t, err := client.RecordTicket(c.Context, one)
+		if err != nil {
+			return err
+		}
+		return f.Printer().Fields(t, ticketFields(t))
+	}
+	return recordMany(c.Context, f, client, many)
+}
+
+// recordMany records tickets one after the other; a failure does not stop the rest.
+func recordMany(ctx context.Context, f *cmdutil.Factory, client *api.Client, many []api.TicketInput) error {
 	type outcome struct {
 		Number string      `json:"number"`
 		Ticket *api.Ticket `json:"ticket,omitempty"`
@@ -148,9 +159,15 @@ func ticketsRecordMany(ctx context.Context, f *cmdutil.Factory, client *api.Clie
 	return nil
 }
 
-func newTicketsListCmd(f *cmdutil.Factory) *cli.Command {
-	var pg cmdutil.PagingOptions
-	var status, issuer, from, to string
+type listOptions struct {
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
+	Status, Issuer, From, To string
+}
+
+func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Command {
+	o := &listOptions{f: f}
+	run = cmdutil.OrRun(run, listRun)
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "List tickets, the latest paid first, one page at a time",
@@ -162,36 +179,47 @@ func newTicketsListCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra tickets list --status pending\n" +
 			"  timbra tickets list --from 2026-11-01 --to 2026-11-30 -o json",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "status", Usage: "only tickets in status `S`", Destination: &status},
-			&cli.StringFlag{Name: "issuer", Usage: "only tickets of the issuer with person `ID`", Destination: &issuer},
-			&cli.StringFlag{Name: "from", Usage: "paid on or after `DAY` (YYYY-MM-DD, Mexico City)", Destination: &from},
-			&cli.StringFlag{Name: "to", Usage: "paid on or before `DAY` (YYYY-MM-DD, Mexico City)", Destination: &to},
-		}, cmdutil.PagingFlags(&pg, "tickets", 100, "50")...),
+			&cli.StringFlag{Name: "status", Usage: "only tickets in status `S`", Destination: &o.Status},
+			&cli.StringFlag{Name: "issuer", Usage: "only tickets of the issuer with person `ID`", Destination: &o.Issuer},
+			&cli.StringFlag{Name: "from", Usage: "paid on or after `DAY` (YYYY-MM-DD, Mexico City)", Destination: &o.From},
+			&cli.StringFlag{Name: "to", Usage: "paid on or before `DAY` (YYYY-MM-DD, Mexico City)", Destination: &o.To},
+		}, cmdutil.PagingFlags(&o.PagingOptions, "tickets", 100, "50")...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			if err := pg.Check(c, 0); err != nil {
+			if err := o.Check(c, 0); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			list, err := client.ListTickets(c.Context, api.TicketFilter{Status: status, IssuerID: issuer, From: from, To: to, Page: pg.Page, Size: pg.PageSize})
-			if err != nil {
-				return err
-			}
-			rows := make([][]string, 0, len(list.Items))
-			for _, t := range list.Items {
-				rows = append(rows, []string{t.ID, t.Number, t.Status, t.PaidAt, t.Issuer.Tin, string(t.Total)})
-			}
-			return f.Printer().Table(list, []string{"ID", "NUMBER", "STATUS", "PAID AT", "ISSUER", "TOTAL"}, rows, "no tickets")
+			return run(c, o)
 		},
 	}
 }
 
-func newTicketsGetCmd(f *cmdutil.Factory) *cli.Command {
+func listRun(c *cli.Context, o *listOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	list, err := client.ListTickets(c.Context, api.TicketFilter{Status: o.Status, IssuerID: o.Issuer, From: o.From, To: o.To, Page: o.Page, Size: o.PageSize})
+	if err != nil {
+		return err
+	}
+	rows := make([][]string, 0, len(list.Items))
+	for _, t := range list.Items {
+		rows = append(rows, []string{t.ID, t.Number, t.Status, t.PaidAt, t.Issuer.Tin, string(t.Total)})
+	}
+	return o.f.Printer().Table(list, []string{"ID", "NUMBER", "STATUS", "PAID AT", "ISSUER", "TOTAL"}, rows, "no tickets")
+}
+
+type getOptions struct {
+	f  *cmdutil.Factory
+	ID string
+}
+
+func newGetCmd(f *cmdutil.Factory, run cmdutil.RunFunc[getOptions]) *cli.Command {
+	o := &getOptions{f: f}
+	run = cmdutil.OrRun(run, getRun)
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "Show one ticket",
@@ -204,22 +232,34 @@ func newTicketsGetCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c, "id"); err != nil {
 				return err
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			t, err := client.GetTicket(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			return f.Printer().Fields(t, ticketFields(t))
+			o.ID = c.Args().First()
+			return run(c, o)
 		},
 	}
 }
 
-func newTicketsInvoiceCmd(f *cmdutil.Factory) *cli.Command {
-	var rc api.InvoiceRecipientInput
-	var xmlOut string
+func getRun(c *cli.Context, o *getOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	t, err := client.GetTicket(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	return o.f.Printer().Fields(t, ticketFields(t))
+}
+
+type invoiceOptions struct {
+	f         *cmdutil.Factory
+	ID        string
+	Recipient api.InvoiceRecipientInput
+	XMLOut    string
+}
+
+func newInvoiceCmd(f *cmdutil.Factory, run cmdutil.RunFunc[invoiceOptions]) *cli.Command {
+	o := &invoiceOptions{f: f}
+	run = cmdutil.OrRun(run, invoiceRun)
 	return &cli.Command{
 		Name:      "invoice",
 		Usage:     "Turn a pending ticket into a CFDI for a customer (at the counter)",
@@ -232,33 +272,38 @@ func newTicketsInvoiceCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra tickets invoice 0193... --tin EKU9003173C9 --legal-name \"ESCUELA KEMPER URGATE\" \\\n" +
 			"      --zip-code 42501 --tax-regime 601 --cfdi-use G01 --xml-out factura.xml",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "recipient-id", Usage: "the customer is the person `ID` of the tenant", Destination: &rc.ID},
-			&cli.StringFlag{Name: "tin", Usage: "the customer's `RFC`", Destination: &rc.Tin},
-			&cli.StringFlag{Name: "legal-name", Usage: "the customer's legal `NAME` as SAT has it", Destination: &rc.LegalName},
-			&cli.StringFlag{Name: "zip-code", Usage: "the customer's fiscal postal code `CP`", Destination: &rc.ZipCode},
-			&cli.StringFlag{Name: "tax-regime", Usage: "the customer's tax regime `CODE` (c_RegimenFiscal)", Destination: &rc.TaxRegimeCode},
-			&cli.StringFlag{Name: "cfdi-use", Usage: "the CFDI use `CODE` (c_UsoCFDI)", Destination: &rc.CfdiUseCode},
-			&cli.StringFlag{Name: "email", Usage: "the customer's e-mail `ADDRESS`", Destination: &rc.Email},
-			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &xmlOut},
+			&cli.StringFlag{Name: "recipient-id", Usage: "the customer is the person `ID` of the tenant", Destination: &o.Recipient.ID},
+			&cli.StringFlag{Name: "tin", Usage: "the customer's `RFC`", Destination: &o.Recipient.Tin},
+			&cli.StringFlag{Name: "legal-name", Usage: "the customer's legal `NAME` as SAT has it", Destination: &o.Recipient.LegalName},
+			&cli.StringFlag{Name: "zip-code", Usage: "the customer's fiscal postal code `CP`", Destination: &o.Recipient.ZipCode},
+			&cli.StringFlag{Name: "tax-regime", Usage: "the customer's tax regime `CODE` (c_RegimenFiscal)", Destination: &o.Recipient.TaxRegimeCode},
+			&cli.StringFlag{Name: "cfdi-use", Usage: "the CFDI use `CODE` (c_UsoCFDI)", Destination: &o.Recipient.CfdiUseCode},
+			&cli.StringFlag{Name: "email", Usage: "the customer's e-mail `ADDRESS`", Destination: &o.Recipient.Email},
+			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &o.XMLOut},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "id"); err != nil {
 				return err
 			}
-			if rc.ID == "" && rc.Tin == "" {
+			o.ID = c.Args().First()
+			if o.Recipient.ID == "" && o.Recipient.Tin == "" {
 				return cmdutil.UsageErrorf(c, "give the customer: --recipient-id, or --tin with --legal-name, --zip-code, --tax-regime and --cfdi-use")
 			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			inv, err := client.InvoiceTicket(c.Context, c.Args().First(), api.TicketInvoiceInput{Recipient: &rc})
-			if err != nil {
-				return err
-			}
-			return printStamped(f, inv, xmlOut)
+			return run(c, o)
 		},
 	}
+}
+
+func invoiceRun(c *cli.Context, o *invoiceOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	inv, err := client.InvoiceTicket(c.Context, o.ID, api.TicketInvoiceInput{Recipient: &o.Recipient})
+	if err != nil {
+		return err
+	}
+	return printStamped(o.f, inv, o.XMLOut)
 }
 
 // printStamped saves the XML of a stamped invoice when asked and prints its summary.
@@ -283,8 +328,15 @@ func printStamped(f *cmdutil.Factory, inv api.Invoice, xmlOut string) error {
 	return f.Printer().Fields(inv, fs)
 }
 
-func newTicketsCancelCmd(f *cmdutil.Factory) *cli.Command {
-	var yes bool
+type cancelOptions struct {
+	f   *cmdutil.Factory
+	ID  string
+	Yes bool
+}
+
+func newCancelCmd(f *cmdutil.Factory, run cmdutil.RunFunc[cancelOptions]) *cli.Command {
+	o := &cancelOptions{f: f}
+	run = cmdutil.OrRun(run, cancelRun)
 	return &cli.Command{
 		Name:      "cancel",
 		Usage:     "Cancel a pending ticket",
@@ -294,36 +346,48 @@ func newTicketsCancelCmd(f *cmdutil.Factory) *cli.Command {
 			"is not returned. On a terminal it asks first; elsewhere --yes is required.\n\n" +
 			"Example:\n" +
 			"  timbra tickets cancel 0193... --yes",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes}},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes}},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "id"); err != nil {
 				return err
 			}
-			if !yes && !f.IO.InTTY {
+			o.ID = c.Args().First()
+			if !o.Yes && !f.IO.InTTY {
 				return cmdutil.UsageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
 			}
-			if !yes {
-				if err := cmdutil.Confirm(c.Context, f.IO, "Cancel ticket "+c.Args().First()+"?", "not cancelled"); err != nil {
-					return errors.New("not cancelled")
-				}
-			}
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			t, err := client.CancelTicket(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			return f.Printer().Fields(t, ticketFields(t))
+			return run(c, o)
 		},
 	}
 }
 
-func newTicketsGlobalizeCmd(f *cmdutil.Factory) *cli.Command {
-	var in api.GlobalInvoiceInput
-	var year string
-	var xmlOut string
+func cancelRun(c *cli.Context, o *cancelOptions) error {
+	f := o.f
+	if !o.Yes {
+		if err := cmdutil.Confirm(c.Context, f.IO, "Cancel ticket "+o.ID+"?", "not cancelled"); err != nil {
+			return errors.New("not cancelled")
+		}
+	}
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	t, err := client.CancelTicket(c.Context, o.ID)
+	if err != nil {
+		return err
+	}
+	return f.Printer().Fields(t, ticketFields(t))
+}
+
+type globalizeOptions struct {
+	f                                *cmdutil.Factory
+	Issuer, Periodicity, Month, Year string
+	Tickets                          []string
+	XMLOut                           string
+}
+
+func newGlobalizeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[globalizeOptions]) *cli.Command {
+	o := &globalizeOptions{f: f}
+	run = cmdutil.OrRun(run, globalizeRun)
 	return &cli.Command{
 		Name:      "globalize",
 		Usage:     "Make the global invoice of an issuer's pending tickets of a period",
@@ -336,35 +400,40 @@ func newTicketsGlobalizeCmd(f *cmdutil.Factory) *cli.Command {
 			"  timbra tickets globalize --issuer 3f2a... --periodicity 04 --month 11 --year 2026\n" +
 			"  timbra tickets globalize --issuer 3f2a... --periodicity 05 --month 18 --year 2026 --xml-out global.xml",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "issuer", Usage: "the issuer's person `ID`", Required: true, Destination: &in.IssuerID},
-			&cli.StringFlag{Name: "periodicity", Usage: "`CODE` of c_Periodicidad (01-05)", Required: true, Destination: &in.PeriodicityCode},
-			&cli.StringFlag{Name: "month", Usage: "`CODE` of c_Meses (01-12, or 13-18 for two months)", Required: true, Destination: &in.MonthCode},
-			&cli.StringFlag{Name: "year", Usage: "the `YYYY` of the period", Required: true, Destination: &year},
+			&cli.StringFlag{Name: "issuer", Usage: "the issuer's person `ID`", Required: true, Destination: &o.Issuer},
+			&cli.StringFlag{Name: "periodicity", Usage: "`CODE` of c_Periodicidad (01-05)", Required: true, Destination: &o.Periodicity},
+			&cli.StringFlag{Name: "month", Usage: "`CODE` of c_Meses (01-12, or 13-18 for two months)", Required: true, Destination: &o.Month},
+			&cli.StringFlag{Name: "year", Usage: "the `YYYY` of the period", Required: true, Destination: &o.Year},
 			&cli.StringSliceFlag{Name: "ticket", Usage: "only the ticket `ID` (repeat for more)"},
-			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &xmlOut},
+			&cli.StringFlag{Name: "xml-out", Usage: "save the stamped XML to `FILE`", TakesFile: true, Destination: &o.XMLOut},
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			in.Year = api.Amount(year)
-			in.TicketIDs = c.StringSlice("ticket")
-			client, err := f.Client()
-			if err != nil {
-				return err
-			}
-			g, err := client.GlobalizeTickets(c.Context, in)
-			if err != nil {
-				return err
-			}
-			if f.JSON() {
-				return f.Printer().Fields(g, nil)
-			}
-			if err := printStamped(f, g.Invoice, xmlOut); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(f.IO.Out, "Tickets: %d\n", len(g.TicketIDs))
-			return err
+			o.Tickets = c.StringSlice("ticket")
+			return run(c, o)
 		},
 	}
+}
+
+func globalizeRun(c *cli.Context, o *globalizeOptions) error {
+	f := o.f
+	in := api.GlobalInvoiceInput{IssuerID: o.Issuer, PeriodicityCode: o.Periodicity, MonthCode: o.Month, Year: api.Amount(o.Year), TicketIDs: o.Tickets}
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	g, err := client.GlobalizeTickets(c.Context, in)
+	if err != nil {
+		return err
+	}
+	if f.JSON() {
+		return f.Printer().Fields(g, nil)
+	}
+	if err := printStamped(f, g.Invoice, o.XMLOut); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f.IO.Out, "Tickets: %d\n", len(g.TicketIDs))
+	return err
 }

@@ -8,21 +8,6 @@ import (
 	"github.com/timbra-mx/timbra/commands/cmdtest"
 )
 
-func TestCompletionScripts(t *testing.T) {
-	cmdtest.Isolate(t)
-	for shell, wants := range map[string][]string{
-		"bash":       {"complete -o bashdefault -o default -F _timbra_complete timbra", "--generate-bash-completion"},
-		"zsh":        {"#compdef timbra", "compdef _timbra timbra", "--generate-bash-completion"},
-		"fish":       {"complete -c timbra", "people", "admin"},
-		"powershell": {"Register-ArgumentCompleter -Native -CommandName 'timbra'", "--generate-bash-completion"},
-	} {
-		r := runArgs(t, "completion", shell)
-		cmdtest.WantCode(t, r, 0)
-		cmdtest.WantContains(t, shell, r.Out, wants...)
-		cmdtest.WantNotContains(t, shell, r.Out, "PROG")
-	}
-}
-
 // The scripts rely on the cli package answering --generate-bash-completion with the next words.
 func TestCompletionProtocol(t *testing.T) {
 	cmdtest.Isolate(t)

@@ -1,4 +1,6 @@
-package commands
+// Package login is `timbra login` and `timbra logout`: a profile's address and keys, saved and
+// forgotten.
+package login
 
 import (
 	"bufio"
@@ -13,6 +15,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// NewCmd is `timbra login`.
+func NewCmd(f *cmdutil.Factory) *cli.Command { return newLoginCmd(f, nil) }
+
+// NewCmdLogout is `timbra logout`.
+func NewCmdLogout(f *cmdutil.Factory) *cli.Command { return newLogoutCmd(f, nil) }
+
 type loginOptions struct {
 	f           *cmdutil.Factory
 	BaseURL     string
@@ -20,8 +28,9 @@ type loginOptions struct {
 	APIKeyStdin bool
 }
 
-func newLoginCmd(f *cmdutil.Factory) *cli.Command {
+func newLoginCmd(f *cmdutil.Factory, run cmdutil.RunFunc[loginOptions]) *cli.Command {
 	o := &loginOptions{f: f}
+	run = cmdutil.OrRun(run, loginRun)
 	return &cli.Command{
 		Name:      "login",
 		Usage:     "Save the address and keys of a timbra API in a profile",
@@ -42,7 +51,7 @@ func newLoginCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			return loginRun(c, o)
+			return run(c, o)
 		},
 	}
 }
@@ -160,8 +169,9 @@ func verifyCredentials(ctx context.Context, c *api.Client) error {
 
 type logoutOptions struct{ f *cmdutil.Factory }
 
-func newLogoutCmd(f *cmdutil.Factory) *cli.Command {
+func newLogoutCmd(f *cmdutil.Factory, run cmdutil.RunFunc[logoutOptions]) *cli.Command {
 	o := &logoutOptions{f: f}
+	run = cmdutil.OrRun(run, logoutRun)
 	return &cli.Command{
 		Name:      "logout",
 		Usage:     "Forget the API key and settings of a profile",
@@ -174,12 +184,12 @@ func newLogoutCmd(f *cmdutil.Factory) *cli.Command {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
 			}
-			return logoutRun(o)
+			return run(c, o)
 		},
 	}
 }
 
-func logoutRun(o *logoutOptions) error {
+func logoutRun(_ *cli.Context, o *logoutOptions) error {
 	f := o.f
 	profile := f.Profile
 	dir, err := cmdutil.ConfigDir()
