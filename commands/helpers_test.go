@@ -16,10 +16,3 @@ func runArgs(t *testing.T, args ...string) cmdtest.Result {
 	t.Helper()
 	return run1(t, cmdtest.Opts{}, args...)
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}

@@ -73,7 +73,7 @@ func apiKeyFields(p *cmdutil.Printer, k api.APIKey, showValue bool) []cmdutil.Fi
 		{Label: "Key", Value: value},
 		{Label: "Person", Value: k.PersonID},
 		{Label: "Status", Value: keyStatusText(k.APIKeyStatus)},
-		{Label: "Description", Value: cmdutil.Deref(k.Description)},
+		{Label: "Description", Value: api.Deref(k.Description)},
 		{Label: "Environment", Value: k.Environment},
 		{Label: "Tenant", Value: k.TenantID},
 		{Label: "Created", Value: p.Time(k.CreatedAt)},
@@ -130,7 +130,7 @@ func listRun(c *cli.Context, o *listOptions) error {
 	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, k := range page.Items {
-		rows = append(rows, []string{k.ID, maskKey(k.APIKeyValue), k.PersonID, keyStatusText(k.APIKeyStatus), cmdutil.Deref(k.Description), p.Time(k.CreatedAt)})
+		rows = append(rows, []string{k.ID, maskKey(k.APIKeyValue), k.PersonID, keyStatusText(k.APIKeyStatus), api.Deref(k.Description), p.Time(k.CreatedAt)})
 	}
 	if err := p.Table(page, columns, rows, "No API keys."); err != nil {
 		return err
@@ -353,15 +353,15 @@ func newRevokeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[revokeOptions]) *cli.C
 			"  timbra api-keys revoke 0f9c1e2a-7b3d-4e5f-8a9b-1c2d3e4f5a6b\n" +
 			"  timbra api-keys revoke 0f9c1e2a-7b3d-4e5f-8a9b-1c2d3e4f5a6b --yes",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+			cmdutil.YesFlag(&o.Yes),
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "API key ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
-			if !o.Yes && !f.IO.InTTY {
-				return cmdutil.UsageErrorf(c, "refusing to revoke without confirmation: stdin is not a terminal; pass --yes")
+			if err := cmdutil.CanConfirm(c, f.IO, o.Yes, "revoke"); err != nil {
+				return err
 			}
 			return run(c, o)
 		},
@@ -381,7 +381,7 @@ func revokeRun(c *cli.Context, o *revokeOptions) error {
 			return err
 		}
 		what := maskKey(k.APIKeyValue)
-		if d := cmdutil.Deref(k.Description); d != "" {
+		if d := api.Deref(k.Description); d != "" {
 			what += ", " + d
 		}
 		if err := cmdutil.Confirm(ctx, ios, fmt.Sprintf("Revoke API key %s (%s) of person %s? It stops working at once.", k.ID, what, k.PersonID), "not revoked"); err != nil {

@@ -9,7 +9,7 @@ import (
 
 // CatalogText shows a catalog reference as "id (description)".
 func CatalogText(id *string, rec *api.CatalogRecord) string {
-	v := Deref(id)
+	v := api.Deref(id)
 	if v == "" && rec != nil {
 		v = rec.ID
 	}

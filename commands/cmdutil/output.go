@@ -207,13 +207,6 @@ func YesNo(b bool) string {
 	return "no"
 }
 
-func Deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // Warn writes a warning line on stderr, in yellow on a terminal.
 func (s *IOStreams) Warn(msg string) {
 	c := color.New(color.FgYellow)

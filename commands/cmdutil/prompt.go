@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
 
@@ -24,9 +25,23 @@ func ReadLine(ctx context.Context, r *bufio.Reader) (string, error) {
 	})
 }
 
+// YesFlag is --yes (-y), which answers Confirm's question beforehand.
+func YesFlag(yes *bool) cli.Flag {
+	return &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: yes}
+}
+
+// CanConfirm refuses, as a usage error, a command line that would have to ask before it does
+// what verb says ("delete") when stdin is no terminal to ask on and --yes was not given.
+func CanConfirm(c *cli.Context, ios *IOStreams, yes bool, verb string) error {
+	if yes || ios.InTTY {
+		return nil
+	}
+	return UsageErrorf(c, "refusing to %s without confirmation: stdin is not a terminal; pass --yes", verb)
+}
+
 // Confirm asks question on the terminal and reads the answer: y or yes goes on, anything else
-// is the error refusal ("not deleted"). Off a terminal, commands ask for --yes instead (each
-// checks before calling).
+// is the error refusal ("not deleted"). Off a terminal, commands ask for --yes instead
+// (CanConfirm, before calling).
 func Confirm(ctx context.Context, ios *IOStreams, question, refusal string) error {
 	fmt.Fprintf(ios.Err, "%s [y/N]: ", question)
 	answer, err := ReadLine(ctx, bufio.NewReader(ios.In))

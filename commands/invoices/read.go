@@ -88,7 +88,7 @@ func listRun(c *cli.Context, o *listOptions) error {
 	}
 	rows := make([][]string, 0, len(page.Items))
 	for _, inv := range page.Items {
-		rows = append(rows, []string{inv.ID, inv.UUID, inv.TypeCode, cmdutil.Deref(inv.Series), inv.Date, inv.Issuer.Tin, inv.Recipient.Tin,
+		rows = append(rows, []string{inv.ID, inv.UUID, inv.TypeCode, api.Deref(inv.Series), inv.Date, inv.Issuer.Tin, inv.Recipient.Tin,
 			string(inv.Total) + " " + inv.CurrencyCode, inv.Status})
 	}
 	if err := f.Printer().Table(page, []string{"ID", "UUID", "TYPE", "SERIES", "DATE", "ISSUER", "RECIPIENT", "TOTAL", "STATUS"}, rows, "No invoices."); err != nil {
@@ -135,7 +135,7 @@ func getRun(c *cli.Context, o *getOptions) error {
 		return err
 	}
 	return o.f.Printer().Fields(inv, []cmdutil.Field{
-		{Label: "ID", Value: inv.ID}, {Label: "UUID", Value: inv.UUID}, {Label: "Type", Value: inv.TypeCode}, {Label: "Series", Value: cmdutil.Deref(inv.Series)}, {Label: "Date", Value: inv.Date},
+		{Label: "ID", Value: inv.ID}, {Label: "UUID", Value: inv.UUID}, {Label: "Type", Value: inv.TypeCode}, {Label: "Series", Value: api.Deref(inv.Series)}, {Label: "Date", Value: inv.Date},
 		{Label: "Issuer", Value: inv.Issuer.Tin + " " + inv.Issuer.LegalName}, {Label: "Recipient", Value: inv.Recipient.Tin + " " + inv.Recipient.LegalName},
 		{Label: "Subtotal", Value: string(inv.Subtotal) + " " + inv.CurrencyCode}, {Label: "Total", Value: string(inv.Total) + " " + inv.CurrencyCode},
 		{Label: "Status", Value: inv.Status},
@@ -229,7 +229,7 @@ func newCancelCmd(f *cmdutil.Factory, run cmdutil.RunFunc[cancelOptions]) *cli.C
 			&cli.StringFlag{Name: "reason", Usage: "cancellation reason `CODE` (01 to 04)", Destination: &o.Reason},
 			&cli.StringFlag{Name: "replacement", Usage: "`UUID` of the replacing invoice (reason 01)", Destination: &o.Replacement},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the request as JSON from `PATH` (- for stdin)", TakesFile: true, Destination: &o.File},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+			cmdutil.YesFlag(&o.Yes),
 		},
 		Action: func(c *cli.Context) error {
 			if o.File != "" {
@@ -268,8 +268,8 @@ func cancelRun(c *cli.Context, o *cancelOptions) error {
 		}
 	}
 	// after --file is read, so that an unreadable or wrong file is told first
-	if !o.Yes && !f.IO.InTTY {
-		return cmdutil.UsageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+	if err := cmdutil.CanConfirm(c, f.IO, o.Yes, "cancel"); err != nil {
+		return err
 	}
 	client, err := f.Client()
 	if err != nil {

@@ -168,7 +168,7 @@ func employerFields(p *cmdutil.Printer, e api.Employer) []cmdutil.Field {
 		{Label: "ID", Value: e.ID},
 		{Label: "Person", Value: e.PersonID},
 		{Label: "Employer registration", Value: e.EmployerRegistration},
-		{Label: "Origin employer TIN", Value: cmdutil.Deref(e.OriginEmployerTin)},
+		{Label: "Origin employer TIN", Value: api.Deref(e.OriginEmployerTin)},
 		{Label: "Fund source", Value: cmdutil.CatalogText(e.SatFundSourceID, e.SatFundSource)},
 		{Label: "Own resource amount", Value: amountText(e.OwnResourceAmount)},
 		{Label: "Created", Value: p.Time(e.CreatedAt)},
@@ -272,11 +272,11 @@ func employeeFields(e api.Employee) []cmdutil.Field {
 		{Label: "Base salary", Value: string(e.BaseSalaryForContributions)},
 		{Label: "Integrated daily salary", Value: string(e.IntegratedDailySalary)},
 		{Label: "Bank", Value: cmdutil.CatalogText(e.SatBankID, e.SatBank)},
-		{Label: "Bank account", Value: cmdutil.Deref(e.BankAccount)},
+		{Label: "Bank account", Value: api.Deref(e.BankAccount)},
 		{Label: "Unionized", Value: cmdutil.CatalogText(e.SatUnionizedStatusID, e.SatUnionizedStatus)},
-		{Label: "Position", Value: cmdutil.Deref(e.Position)},
-		{Label: "Department", Value: cmdutil.Deref(e.Department)},
-		{Label: "Subcontractor RFC", Value: cmdutil.Deref(e.SubcontractorRfc)},
+		{Label: "Position", Value: api.Deref(e.Position)},
+		{Label: "Department", Value: api.Deref(e.Department)},
+		{Label: "Subcontractor RFC", Value: api.Deref(e.SubcontractorRfc)},
 		{Label: "Time percentage", Value: amountText(e.TimePercentage)},
 	}
 }
@@ -481,15 +481,15 @@ func newEmploymentDeleteCmd(f *cmdutil.Factory, kind string, run cmdutil.RunFunc
 			"  timbra people " + kind + " delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra people " + kind + " delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+			cmdutil.YesFlag(&o.Yes),
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "person ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
-			if !o.Yes && !f.IO.InTTY {
-				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			if err := cmdutil.CanConfirm(c, f.IO, o.Yes, "delete"); err != nil {
+				return err
 			}
 			return run(c, o)
 		},

@@ -70,7 +70,7 @@ func listRun(c *cli.Context, o *listOptions) error {
 	p := o.f.Printer()
 	rows := make([][]string, 0, len(page.Items))
 	for _, it := range page.Items {
-		rows = append(rows, []string{it.ID, it.LegalName, it.Email, cmdutil.YesNo(it.IsOwner), cmdutil.Deref(it.Tin), p.Time(it.CreatedAt)})
+		rows = append(rows, []string{it.ID, it.LegalName, it.Email, cmdutil.YesNo(it.IsOwner), api.Deref(it.Tin), p.Time(it.CreatedAt)})
 	}
 	if err := p.Table(page, columns, rows, "No people."); err != nil {
 		return err
@@ -126,16 +126,16 @@ func personFields(p *cmdutil.Printer, x api.Person) []cmdutil.Field {
 		{Label: "Name", Value: x.LegalName},
 		{Label: "Email", Value: x.Email},
 		{Label: "Owner", Value: cmdutil.YesNo(x.IsOwner)},
-		{Label: "Phone", Value: cmdutil.Deref(x.PhoneNumber)},
-		{Label: "TIN", Value: cmdutil.Deref(x.Tin)},
-		{Label: "CURP", Value: cmdutil.Deref(x.Curp)},
+		{Label: "Phone", Value: api.Deref(x.PhoneNumber)},
+		{Label: "TIN", Value: api.Deref(x.Tin)},
+		{Label: "CURP", Value: api.Deref(x.Curp)},
 		{Label: "Tax regime", Value: cmdutil.CatalogText(x.SatTaxRegimeID, x.SatTaxRegime)},
 		{Label: "CFDI use", Value: cmdutil.CatalogText(x.SatCfdiUseID, x.SatCfdiUse)},
-		{Label: "Zip code", Value: cmdutil.Deref(x.ZipCode)},
+		{Label: "Zip code", Value: api.Deref(x.ZipCode)},
 		{Label: "User type", Value: cmdutil.CatalogText(&x.UserTypeID, x.UserType)},
 		{Label: "Manifest status", Value: cmdutil.CatalogText(&x.ManifestStatusID, x.ManifestStatus)},
 		{Label: "Balances", Value: balancesText(x.Balances)},
-		{Label: "Valid to", Value: p.Time(cmdutil.Deref(x.ValidTo))},
+		{Label: "Valid to", Value: p.Time(api.Deref(x.ValidTo))},
 		{Label: "Tenant", Value: x.TenantID},
 		{Label: "Created", Value: p.Time(x.CreatedAt)},
 		{Label: "Updated", Value: p.Time(x.UpdatedAt)},

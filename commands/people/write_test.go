@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/timbra-mx/timbra/commands/cmdtest"
-	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -16,7 +15,7 @@ func personEcho(t *testing.T) *cmdtest.FakeAPI {
 	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		var in api.PersonInput
 		json.NewDecoder(r.Body).Decode(&in)
-		p := api.Person{ID: "p-9", LegalName: cmdutil.Deref(in.LegalName), Email: cmdutil.Deref(in.Email), Tin: in.Tin}
+		p := api.Person{ID: "p-9", LegalName: api.Deref(in.LegalName), Email: api.Deref(in.Email), Tin: in.Tin}
 		if r.Method == http.MethodGet {
 			p.LegalName, p.Email = "Ana", "ana@example.com"
 		}

@@ -357,15 +357,15 @@ func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.C
 			"  timbra products delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra products delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes -o json",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+			cmdutil.YesFlag(&o.Yes),
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "product ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
-			if !o.Yes && !f.IO.InTTY {
-				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			if err := cmdutil.CanConfirm(c, f.IO, o.Yes, "delete"); err != nil {
+				return err
 			}
 			return run(c, o)
 		},

@@ -59,7 +59,7 @@ func taxFileTypeText(t int) string {
 var taxFileColumns = []string{"ID", "PERSON", "RFC", "TYPE", "NUMBER", "SEQ", "VALID TO", "CREATED"}
 
 func taxFileRow(p *cmdutil.Printer, x api.TaxFile) []string {
-	return []string{x.ID, x.PersonID, x.Tin, taxFileTypeText(x.FileType), cmdutil.Deref(x.CertificateNumber), strconv.Itoa(x.Sequence), p.Time(cmdutil.Deref(x.ValidTo)), p.Time(x.CreatedAt)}
+	return []string{x.ID, x.PersonID, x.Tin, taxFileTypeText(x.FileType), api.Deref(x.CertificateNumber), strconv.Itoa(x.Sequence), p.Time(api.Deref(x.ValidTo)), p.Time(x.CreatedAt)}
 }
 
 func taxFileFields(p *cmdutil.Printer, x api.TaxFile) []cmdutil.Field {
@@ -68,10 +68,10 @@ func taxFileFields(p *cmdutil.Printer, x api.TaxFile) []cmdutil.Field {
 		{Label: "Person", Value: x.PersonID},
 		{Label: "RFC", Value: x.Tin},
 		{Label: "Type", Value: fmt.Sprintf("%d (%s)", x.FileType, taxFileTypeText(x.FileType))},
-		{Label: "Certificate number", Value: cmdutil.Deref(x.CertificateNumber)},
+		{Label: "Certificate number", Value: api.Deref(x.CertificateNumber)},
 		{Label: "Sequence", Value: strconv.Itoa(x.Sequence)},
-		{Label: "Valid from", Value: p.Time(cmdutil.Deref(x.ValidFrom))},
-		{Label: "Valid to", Value: p.Time(cmdutil.Deref(x.ValidTo))},
+		{Label: "Valid from", Value: p.Time(api.Deref(x.ValidFrom))},
+		{Label: "Valid to", Value: p.Time(api.Deref(x.ValidTo))},
 		{Label: "Created", Value: p.Time(x.CreatedAt)},
 		{Label: "Updated", Value: p.Time(x.UpdatedAt)},
 	}
@@ -351,15 +351,15 @@ func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.C
 			"  timbra tax-files delete 0195b3c2-7d1e-7a40-9c3b-5e8f1a2b4c6d\n" +
 			"  timbra tax-files delete 0195b3c2-7d1e-7a40-9c3b-5e8f1a2b4c6d --yes -o json",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+			cmdutil.YesFlag(&o.Yes),
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "tax file ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
-			if !o.Yes && !f.IO.InTTY {
-				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			if err := cmdutil.CanConfirm(c, f.IO, o.Yes, "delete"); err != nil {
+				return err
 			}
 			return run(c, o)
 		},
@@ -608,7 +608,7 @@ func (a *apiBulk) People(ctx context.Context) ([]bulkPerson, error) {
 			return nil, err
 		}
 		for _, p := range pl.Items {
-			out = append(out, bulkPerson{ID: p.ID, Tin: cmdutil.Deref(p.Tin)})
+			out = append(out, bulkPerson{ID: p.ID, Tin: api.Deref(p.Tin)})
 		}
 		if page >= pl.TotalPages || len(pl.Items) == 0 {
 			return out, nil
@@ -625,7 +625,7 @@ func (a *apiBulk) TaxFiles(ctx context.Context) ([]bulkFile, error) {
 			return nil, err
 		}
 		for _, x := range pl.Items {
-			out = append(out, bulkFile{PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: cmdutil.Deref(x.CertificateNumber), Sequence: x.Sequence})
+			out = append(out, bulkFile{PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: api.Deref(x.CertificateNumber), Sequence: x.Sequence})
 		}
 		if page >= pl.TotalPages || len(pl.Items) == 0 {
 			return out, nil

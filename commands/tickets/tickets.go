@@ -346,14 +346,14 @@ func newCancelCmd(f *cmdutil.Factory, run cmdutil.RunFunc[cancelOptions]) *cli.C
 			"is not returned. On a terminal it asks first; elsewhere --yes is required.\n\n" +
 			"Example:\n" +
 			"  timbra tickets cancel 0193... --yes",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes}},
+		Flags: []cli.Flag{cmdutil.YesFlag(&o.Yes)},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "id"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
-			if !o.Yes && !f.IO.InTTY {
-				return cmdutil.UsageErrorf(c, "refusing to cancel without confirmation: stdin is not a terminal; pass --yes")
+			if err := cmdutil.CanConfirm(c, f.IO, o.Yes, "cancel"); err != nil {
+				return err
 			}
 			return run(c, o)
 		},

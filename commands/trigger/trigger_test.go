@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/timbra-mx/timbra/commands/cmdtest"
-	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -29,7 +28,7 @@ func triggerAPI(t *testing.T, listening bool, production bool) *cmdtest.FakeAPI 
 		json.NewDecoder(r.Body).Decode(&in)
 		switch {
 		case in.Type == nil || *in.Type == "webhook.test" || !strings.HasPrefix(*in.Type, "invoice."):
-			cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("Type", "El tipo de evento '"+cmdutil.Deref(in.Type)+"' no existe.")}, "", "t")
+			cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("Type", "El tipo de evento '"+api.Deref(in.Type)+"' no existe.")}, "", "t")
 		case production:
 			cmdtest.WriteEnvelope(w, 403, nil, "timbra trigger no está disponible en producción; usa el ambiente de pruebas.", "t")
 		case in.WebhookID == nil && !listening:

@@ -197,7 +197,7 @@ func deliveryRun(c *cli.Context, o *deliveryOptions) error {
 	}
 	next := ""
 	if d.Status == api.DeliveryPending {
-		next = p.APITime(cmdutil.Deref(d.NextAttemptAt))
+		next = p.APITime(api.Deref(d.NextAttemptAt))
 	}
 	fs := []cmdutil.Field{
 		{Label: "ID", Value: d.ID},
@@ -244,7 +244,7 @@ func attemptResult(a api.Attempt) string {
 	if a.StatusCode != nil {
 		parts = append(parts, strconv.Itoa(*a.StatusCode))
 	}
-	if e := cmdutil.Deref(a.Error); e != "" {
+	if e := api.Deref(a.Error); e != "" {
 		parts = append(parts, e)
 	}
 	if len(parts) == 0 {

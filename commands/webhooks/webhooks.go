@@ -174,7 +174,7 @@ func printWebhooks(ctx context.Context, f *cmdutil.Factory, paging cmdutil.Pagin
 	for _, w := range page.Items {
 		rows = append(rows, []string{
 			w.ID, w.Kind, webhookTarget(w), webhookStatusText(w), strings.Join(w.EnabledEvents, ","),
-			p.APITime(cmdutil.Deref(w.FailingSince)), p.APITime(w.CreatedAt),
+			p.APITime(api.Deref(w.FailingSince)), p.APITime(w.CreatedAt),
 		})
 	}
 	if err := p.StatusTable(page, webhookColumns, rows, "No webhooks.", "STATUS"); err != nil {
@@ -187,14 +187,14 @@ func printWebhooks(ctx context.Context, f *cmdutil.Factory, paging cmdutil.Pagin
 // webhookTarget is where a webhook delivers: its URL, or the person of a listener.
 func webhookTarget(w api.Webhook) string {
 	if w.Kind == api.WebhookKindListener || w.URL == nil {
-		return "listener of " + cmdutil.Deref(w.ListenerPersonID)
+		return "listener of " + api.Deref(w.ListenerPersonID)
 	}
 	return *w.URL
 }
 
 // webhookStatusText is the status, with the reason a webhook was disabled.
 func webhookStatusText(w api.Webhook) string {
-	if r := cmdutil.Deref(w.DisabledReason); r != "" && w.Status == api.WebhookDisabled {
+	if r := api.Deref(w.DisabledReason); r != "" && w.Status == api.WebhookDisabled {
 		return w.Status + " (" + r + ")"
 	}
 	return w.Status
@@ -213,11 +213,11 @@ func webhookFields(p *cmdutil.Printer, w api.Webhook) []cmdutil.Field {
 		{Label: "Events", Value: strings.Join(w.EnabledEvents, ",")},
 		{Label: "People", Value: people},
 		{Label: "Status", Value: p.ColorStatus(w.Status, webhookStatusText(w))},
-		{Label: "Disabled at", Value: p.APITime(cmdutil.Deref(w.DisabledAt))},
-		{Label: "Failing since", Value: p.APITime(cmdutil.Deref(w.FailingSince))},
+		{Label: "Disabled at", Value: p.APITime(api.Deref(w.DisabledAt))},
+		{Label: "Failing since", Value: p.APITime(api.Deref(w.FailingSince))},
 	}
 	if w.Kind == api.WebhookKindListener {
-		fs = append(fs, cmdutil.Field{Label: "Listener person", Value: cmdutil.Deref(w.ListenerPersonID)}, cmdutil.Field{Label: "Session expires", Value: p.APITime(cmdutil.Deref(w.SessionExpiresAt))})
+		fs = append(fs, cmdutil.Field{Label: "Listener person", Value: api.Deref(w.ListenerPersonID)}, cmdutil.Field{Label: "Session expires", Value: p.APITime(api.Deref(w.SessionExpiresAt))})
 	}
 	fs = append(fs, cmdutil.Field{Label: "Created", Value: p.APITime(w.CreatedAt)}, cmdutil.Field{Label: "Updated", Value: p.APITime(w.UpdatedAt)})
 	if w.Secret != "" {
@@ -283,11 +283,11 @@ func queueFields(p *cmdutil.Printer, q api.WebhookQueue) []cmdutil.Field {
 	if q.OldestPendingAt != nil {
 		oldest = fmt.Sprintf("%s (%s)", p.APITime(*q.OldestPendingAt), (time.Duration(q.OldestPendingAgeSeconds * float64(time.Second))).Round(time.Millisecond))
 	}
-	last := p.APITime(cmdutil.Deref(q.LastAttemptAt))
+	last := p.APITime(api.Deref(q.LastAttemptAt))
 	if q.LastStatusCode != nil {
 		last += fmt.Sprintf(" (HTTP %d)", *q.LastStatusCode)
 	}
-	lastErr := cmdutil.Deref(q.LastError)
+	lastErr := api.Deref(q.LastError)
 	if q.LastErrorAt != nil {
 		lastErr += ", " + p.APITime(*q.LastErrorAt)
 	}
@@ -512,15 +512,15 @@ func newDeleteCmd(f *cmdutil.Factory, run cmdutil.RunFunc[deleteOptions]) *cli.C
 			"  timbra webhooks delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15\n" +
 			"  timbra webhooks delete 3f2a0c1e-5b7d-4c39-9a61-2d8e4f0b7c15 --yes",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &o.Yes},
+			cmdutil.YesFlag(&o.Yes),
 		},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c, "webhook ID"); err != nil {
 				return err
 			}
 			o.ID = c.Args().First()
-			if !o.Yes && !f.IO.InTTY {
-				return cmdutil.UsageErrorf(c, "refusing to delete without confirmation: stdin is not a terminal; pass --yes")
+			if err := cmdutil.CanConfirm(c, f.IO, o.Yes, "delete"); err != nil {
+				return err
 			}
 			return run(c, o)
 		},
@@ -701,7 +701,7 @@ func deliveryOutcome(p *cmdutil.Printer, d api.Delivery) []cmdutil.Field {
 		{Label: "Status", Value: p.ColorStatus(d.Status, d.Status)},
 		{Label: "Attempts", Value: strconv.Itoa(d.Attempts)},
 		{Label: "Status code", Value: code},
-		{Label: "Error", Value: cmdutil.Deref(d.LastError)},
+		{Label: "Error", Value: api.Deref(d.LastError)},
 		{Label: "Response", Value: d.LastResponseExcerpt},
 	}
 }
@@ -829,7 +829,7 @@ func printDeliveries(ctx context.Context, f *cmdutil.Factory, q deliveryQuery) e
 	for _, d := range page.Items {
 		next := ""
 		if d.Status == api.DeliveryPending {
-			next = p.APITime(cmdutil.Deref(d.NextAttemptAt))
+			next = p.APITime(api.Deref(d.NextAttemptAt))
 		}
 		rows = append(rows, []string{
 			d.ID, p.APITime(d.CreatedAt), d.EventID, d.EventType, d.Kind, d.Status,
@@ -873,7 +873,7 @@ func lastResult(d api.Delivery) string {
 	if d.LastStatusCode != nil {
 		parts = append(parts, strconv.Itoa(*d.LastStatusCode))
 	}
-	if e := cmdutil.Deref(d.LastError); e != "" {
+	if e := api.Deref(d.LastError); e != "" {
 		parts = append(parts, e)
 	}
 	return strings.Join(parts, " ")

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/commands/cmdtest"
-	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
@@ -52,7 +51,7 @@ func (h *hookAPI) serve(w http.ResponseWriter, r *http.Request) {
 		var in api.WebhookCreate
 		json.NewDecoder(r.Body).Decode(&in)
 		out := h.hook
-		out.URL, out.EnabledEvents, out.PersonIDs, out.Description = in.URL, in.EnabledEvents, in.PersonIDs, cmdutil.Deref(in.Description)
+		out.URL, out.EnabledEvents, out.PersonIDs, out.Description = in.URL, in.EnabledEvents, in.PersonIDs, api.Deref(in.Description)
 		out.Secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6jO7lH0lQrY="
 		cmdtest.WriteEnvelope(w, 201, out, "", "t")
 	case r.Method == "GET" && r.URL.Path == "/api/v4/webhooks":
@@ -66,7 +65,7 @@ func (h *hookAPI) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == "PUT" && r.URL.Path == base:
 		var in api.WebhookUpdate
 		json.NewDecoder(r.Body).Decode(&in)
-		h.hook.URL, h.hook.EnabledEvents, h.hook.PersonIDs, h.hook.Description = in.URL, in.EnabledEvents, in.PersonIDs, cmdutil.Deref(in.Description)
+		h.hook.URL, h.hook.EnabledEvents, h.hook.PersonIDs, h.hook.Description = in.URL, in.EnabledEvents, in.PersonIDs, api.Deref(in.Description)
 		if in.Status != nil {
 			h.hook.Status = *in.Status
 			h.hook.DisabledReason = nil
