@@ -10,36 +10,6 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
-func strp(s string) *string { return &s }
-
-var testPeople = []api.Person{
-	{ID: "p-1", LegalName: "Ana López", Email: "ana@example.com", IsOwner: true, Tin: strp("LOAA800101AB1"), CreatedAt: "2025-03-10T11:57:00.000"},
-	{ID: "p-2", LegalName: "Beto", Email: "beto@example.com", CreatedAt: "2025-01-02T03:04:05.000"},
-}
-
-// peopleAPI answers people list and get like the API, for the tests that run the whole tree
-// (the people package's tests have their own).
-func peopleAPI(t *testing.T) *cmdtest.FakeAPI {
-	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-API-KEY") != "sk_test_0123456789abcdefWXYZ" || r.Header.Get("X-TENANT-KEY") == "" {
-			cmdtest.WriteEnvelope(w, 401, nil, "Invalid API key", "t")
-			return
-		}
-		switch {
-		case r.URL.Path == "/api/v4/people":
-			cmdtest.WriteEnvelope(w, 200, api.NewPage(testPeople, 1, 10, 2), "", "t")
-		case r.URL.Path == "/api/v4/people/p-1":
-			p := testPeople[0]
-			p.Balances = []api.Balance{{CreditType: 1, Available: 100}, {CreditType: 2, Available: 2.5}}
-			p.SatTaxRegime = &api.CatalogRecord{ID: "601", Description: "General de Ley Personas Morales"}
-			p.SatTaxRegimeID = strp("601")
-			cmdtest.WriteEnvelope(w, 200, p, "", "t")
-		default:
-			cmdtest.WriteEnvelope(w, 404, nil, "No such resource for the given Id: x", "t")
-		}
-	})
-}
-
 func TestProfileSelection(t *testing.T) {
 	dir := cmdtest.Isolate(t)
 	live := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {

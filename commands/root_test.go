@@ -282,7 +282,7 @@ func TestHelpCommand(t *testing.T) {
 // Commands write only to the injected streams.
 func TestNothingWrittenToProcessStreams(t *testing.T) {
 	cmdtest.Isolate(t)
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	dir := t.TempDir()
 	stdout, err := os.Create(filepath.Join(dir, "stdout"))

@@ -36,6 +36,9 @@ type Opts struct {
 	Config func(*cmdutil.Factory)
 }
 
+// APIKey is the API key UseAPI sets.
+const APIKey = "sk_test_0123456789abcdefWXYZ"
+
 // Now is the clock of the tests.
 var Now = time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
 
@@ -197,7 +200,7 @@ func UseAPI(t *testing.T, base string) {
 	t.Helper()
 	t.Setenv("TIMBRA_BASE_URL", base)
 	t.Setenv("TIMBRA_TENANT_KEY", "tenant-1")
-	t.Setenv("TIMBRA_API_KEY", "sk_test_0123456789abcdefWXYZ")
+	t.Setenv("TIMBRA_API_KEY", APIKey)
 }
 
 // Parse runs one command line through cmd alone, as run does (flags may follow the arguments),

@@ -12,8 +12,6 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 )
 
-func strp(s string) *string { return &s }
-
 // runeIndex is the column (in characters) where sub starts in s.
 func runeIndex(s, sub string) int {
 	i := strings.Index(s, sub)
@@ -23,36 +21,9 @@ func runeIndex(s, sub string) int {
 	return utf8.RuneCountInString(s[:i])
 }
 
-var testPeople = []api.Person{
-	{ID: "p-1", LegalName: "Ana López", Email: "ana@example.com", IsOwner: true, Tin: strp("LOAA800101AB1"), CreatedAt: "2025-03-10T11:57:00.000"},
-	{ID: "p-2", LegalName: "Beto", Email: "beto@example.com", CreatedAt: "2025-01-02T03:04:05.000"},
-}
-
-// peopleAPI answers people list and get like the API.
-func peopleAPI(t *testing.T) *cmdtest.FakeAPI {
-	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-API-KEY") != "sk_test_0123456789abcdefWXYZ" || r.Header.Get("X-TENANT-KEY") == "" {
-			cmdtest.WriteEnvelope(w, 401, nil, "Invalid API key", "t")
-			return
-		}
-		switch {
-		case r.URL.Path == "/api/v4/people":
-			cmdtest.WriteEnvelope(w, 200, api.NewPage(testPeople, 1, 10, 2), "", "t")
-		case r.URL.Path == "/api/v4/people/p-1":
-			p := testPeople[0]
-			p.Balances = []api.Balance{{CreditType: 1, Available: 100}, {CreditType: 2, Available: 2.5}}
-			p.SatTaxRegime = &api.CatalogRecord{ID: "601", Description: "General de Ley Personas Morales"}
-			p.SatTaxRegimeID = strp("601")
-			cmdtest.WriteEnvelope(w, 200, p, "", "t")
-		default:
-			cmdtest.WriteEnvelope(w, 404, nil, "No such resource for the given Id: x", "t")
-		}
-	})
-}
-
 func TestPeopleListPlain(t *testing.T) {
 	cmdtest.Isolate(t)
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "people", "list", "--page", "2", "--page-size", "5", "--time-zone", "America/Mexico_City")
 	cmdtest.WantCode(t, r, 0)
@@ -79,7 +50,7 @@ func TestPeopleListPlain(t *testing.T) {
 
 func TestPeopleListPlainUTC(t *testing.T) {
 	cmdtest.Isolate(t)
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "people", "list")
 	cmdtest.WantCode(t, r, 0)
@@ -95,7 +66,7 @@ func TestPeopleListPlainUTC(t *testing.T) {
 func TestPeopleListTerminal(t *testing.T) {
 	cmdtest.Isolate(t)
 	t.Setenv("NO_COLOR", "1")
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	r := run1(t, cmdtest.Opts{TTY: true}, "people", "list")
 	cmdtest.WantCode(t, r, 0)
@@ -114,7 +85,7 @@ func TestPeopleListTerminal(t *testing.T) {
 
 func TestPeopleListColour(t *testing.T) {
 	cmdtest.Isolate(t)
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	r := run1(t, cmdtest.Opts{TTY: true}, "people", "list")
 	cmdtest.WantCode(t, r, 0)
@@ -126,7 +97,7 @@ func TestPeopleListColour(t *testing.T) {
 
 func TestPeopleListJSON(t *testing.T) {
 	cmdtest.Isolate(t)
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	for _, tty := range []bool{false, true} {
 		r := run1(t, cmdtest.Opts{TTY: tty}, "people", "list", "-o", "json")
@@ -144,7 +115,7 @@ func TestPeopleListJSON(t *testing.T) {
 
 func TestPeopleGet(t *testing.T) {
 	cmdtest.Isolate(t)
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	cmdtest.UseAPI(t, srv.URL)
 	r := runArgs(t, "people", "get", "p-1")
 	cmdtest.WantCode(t, r, 0)
@@ -172,7 +143,7 @@ func TestPeopleGet(t *testing.T) {
 // Environment variables override the profile, value by value.
 func TestEnvOverridesProfile(t *testing.T) {
 	dir := cmdtest.Isolate(t)
-	srv := peopleAPI(t)
+	srv := cmdtest.PeopleAPI(t)
 	other := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.Person{}, 1, 10, 0), "", "t")
 	})
