@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,11 +108,11 @@ func (t boltTx) bucket(name []byte) *bolt.Bucket {
 func (t boltTx) Meta() Meta       { return boltMeta{t.bucket(bucketMeta)} }
 func (t boltTx) Tenants() Tenants { return boltTenants{t.bucket(bucketTenants)} }
 func (t boltTx) People(tenantID string) People {
-	return boltPeople{records[Person]{t.bucket(bucketPeople), tenantID}, t.bucket(bucketPeopleByEmail)}
+	return boltPeople{newListed[Person](t, bucketPeople, tenantID), t.bucket(bucketPeopleByEmail)}
 }
 func (t boltTx) APIKeys(tenantID string) APIKeys {
 	return boltAPIKeys{
-		records:  records[APIKey]{t.bucket(bucketAPIKeys), tenantID},
+		records:  newListed[APIKey](t, bucketAPIKeys, tenantID),
 		lookup:   t.bucket(bucketAPIKeysByLookup),
 		byPerson: t.bucket(bucketAPIKeysByPerson),
 	}
@@ -176,10 +177,13 @@ func key(parts ...string) []byte {
 	return b
 }
 
-// records is a tenant-scoped collection of JSON values in one bucket.
+// records is a tenant-scoped collection of values in one bucket. A listed collection
+// (newListed) keeps the number of each tenant's records in the counts bucket, so that a page
+// knows its total without walking the tenant.
 type records[T any] struct {
 	b      *bolt.Bucket
 	tenant string
+	tally  tally // zero: not counted
 }
 
 func (r records[T]) get(id string) (T, error) {
@@ -199,23 +203,73 @@ func (r records[T]) put(id string, v T) error {
 	if err != nil {
 		return err
 	}
-	return r.b.Put(key(r.tenant, id), raw)
+	k := key(r.tenant, id)
+	if r.tally.counts != nil && r.b.Get(k) == nil {
+		if err := r.tally.add(r.tenant, 1); err != nil {
+			return err
+		}
+	}
+	return r.b.Put(k, raw)
 }
 
-func (r records[T]) del(id string) error { return r.b.Delete(key(r.tenant, id)) }
+func (r records[T]) del(id string) error {
+	k := key(r.tenant, id)
+	if r.tally.counts != nil && r.b.Get(k) != nil {
+		if err := r.tally.add(r.tenant, -1); err != nil {
+			return err
+		}
+	}
+	return r.b.Delete(k)
+}
 
-// page walks the tenant's records in key order, decoding those in [offset, offset+limit).
+// page decodes the tenant's records in [offset, offset+limit) of key order; the total is the
+// tally of a listed collection, else a walk.
 func (r records[T]) page(offset, limit int) ([]T, int, error) {
-	return pageOf[T](r.b, key(r.tenant, ""), offset, limit, func(_, v []byte) ([]byte, error) { return v, nil })
+	total := -1
+	if r.tally.counts != nil {
+		total = r.tally.get(r.tenant)
+	}
+	return pageOf[T](r.b, key(r.tenant, ""), offset, limit, total, func(_, v []byte) ([]byte, error) { return v, nil })
 }
 
-// pageOf walks the keys under prefix, resolving each entry to a record value with get.
-func pageOf[T any](b *bolt.Bucket, prefix []byte, offset, limit int, get func(k, v []byte) ([]byte, error)) ([]T, int, error) {
+// newListed is the records of a listed collection: counted per tenant.
+func newListed[T any](t boltTx, name []byte, tenant string) records[T] {
+	return records[T]{b: t.bucket(name), tenant: tenant, tally: tally{t.bucket(bucketCounts), name}}
+}
+
+// tally is the number of keys per tenant of one bucket, kept in the counts bucket under
+// "<bucket name>/<tenant>".
+type tally struct {
+	counts *bolt.Bucket
+	name   []byte
+}
+
+func (t tally) key(tenant string) []byte { return key(string(t.name), tenant) }
+
+func (t tally) add(tenant string, d int64) error { return addCount(t.counts, t.key(tenant), d) }
+
+func (t tally) get(tenant string) int {
+	if v := t.counts.Get(t.key(tenant)); len(v) == 8 {
+		return int(binary.BigEndian.Uint64(v))
+	}
+	return 0
+}
+
+// has tells whether b holds k (an index entry's value may be empty, which Get cannot tell from
+// absent).
+func has(b *bolt.Bucket, k []byte) bool {
+	found, _ := b.Cursor().Seek(k)
+	return bytes.Equal(found, k)
+}
+
+// pageOf walks the keys under prefix, resolving each entry of [offset, offset+limit) to a
+// record value with get. With total known (≥ 0) it stops there; otherwise it walks on to count.
+func pageOf[T any](b *bolt.Bucket, prefix []byte, offset, limit, total int, get func(k, v []byte) ([]byte, error)) ([]T, int, error) {
 	var out []T
-	total := 0
+	n := 0
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if total >= offset && len(out) < limit {
+		if n >= offset && len(out) < limit {
 			raw, err := get(k, v)
 			if err != nil {
 				return nil, 0, err
@@ -226,18 +280,15 @@ func pageOf[T any](b *bolt.Bucket, prefix []byte, offset, limit int, get func(k,
 			}
 			out = append(out, item)
 		}
-		total++
-	}
-	return out, total, nil
-}
-
-func countPrefix(b *bolt.Bucket, prefix []byte) int {
-	n := 0
-	c := b.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		n++
+		if total >= 0 && (len(out) == limit || n >= offset+limit) {
+			return out, total, nil
+		}
 	}
-	return n
+	if total >= 0 {
+		return out, total, nil
+	}
+	return out, n, nil
 }
 
 type boltMeta struct{ b *bolt.Bucket }
@@ -329,7 +380,7 @@ func (p boltPeople) Delete(id string) error {
 
 func (p boltPeople) List(offset, limit int) ([]Person, int, error) { return p.page(offset, limit) }
 
-func (p boltPeople) Count() (int, error) { return countPrefix(p.b, key(p.tenant, "")), nil }
+func (p boltPeople) Count() (int, error) { return p.tally.get(p.tenant), nil }
 
 type boltAPIKeys struct {
 	records[APIKey]
@@ -382,7 +433,7 @@ func (a boltAPIKeys) List(offset, limit int) ([]APIKey, int, error) { return a.p
 
 func (a boltAPIKeys) ListByPerson(personID string, offset, limit int) ([]APIKey, int, error) {
 	prefix := key(a.tenant, personID, "")
-	return pageOf[APIKey](a.byPerson, prefix, offset, limit, func(k, _ []byte) ([]byte, error) {
+	return pageOf[APIKey](a.byPerson, prefix, offset, limit, -1, func(k, _ []byte) ([]byte, error) {
 		raw := a.b.Get(key(a.tenant, string(k[len(prefix):])))
 		if raw == nil {
 			return nil, fmt.Errorf("storage: index %s points to a missing key", k)

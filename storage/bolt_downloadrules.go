@@ -1,7 +1,7 @@
 package storage
 
 func (t boltTx) DownloadRules(tenantID string) DownloadRules {
-	return boltDownloadRules{records[DownloadRule]{t.bucket(bucketDownloadRules), tenantID}}
+	return boltDownloadRules{newListed[DownloadRule](t, bucketDownloadRules, tenantID)}
 }
 
 type boltDownloadRules struct{ records[DownloadRule] }

@@ -1,11 +1,11 @@
 package storage
 
 func (t boltTx) Employers(tenantID string) Employers {
-	return boltEmployers{records[Employer]{t.bucket(bucketEmployers), tenantID}}
+	return boltEmployers{records[Employer]{b: t.bucket(bucketEmployers), tenant: tenantID}}
 }
 
 func (t boltTx) Employees(tenantID string) Employees {
-	return boltEmployees{records[Employee]{t.bucket(bucketEmployees), tenantID}}
+	return boltEmployees{records[Employee]{b: t.bucket(bucketEmployees), tenant: tenantID}}
 }
 
 type boltEmployers struct{ records[Employer] }

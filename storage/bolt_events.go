@@ -14,16 +14,17 @@ import (
 )
 
 func (t boltTx) Webhooks(tenantID string) Webhooks {
-	return boltWebhooks{records[Webhook]{t.bucket(bucketWebhooks), tenantID}}
+	return boltWebhooks{newListed[Webhook](t, bucketWebhooks, tenantID)}
 }
 
 func (t boltTx) Events(tenantID string) Events {
-	return boltEvents{records[Event]{t.bucket(bucketEvents), tenantID}, t.bucket(bucketEventsByRelated)}
+	return boltEvents{records[Event]{b: t.bucket(bucketEvents), tenant: tenantID}, t.bucket(bucketEventsByRelated),
+		t.bucket(bucketEventsByType), t.bucket(bucketEventsHours)}
 }
 
 func (t boltTx) Deliveries(tenantID string) Deliveries {
 	return boltDeliveries{
-		records:   records[Delivery]{t.bucket(bucketDeliveries), tenantID},
+		records:   records[Delivery]{b: t.bucket(bucketDeliveries), tenant: tenantID},
 		byWebhook: t.bucket(bucketDeliveriesByWebhook),
 		pending:   t.bucket(bucketDeliveriesPending),
 		count:     t.bucket(bucketDeliveriesPendingCount),
@@ -95,6 +96,8 @@ func decodeEach[T any](fn func(T) bool, get func(k, v []byte) []byte) func(k, v 
 type boltEvents struct {
 	records[Event]
 	byRelated *bolt.Bucket
+	byType    *bolt.Bucket
+	hours     *bolt.Bucket
 }
 
 func (e boltEvents) Get(id string) (Event, error) { return e.get(id) }
@@ -102,6 +105,14 @@ func (e boltEvents) Get(id string) (Event, error) { return e.get(id) }
 func (e boltEvents) Put(v Event) error {
 	if err := e.byRelated.Put(key(e.tenant, v.RelatedObjectID, v.ID), nil); err != nil {
 		return err
+	}
+	if e.b.Get(key(e.tenant, v.ID)) == nil { // new: counted once, by its id's time
+		if err := e.byType.Put(key(e.tenant, v.Type, v.ID), nil); err != nil {
+			return err
+		}
+		if err := e.count(v, 1); err != nil {
+			return err
+		}
 	}
 	return e.put(v.ID, v)
 }
@@ -117,13 +128,129 @@ func (e boltEvents) Delete(id string) error {
 	if err := e.byRelated.Delete(key(e.tenant, old.RelatedObjectID, old.ID)); err != nil {
 		return err
 	}
+	if err := e.byType.Delete(key(e.tenant, old.Type, old.ID)); err != nil {
+		return err
+	}
+	if err := e.count(old, -1); err != nil {
+		return err
+	}
 	return e.del(id)
 }
 
-func (e boltEvents) Newest(from, to time.Time, fn func(Event) bool) error {
-	lo, hi := timeBounds(e.tenant, from, to)
-	newest(e.b, key(e.tenant, ""), lo, hi, decodeEach(fn, func(_, v []byte) []byte { return v }))
+// count adds d to the counters of v's hour, of any type and of v's type.
+func (e boltEvents) count(v Event, d int64) error {
+	return countEvent(e.hours, e.tenant, v, d)
+}
+
+func countEvent(hours *bolt.Bucket, tenant string, v Event, d int64) error {
+	at := eventTime(v)
+	for _, typ := range []string{"", v.Type} {
+		if err := addCount(hours, hourKey(tenant, typ, at), d); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// eventTime is when v was made as its key orders it: the millisecond of its id (a UUID version
+// 7, made at CreatedAt), or CreatedAt for an id of another form.
+func eventTime(v Event) time.Time {
+	if len(v.ID) >= 13 && v.ID[8] == '-' {
+		if ms, err := strconv.ParseUint(v.ID[:8]+v.ID[9:13], 16, 64); err == nil {
+			return time.UnixMilli(int64(ms)).UTC()
+		}
+	}
+	return v.CreatedAt
+}
+
+// hourKey is the counter of a tenant's events of one type ("" any) made in the hour of t:
+// "<tenant>/<type>/" and the hour since the Unix epoch, 4 bytes big-endian.
+func hourKey(tenant, typ string, t time.Time) []byte {
+	k := key(tenant, typ, "")
+	return binary.BigEndian.AppendUint32(k, uint32(t.Unix()/3600))
+}
+
+// addCount adds d to the 8-byte big-endian counter at k; a counter that reaches 0 goes.
+func addCount(b *bolt.Bucket, k []byte, d int64) error {
+	n := int64(0)
+	if v := b.Get(k); len(v) == 8 {
+		n = int64(binary.BigEndian.Uint64(v))
+	}
+	n += d
+	if n <= 0 {
+		return b.Delete(k)
+	}
+	return b.Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
+}
+
+// indexOf is the bucket and key prefix under which a tenant's events of type typ ("" any) are
+// in time order.
+func (e boltEvents) indexOf(typ string) (*bolt.Bucket, string) {
+	if typ == "" {
+		return e.b, e.tenant
+	}
+	return e.byType, string(key(e.tenant, typ))
+}
+
+// Count adds the kept counters of the hours [from, to] overlaps, then takes away the events of
+// the first and last hour that fall outside it, counted by key: its cost grows with the hours of
+// the range and the events of those two hours, never with the events stored.
+func (e boltEvents) Count(typ string, from, to time.Time) (int, error) {
+	if to.Before(from) {
+		return 0, nil
+	}
+	n := 0
+	c := e.hours.Cursor()
+	prefix := key(e.tenant, typ, "")
+	last := hourKey(e.tenant, typ, to)
+	for k, v := c.Seek(hourKey(e.tenant, typ, from)); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, last) <= 0; k, v = c.Next() {
+		n += int(binary.BigEndian.Uint64(v))
+	}
+	b, p := e.indexOf(typ)
+	first := from.Truncate(time.Hour)
+	n -= countRange(b, timeKey(p, first), timeKey(p, from))
+	n -= countRange(b, append(timeKey(p, to.Add(time.Millisecond)), 0), timeKey(p, to.Truncate(time.Hour).Add(time.Hour)))
+	return n, nil
+}
+
+// countRange counts the keys of b in [lo, hi).
+func countRange(b *bolt.Bucket, lo, hi []byte) int {
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.Seek(lo); k != nil && bytes.Compare(k, hi) < 0; k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
+// Page walks the keys of [from, to] newest first, passing over offset of them unread and
+// decoding at most limit.
+func (e boltEvents) Page(typ string, from, to time.Time, offset, limit int) ([]Event, error) {
+	b, p := e.indexOf(typ)
+	lo, hi := timeBounds(p, from, to)
+	var out []Event
+	var err error
+	skip := offset
+	newest(b, key(p, ""), lo, hi, func(k, v []byte) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		if typ != "" {
+			v = e.b.Get(key(e.tenant, string(k[len(p)+1:])))
+			if v == nil {
+				return true
+			}
+		}
+		var ev Event
+		if err = decodeRecord(v, &ev); err != nil {
+			err = fmt.Errorf("storage: decode %s: %w", k, err)
+			return false
+		}
+		out = append(out, ev)
+		return len(out) < limit
+	})
+	return out, err
 }
 
 func (e boltEvents) NewestRelated(related string, from, to time.Time, fn func(Event) bool) error {

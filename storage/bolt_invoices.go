@@ -13,7 +13,7 @@ import (
 )
 
 func (t boltTx) Invoices(tenantID string) Invoices {
-	return boltInvoices{records[Invoice]{t.bucket(bucketInvoices), tenantID}, t.bucket(bucketInvoicesByUUID),
+	return boltInvoices{newListed[Invoice](t, bucketInvoices, tenantID), t.bucket(bucketInvoicesByUUID),
 		t.bucket(bucketInvoicesSummary), t.bucket(bucketInvoicesCanceling)}
 }
 

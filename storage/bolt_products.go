@@ -1,7 +1,7 @@
 package storage
 
 func (t boltTx) Products(tenantID string) Products {
-	return boltProducts{records[Product]{t.bucket(bucketProducts), tenantID}}
+	return boltProducts{newListed[Product](t, bucketProducts, tenantID)}
 }
 
 type boltProducts struct{ records[Product] }

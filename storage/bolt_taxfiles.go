@@ -18,9 +18,10 @@ var (
 
 func (t boltTx) TaxFiles(tenantID string) TaxFiles {
 	return boltTaxFiles{
-		records:  records[TaxFile]{t.bucket(bucketTaxFiles), tenantID},
-		byPerson: t.bucket(bucketTaxFilesByPerson),
-		current:  t.bucket(bucketTaxFilesCurrent),
+		records:      records[TaxFile]{b: t.bucket(bucketTaxFiles), tenant: tenantID},
+		byPerson:     t.bucket(bucketTaxFilesByPerson),
+		current:      t.bucket(bucketTaxFilesCurrent),
+		currentTally: tally{t.bucket(bucketCounts), bucketTaxFilesCurrent},
 	}
 }
 
@@ -28,6 +29,8 @@ type boltTaxFiles struct {
 	records[TaxFile]
 	byPerson *bolt.Bucket
 	current  *bolt.Bucket
+	// currentTally counts each tenant's current files
+	currentTally tally
 }
 
 func (b boltTaxFiles) Get(id string) (TaxFile, error) { return b.get(id) }
@@ -42,13 +45,26 @@ func (b boltTaxFiles) Put(f TaxFile) error {
 	}
 	f.TenantID = b.tenant
 	state, cur := taxFileCurrent, key(b.tenant, f.ID)
+	was := has(b.current, cur)
 	if f.Deleted() {
 		state = taxFileDeleted
+		if was {
+			if err := b.currentTally.add(b.tenant, -1); err != nil {
+				return err
+			}
+		}
 		if err := b.current.Delete(cur); err != nil {
 			return err
 		}
-	} else if err := b.current.Put(cur, nil); err != nil {
-		return err
+	} else {
+		if !was {
+			if err := b.currentTally.add(b.tenant, 1); err != nil {
+				return err
+			}
+		}
+		if err := b.current.Put(cur, nil); err != nil {
+			return err
+		}
 	}
 	if err := b.byPerson.Put(key(b.tenant, f.PersonID, f.ID), state); err != nil {
 		return err
@@ -69,7 +85,7 @@ func (b boltTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error)
 
 func (b boltTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, "")
-	return pageOf[TaxFile](b.current, prefix, offset, limit, b.fromIndex(prefix))
+	return pageOf[TaxFile](b.current, prefix, offset, limit, b.currentTally.get(b.tenant), b.fromIndex(prefix))
 }
 
 func (b boltTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile, int, error) {
@@ -100,6 +116,6 @@ func (b boltTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFil
 
 func (b boltTaxFiles) AllByPerson(personID string) ([]TaxFile, error) {
 	prefix := key(b.tenant, personID, "")
-	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), b.fromIndex(prefix))
+	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), -1, b.fromIndex(prefix))
 	return out, err
 }

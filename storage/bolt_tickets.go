@@ -9,7 +9,7 @@ import (
 )
 
 func (t boltTx) Tickets(tenantID string) Tickets {
-	return boltTickets{records[Ticket]{t.bucket(bucketTickets), tenantID}, t.bucket(bucketTicketsByNumber),
+	return boltTickets{newListed[Ticket](t, bucketTickets, tenantID), t.bucket(bucketTicketsByNumber),
 		t.bucket(bucketTicketsByPaid), t.bucket(bucketTicketsByRecorded)}
 }
 

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -138,14 +139,94 @@ func TestMigration14(t *testing.T) {
 		if err != nil || string(body) != string(ev.Body) {
 			t.Errorf("JSON event body after migration 14: %s %v", body, err)
 		}
+		if v, _ := schemaVersion(tx); v != 14 {
+			t.Errorf("schema version = %d, want 14", v)
+		}
+		if err := migrateTo(tx, 15); err != nil { // the events' indexes of schema 15
+			return err
+		}
 		if err := (newTx(tx)).Events("t1").Put(ev); err != nil {
 			return err
 		}
 		if raw := tx.Bucket(bucketEvents).Get(key("t1", ev.ID)); raw[0] != binaryV1 {
 			t.Errorf("an event written after migration 14 is %q", raw)
 		}
-		if v, _ := schemaVersion(tx); v != 14 {
-			t.Errorf("schema version = %d, want 14", v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigration15: the events stored before schema 15 (JSON and binary, of two tenants and two
+// types) are indexed by type and counted by hour, so Count and Page see them; each tenant's
+// people and current tax files are counted.
+func TestMigration15(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 14) }); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	ms := base.UnixMilli()
+	id := func(n int) string { return fmt.Sprintf("%08x-%04x-7000-8000-%012d", ms>>16, ms&0xffff, n) }
+	evs := []Event{
+		{ID: id(1), TenantID: "t1", Type: "invoice.stamped", CreatedAt: base, Body: []byte(`{"a":1}`)},
+		{ID: id(2), TenantID: "t1", Type: "invoice.canceled", CreatedAt: base, Body: []byte(`{"a":2}`)},
+		{ID: id(3), TenantID: "t2", Type: "invoice.stamped", CreatedAt: base, Body: []byte(`{"a":3}`)},
+	}
+	err := db.Update(func(tx *bolt.Tx) error {
+		for i, e := range evs {
+			raw, err := json.Marshal(e)
+			if i == 1 {
+				raw, err = encodeRecord(e)
+			}
+			if err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketEvents).Put(key(e.TenantID, e.ID), raw); err != nil {
+				return err
+			}
+		}
+		for i, tenant := range []string{"t1", "t1", "t1", "t2"} {
+			raw, _ := json.Marshal(Person{ID: id(10 + i), TenantID: tenant, Email: fmt.Sprintf("p%d@x.test", i)})
+			if err := tx.Bucket(bucketPeople).Put(key(tenant, id(10+i)), raw); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketTaxFilesCurrent).Put(key(tenant, id(20+i)), nil); err != nil {
+				return err
+			}
+		}
+		return migrateTo(tx, 15)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		events := newTx(tx).Events("t1")
+		for _, c := range []struct {
+			typ  string
+			want int
+		}{{"", 2}, {"invoice.stamped", 1}, {"invoice.canceled", 1}, {"invoice.paid", 0}} {
+			n, err := events.Count(c.typ, base.Add(-time.Hour), base.Add(time.Hour))
+			if err != nil || n != c.want {
+				t.Errorf("Count(%q) = %d, %v; want %d", c.typ, n, err, c.want)
+			}
+			page, err := events.Page(c.typ, base.Add(-time.Hour), base.Add(time.Hour), 0, 10)
+			if err != nil || len(page) != c.want {
+				t.Errorf("Page(%q) = %d events, %v; want %d", c.typ, len(page), err, c.want)
+			}
+		}
+		if n, _ := newTx(tx).People("t1").Count(); n != 3 {
+			t.Errorf("people of t1 counted %d, want 3", n)
+		}
+		if _, total, _ := newTx(tx).People("t2").List(0, 10); total != 1 {
+			t.Errorf("people of t2 listed with total %d, want 1", total)
+		}
+		if n := (tally{tx.Bucket(bucketCounts), bucketTaxFilesCurrent}).get("t1"); n != 3 {
+			t.Errorf("current tax files of t1 counted %d, want 3", n)
+		}
+		if v, _ := schemaVersion(tx); v != 15 {
+			t.Errorf("schema version = %d, want 15", v)
 		}
 		return nil
 	})

@@ -110,8 +110,12 @@ type Events interface {
 	Get(id string) (Event, error)
 	Put(e Event) error
 	Delete(id string) error
-	// Newest calls fn for events created in [from, to], newest first, until fn returns false.
-	Newest(from, to time.Time, fn func(Event) bool) error
+	// Count is the number of events of type typ ("" any) created in [from, to] (to the
+	// millisecond of their id), from kept counters: its cost does not grow with the events stored.
+	Count(typ string, from, to time.Time) (int, error)
+	// Page returns the events of type typ ("" any) created in [from, to], newest first, from
+	// offset, at most limit; what it passes over is not decoded.
+	Page(typ string, from, to time.Time, offset, limit int) ([]Event, error)
 	// NewestRelated is Newest for the events of one related object.
 	NewestRelated(relatedObjectID string, from, to time.Time, fn func(Event) bool) error
 	// Older calls fn for events created before t, oldest first, until fn returns false.

@@ -161,6 +161,72 @@ var migrations = []func(tx *bolt.Tx) error{
 	// before stay JSON and read as they are, so nothing moves: the version only keeps an older
 	// timbra, which reads JSON alone, from opening the database.
 	func(*bolt.Tx) error { return nil },
+	// 15: lists know their totals without walking: events by type and the events of each hour
+	// counted (of any type and of each type); each tenant's records of the listed collections
+	// counted.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketEventsByType, bucketEventsHours, bucketCounts} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		if err := indexEventTypes(tx); err != nil {
+			return err
+		}
+		return countListed(tx)
+	},
+}
+
+// listedBuckets are the buckets whose keys are counted per tenant in counts.
+var listedBuckets = [][]byte{bucketPeople, bucketAPIKeys, bucketWebhooks, bucketInvoices, bucketProducts,
+	bucketTickets, bucketDownloadRules, bucketTaxFilesCurrent}
+
+// countListed writes the counts of every listed bucket.
+func countListed(tx *bolt.Tx) error {
+	counts := tx.Bucket(bucketCounts)
+	for _, name := range listedBuckets {
+		n := map[string]int64{}
+		if err := tx.Bucket(name).ForEach(func(k, _ []byte) error {
+			tenant, _, ok := bytes.Cut(k, []byte("/"))
+			if !ok {
+				return fmt.Errorf("malformed key %q in %s", k, name)
+			}
+			n[string(tenant)]++
+			return nil
+		}); err != nil {
+			return err
+		}
+		t := tally{counts, name}
+		for tenant, c := range n {
+			if err := t.add(tenant, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// indexEventTypes writes events_by_type and events_hours for every stored event.
+func indexEventTypes(tx *bolt.Tx) error {
+	byType, hours := tx.Bucket(bucketEventsByType), tx.Bucket(bucketEventsHours)
+	return tx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {
+		tenant, id, ok := strings.Cut(string(k), "/")
+		if !ok {
+			return fmt.Errorf("malformed event key %q", k)
+		}
+		var e Event
+		if err := decodeRecord(v, &e); err != nil {
+			return fmt.Errorf("decode event %s: %w", k, err)
+		}
+		if err := byType.Put(key(tenant, e.Type, id), nil); err != nil {
+			return err
+		}
+		e.ID = id
+		if err := countEvent(hours, tenant, e, 1); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // indexOutbox writes deliveries_due and deliveries_pending_count for every pending delivery, and

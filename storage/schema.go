@@ -23,12 +23,18 @@
 //	webhooks             <tenantID>/<webhookID>           → Webhook
 //	events               <tenantID>/<eventID>             → Event (with the exact bytes delivered)
 //	events_by_related    <tenantID>/<relatedID>/<eventID> → empty
+//	events_by_type       <tenantID>/<type>/<eventID>      → empty
+//	events_hours         <tenantID>/<type or empty>/<hour: 4-byte big-endian Unix hour>
+//	                       → 8-byte big-endian count of the events of that hour (of that type, or of any)
 //	deliveries           <tenantID>/<deliveryID>          → Delivery
 //	deliveries_by_webhook <tenantID>/<webhookID>/<deliveryID> → empty
 //	deliveries_pending   <tenantID>/<webhookID>/<deliveryID> → empty   (while status is pending)
 //	deliveries_due       <tenantID>/<webhookID>/<due: 8-byte big-endian Unix ns><deliveryID>
 //	                       → <kind>/<event type>/<eventID>/<synthetic 0|1>   (the outbox: while pending)
 //	deliveries_pending_count <tenantID>/<webhookID>     → 8-byte big-endian count of pending deliveries
+//	counts               <bucket name>/<tenantID>         → 8-byte big-endian count of the tenant's keys in that
+//	                       bucket (people, apikeys, webhooks, invoices, products, tickets, download_rules,
+//	                       taxfiles_current): a list's total without a walk
 //	catalog_set          "current"                        → CatalogSet (version, source, tables, row counts)
 //	catalog_rows         <table> (nested bucket)
 //	                       <primary key values joined by 0x00> → the row's values (catalogs package encoding)
@@ -57,6 +63,10 @@
 // work by seeking from one webhook's queue to the next. deliveries_pending_count is kept by the
 // same Put, so a queue's depth is one read.
 //
+// Events.Put and Delete keep events_by_type and events_hours in the event's transaction, so the
+// list of events counts its range from at most 721 hourly counters and the events of the two
+// hours at its ends (Events.Count), and reads a page by key without decoding what it passes.
+//
 // Employer and employee data are keyed by their person: deleting a person deletes both in the
 // same transaction (DeletePersonEmployment).
 //
@@ -81,12 +91,16 @@ var (
 	bucketWebhooks               = []byte("webhooks")
 	bucketEvents                 = []byte("events")
 	bucketEventsByRelated        = []byte("events_by_related")
+	bucketEventsByType           = []byte("events_by_type")
+	bucketEventsHours            = []byte("events_hours")
 	bucketDeliveries             = []byte("deliveries")
 	bucketDeliveriesByWebhook    = []byte("deliveries_by_webhook")
 	bucketDeliveriesPending      = []byte("deliveries_pending")
 	bucketOutbox                 = []byte("outbox") // until schema 13; see migrations
 	bucketDeliveriesDue          = []byte("deliveries_due")
 	bucketDeliveriesPendingCount = []byte("deliveries_pending_count")
+
+	bucketCounts = []byte("counts")
 
 	bucketCatalogSet  = []byte("catalog_set")
 	bucketCatalogRows = []byte("catalog_rows")

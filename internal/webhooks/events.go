@@ -120,20 +120,30 @@ func (s *Service) ListEvents(ctx context.Context, c auth.Caller, f EventFilter) 
 	var items []json.RawMessage
 	total := 0
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
-		fn := func(e storage.Event) bool {
-			if (f.Type != "" && e.Type != f.Type) || e.CreatedAt.Before(from) || e.CreatedAt.After(to) {
-				return true
-			}
-			if total >= (f.Page-1)*f.Size && len(items) < f.Size {
-				items = append(items, e.Body)
-			}
-			total++
-			return true
-		}
+		events := tx.Events(c.TenantID)
 		if f.RelatedObjectID != "" {
-			return tx.Events(c.TenantID).NewestRelated(f.RelatedObjectID, from, to, fn)
+			// one object's events: few, walked
+			return events.NewestRelated(f.RelatedObjectID, from, to, func(e storage.Event) bool {
+				if f.Type != "" && e.Type != f.Type {
+					return true
+				}
+				if total >= (f.Page-1)*f.Size && len(items) < f.Size {
+					items = append(items, e.Body)
+				}
+				total++
+				return true
+			})
 		}
-		return tx.Events(c.TenantID).Newest(from, to, fn)
+		n, err := events.Count(f.Type, from, to)
+		if err != nil {
+			return err
+		}
+		total = n
+		page, err := events.Page(f.Type, from, to, (f.Page-1)*f.Size, f.Size)
+		for _, e := range page {
+			items = append(items, e.Body)
+		}
+		return err
 	})
 	if err != nil {
 		return api.PagedList[json.RawMessage]{}, err

@@ -83,9 +83,34 @@ func testPeople(t *testing.T, s storage.Store) {
 		return nil
 	}))
 	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.People(a).Delete(made[0]) }))
+	// a change, and a deletion of what is not there, leave the total alone
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		p, err := tx.People(a).Get(made[1])
+		if err != nil {
+			return err
+		}
+		p.LegalName = "Changed"
+		if err := tx.People(a).Put(p); err != nil {
+			return err
+		}
+		if err := tx.People(a).Delete(made[0]); err != nil {
+			return err
+		}
+		return tx.People(a).Delete(id())
+	}))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
 		if _, _, err := tx.PersonByEmail("p0@a.test"); !errors.Is(err, storage.ErrNotFound) {
 			return fmt.Errorf("email index kept a deleted person: %v", err)
+		}
+		items, total, err := tx.People(a).List(3, 5)
+		if err != nil {
+			return err
+		}
+		if n, _ := tx.People(a).Count(); total != 4 || n != 4 || len(items) != 1 || items[0].ID != made[4] {
+			return fmt.Errorf("after a deletion and a change: total %d, count %d, %d items on the last page", total, n, len(items))
+		}
+		if items, total, _ := tx.People(a).List(10, 5); total != 4 || len(items) != 0 {
+			return fmt.Errorf("a page past the end: total %d, %d items", total, len(items))
 		}
 		return nil
 	}))
@@ -181,25 +206,49 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	var made []storage.Event
 	must(t, s.Update(ctx, func(tx storage.Tx) error {
-		for i := range 10 {
+		// ten events an hour apart (types x and y in turn), and three more in the fifth hour
+		for i := range 13 {
 			at := base.Add(time.Duration(i) * time.Hour)
-			e := storage.Event{ID: newID(at), Type: "x", RelatedObjectID: []string{"inv-a", "inv-b"}[i%2], CreatedAt: at, Body: []byte(`{}`)}
+			if i >= 10 {
+				at = base.Add(4*time.Hour + time.Duration(i-9)*10*time.Minute)
+			}
+			e := storage.Event{ID: newID(at), Type: []string{"x", "y"}[i%2], RelatedObjectID: []string{"inv-a", "inv-b"}[i%2], CreatedAt: at, Body: []byte(`{}`)}
 			made = append(made, e)
 			if err := tx.Events(tenant).Put(e); err != nil {
 				return err
 			}
 		}
+		// putting an event again counts it once
+		if err := tx.Events(tenant).Put(made[0]); err != nil {
+			return err
+		}
 		// another tenant's event in the same hours must never show
-		return tx.Events(id()).Put(storage.Event{ID: newID(base.Add(3 * time.Hour)), RelatedObjectID: "inv-a", CreatedAt: base, Body: []byte(`{}`)})
+		return tx.Events(id()).Put(storage.Event{ID: newID(base.Add(3 * time.Hour)), Type: "x", RelatedObjectID: "inv-a", CreatedAt: base, Body: []byte(`{}`)})
 	}))
-	collect := func(related string, from, to time.Time) []string {
+	ids := func(es []storage.Event) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	page := func(typ string, from, to time.Time, offset, limit int) ([]string, int) {
+		var got []storage.Event
+		var n int
+		must(t, s.View(ctx, func(tx storage.Tx) error {
+			var err error
+			if got, err = tx.Events(tenant).Page(typ, from, to, offset, limit); err != nil {
+				return err
+			}
+			n, err = tx.Events(tenant).Count(typ, from, to)
+			return err
+		}))
+		return ids(got), n
+	}
+	related := func(rel string, from, to time.Time) []string {
 		var got []string
 		must(t, s.View(ctx, func(tx storage.Tx) error {
-			fn := func(e storage.Event) bool { got = append(got, e.ID); return true }
-			if related == "" {
-				return tx.Events(tenant).Newest(from, to, fn)
-			}
-			return tx.Events(tenant).NewestRelated(related, from, to, fn)
+			return tx.Events(tenant).NewestRelated(rel, from, to, func(e storage.Event) bool { got = append(got, e.ID); return true })
 		}))
 		return got
 	}
@@ -212,13 +261,43 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 		}
 		return nil
 	}))
-	got := collect("", base.Add(2*time.Hour), base.Add(5*time.Hour))
-	want := []string{made[5].ID, made[4].ID, made[3].ID, made[2].ID}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("Newest [2h,5h] = %v, want %v (inclusive bounds, newest first)", got, want)
+	for _, c := range []struct {
+		name          string
+		typ           string
+		from, to      time.Time
+		offset, limit int
+		want          []storage.Event
+		count         int
+	}{
+		{"whole hours, inclusive bounds, newest first", "", base.Add(2 * time.Hour), base.Add(5 * time.Hour), 0, 10,
+			[]storage.Event{made[5], made[12], made[11], made[10], made[4], made[3], made[2]}, 7},
+		{"a page further on", "", base.Add(2 * time.Hour), base.Add(5 * time.Hour), 2, 3,
+			[]storage.Event{made[11], made[10], made[4]}, 7},
+		{"bounds inside an hour at both ends", "", base.Add(4*time.Hour + 15*time.Minute), base.Add(4*time.Hour + 25*time.Minute), 0, 10,
+			[]storage.Event{made[11]}, 1},
+		{"one type", "y", base.Add(2 * time.Hour), base.Add(5 * time.Hour), 0, 10,
+			[]storage.Event{made[5], made[11], made[3]}, 3},
+		{"one type, inside an hour", "x", base.Add(4*time.Hour + 5*time.Minute), base.Add(5 * time.Hour), 0, 10,
+			[]storage.Event{made[12], made[10]}, 2},
+		{"a type with no events", "z", base, base.Add(24 * time.Hour), 0, 10, nil, 0},
+		{"the whole range", "", base, base.Add(24 * time.Hour), 0, 100, nil, 13},
+		{"an empty range", "", base.Add(5 * time.Hour), base.Add(4 * time.Hour), 0, 10, nil, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, n := page(c.typ, c.from, c.to, c.offset, c.limit)
+			if n != c.count {
+				t.Errorf("Count = %d, want %d", n, c.count)
+			}
+			if c.want != nil && fmt.Sprint(got) != fmt.Sprint(ids(c.want)) {
+				t.Errorf("Page = %v, want %v", got, ids(c.want))
+			}
+			if c.want == nil && c.count != len(got) && len(got) != c.limit {
+				t.Errorf("Page gave %d events, Count %d", len(got), c.count)
+			}
+		})
 	}
-	got = collect("inv-a", base, base.Add(9*time.Hour))
-	want = []string{made[8].ID, made[6].ID, made[4].ID, made[2].ID, made[0].ID}
+	got := related("inv-a", base, base.Add(9*time.Hour))
+	want := []string{made[8].ID, made[6].ID, made[12].ID, made[10].ID, made[4].ID, made[2].ID, made[0].ID}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("NewestRelated inv-a = %v, want %v", got, want)
 	}
@@ -227,10 +306,13 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 			return tx.Events(tenant).Delete(e.ID) == nil
 		})
 	}))
-	if got := collect("", base, base.Add(24*time.Hour)); len(got) != 7 {
-		t.Fatalf("after deleting the 3 older events, %d remain", len(got))
+	if got, n := page("", base, base.Add(24*time.Hour), 0, 100); len(got) != 10 || n != 10 {
+		t.Fatalf("after deleting the 3 older events, %d remain and %d are counted", len(got), n)
 	}
-	if got := collect("inv-a", base, base.Add(24*time.Hour)); len(got) != 3 {
+	if got, n := page("x", base, base.Add(24*time.Hour), 0, 100); len(got) != 5 || n != 5 {
+		t.Fatalf("after deleting 2 older events of type x, %d remain and %d are counted", len(got), n)
+	}
+	if got := related("inv-a", base, base.Add(24*time.Hour)); len(got) != 5 {
 		t.Fatalf("the related index kept deleted events: %v", got)
 	}
 }
