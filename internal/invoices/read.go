@@ -97,11 +97,27 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 	if len(fs) > 0 {
 		return api.PagedList[api.Invoice]{}, apierr.Invalid(fs...)
 	}
-	// The summaries choose; only the page's invoices are decoded.
+	// Unfiltered, the tenant's count and a page by key; filtered, the summaries choose. Only the
+	// page's invoices are decoded.
 	items := []api.Invoice{}
 	total := 0
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		inv := tx.Invoices(c.TenantID)
+		if f == (ListFilter{Page: f.Page, Size: f.Size}) {
+			recs, n, err := inv.List((f.Page-1)*f.Size, f.Size)
+			if err != nil {
+				return err
+			}
+			total = n
+			for _, rec := range recs {
+				v, err := view(rec)
+				if err != nil {
+					return err
+				}
+				items = append(items, v)
+			}
+			return nil
+		}
 		var page []string
 		err := inv.EachSummary(func(r storage.InvoiceSummary) error {
 			if !same(f.IssuerTin, r.IssuerTin) || !same(f.RecipientTin, r.RecipientTin) || !same(f.TypeCode, r.TypeCode) ||
