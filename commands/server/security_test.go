@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"os"
@@ -14,6 +16,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // Tests of docs/security.md about `timbra server` that no other test file holds.
@@ -73,5 +78,45 @@ func TestServerTLSFloor(t *testing.T) {
 	}
 	if cfg.MinVersion != tls.VersionTLS12 {
 		t.Fatalf("MinVersion %x, want TLS 1.2", cfg.MinVersion)
+	}
+}
+
+// TestFirstCredentialsOnlyToATerminal: the credentials of a database made at the first start are
+// printed on a terminal; off one (a service's journal) they go to a file of mode 0600 beside the
+// database and the output names the file but holds no key; an old file is never overwritten.
+func TestFirstCredentialsOnlyToATerminal(t *testing.T) {
+	creds := api.Credentials{TenantKey: "tenant-1", APIKey: "sk_test_0123456789abcdefWXYZ", PersonID: "p-1", Environment: "test"}
+	for _, tty := range []bool{true, false} {
+		t.Run(map[bool]string{true: "terminal", false: "journal"}[tty], func(t *testing.T) {
+			var out bytes.Buffer
+			db := filepath.Join(t.TempDir(), "t.db")
+			if err := firstCredentials(&cmdutil.IOStreams{Out: &out, OutTTY: tty}, db, creds); err != nil {
+				t.Fatal(err)
+			}
+			file := db + credentialsSuffix
+			raw, err := os.ReadFile(file)
+			if tty {
+				if !strings.Contains(out.String(), creds.APIKey) || err == nil {
+					t.Fatalf("on a terminal: output %q, file err %v", out.String(), err)
+				}
+				return
+			}
+			if strings.Contains(out.String(), "sk_") || !strings.Contains(out.String(), file) {
+				t.Fatalf("off a terminal the output is %q", out.String())
+			}
+			var got api.Credentials
+			if err != nil || json.Unmarshal(raw, &got) != nil || got != creds {
+				t.Fatalf("the file holds %s (%v)", raw, err)
+			}
+			if st, _ := os.Stat(file); runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
+				t.Errorf("the file's mode is %o", st.Mode().Perm())
+			}
+			if err := firstCredentials(&cmdutil.IOStreams{Out: &out}, db, api.Credentials{APIKey: "sk_other"}); err == nil {
+				t.Error("an old credentials file was overwritten")
+			}
+			if again, _ := os.ReadFile(file); string(again) != string(raw) {
+				t.Error("the old credentials file changed")
+			}
+		})
 	}
 }

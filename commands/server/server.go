@@ -214,13 +214,43 @@ func bootstrap(ctx context.Context, d *apiserver.Data, ownerEmail string) (api.C
 	if err == nil {
 		return creds, nil
 	}
-	d.Store.Close()
-	os.Remove(d.Path)
-	os.Remove(d.MasterKeyFile)
+	discard(d)
 	if e, ok := apierr.As(err); ok && len(e.Failures) > 0 {
 		return creds, fmt.Errorf("--owner-email: %s", e.Failures[0].ErrorMessage)
 	}
 	return creds, err
+}
+
+// discard closes and removes a database this open made, and its master key.
+func discard(d *apiserver.Data) {
+	d.Store.Close()
+	os.Remove(d.Path)
+	os.Remove(d.MasterKeyFile)
+}
+
+// credentialsSuffix is added to the database path to name the file of the first credentials.
+const credentialsSuffix = ".credentials"
+
+// firstCredentials tells the credentials of a database the server has just made: on a terminal,
+// printed; elsewhere (a service whose output goes to a journal) written to a file beside the
+// database, readable by the server's user only, and only its path printed.
+func firstCredentials(ios *cmdutil.IOStreams, path string, c api.Credentials) error {
+	if ios.OutTTY {
+		printCredentials(ios.Out, path, c)
+		return nil
+	}
+	raw, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	file := path + credentialsSuffix
+	if err := secrets.WriteFileExclusive(file, append(raw, '\n')); err != nil {
+		return fmt.Errorf("write the first credentials (move away an old %s and start again): %w", file, err)
+	}
+	fmt.Fprintf(ios.Out, "Created a new %s database at %s with one tenant and its owner.\n", c.Environment, path)
+	fmt.Fprintf(ios.Out, "Its tenant key and the owner's API key are in %s, readable by this user only:\n"+
+		"read them once, keep them in a password manager, then delete the file.\n\n", file)
+	return nil
 }
 
 func printCredentials(w io.Writer, path string, c api.Credentials) {
@@ -290,7 +320,10 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 		if err != nil {
 			return err
 		}
-		printCredentials(f.IO.Out, o.Data, creds)
+		if err := firstCredentials(f.IO, o.Data, creds); err != nil {
+			discard(d) // a retry starts clean, rather than with credentials nobody saw
+			return err
+		}
 	}
 	if err := ensureCatalogs(c.Context, o, d.Store); err != nil {
 		return err
