@@ -80,7 +80,7 @@ func (m *metrics) request(pattern string, status int, took time.Duration) {
 }
 
 // deliveryOutcome names an attempt's outcome: ok (2xx), http_error (another status), or the
-// attempt's error (timeout, tls_failed, connection_failed).
+// attempt's error (timeout, tls_failed, connection_failed, address_not_allowed).
 func deliveryOutcome(a webhook.Attempt) string {
 	switch {
 	case a.Error != "":

@@ -150,6 +150,7 @@ func TestDeliveryOutcome(t *testing.T) {
 		{webhook.Attempt{Error: webhook.ErrorTimeout}, "timeout"},
 		{webhook.Attempt{Error: webhook.ErrorTLSFailed}, "tls_failed"},
 		{webhook.Attempt{Error: webhook.ErrorConnectionFailed}, "connection_failed"},
+		{webhook.Attempt{Error: webhook.ErrorAddressNotAllowed}, "address_not_allowed"},
 	} {
 		if got := deliveryOutcome(c.a); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.a, got, c.want)

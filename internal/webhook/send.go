@@ -19,6 +19,9 @@ const (
 	ErrorTimeout          = "Timeout"
 	ErrorConnectionFailed = "ConnectionFailed"
 	ErrorTLSFailed        = "TlsFailed"
+	// ErrorAddressNotAllowed: the destination's name led to an address the server never
+	// connects to (loopback, private, link-local...: Policy), so no connection was made.
+	ErrorAddressNotAllowed = "AddressNotAllowed"
 )
 
 const (
@@ -41,8 +44,8 @@ type Attempt struct {
 	// while reading the body, where StatusCode keeps the status received), ErrorTLSFailed
 	// (certificate not trusted or not valid for the host, TLS alert, failed handshake) or
 	// ErrorConnectionFailed (refused, reset, DNS failure, a body cut short, a request that
-	// could not be built, and a destination refused by the connect-time guard of Policy,
-	// which looks to the receiver's owner like a host that cannot be reached; Err then wraps
+	// could not be built) or ErrorAddressNotAllowed (a destination refused by the connect-time
+	// guard of Policy: its name resolved to an address the server never connects to; Err wraps
 	// ErrAddressNotAllowed). TlsFailed also covers a plain-HTTP server on an https URL. When
 	// ctx was canceled (not timed out) the attempt is also ErrorConnectionFailed: check
 	// ctx.Err() before counting it.
@@ -111,7 +114,7 @@ func Send(ctx context.Context, client *http.Client, url string, h http.Header, b
 // classify maps a Go error of an attempt to an Attempt.Error value.
 func classify(err error) string {
 	if errors.Is(err, ErrAddressNotAllowed) {
-		return ErrorConnectionFailed
+		return ErrorAddressNotAllowed
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {

@@ -365,8 +365,8 @@ func TestGuardRefusesAtConnect(t *testing.T) {
 	c := newClient(t, strict, caFile)
 	for _, u := range []string{"https://localhost:" + port + "/", ts.URL + "/", "https://[::ffff:127.0.0.1]:" + port + "/"} {
 		a := Send(context.Background(), c, u, nil, []byte(`{}`))
-		if a.Error != ErrorConnectionFailed || a.StatusCode != nil || !errors.Is(a.Err, ErrAddressNotAllowed) {
-			t.Errorf("%s: attempt %+v, want ConnectionFailed by the guard", u, a)
+		if a.Error != ErrorAddressNotAllowed || a.StatusCode != nil || !errors.Is(a.Err, ErrAddressNotAllowed) {
+			t.Errorf("%s: attempt %+v, want AddressNotAllowed by the guard", u, a)
 		}
 	}
 
@@ -474,7 +474,7 @@ func TestClassify(t *testing.T) {
 		want string
 	}{
 		{wrap(context.DeadlineExceeded), ErrorTimeout},
-		{wrap(&net.OpError{Op: "dial", Err: ErrAddressNotAllowed}), ErrorConnectionFailed},
+		{wrap(&net.OpError{Op: "dial", Err: ErrAddressNotAllowed}), ErrorAddressNotAllowed},
 		{wrap(&net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}), ErrorConnectionFailed},
 		{wrap(&net.DNSError{Err: "i/o timeout", Name: "x", IsTimeout: true}), ErrorTimeout},
 		{wrap(&net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}), ErrorTLSFailed},
