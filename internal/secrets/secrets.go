@@ -15,7 +15,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -166,13 +169,27 @@ const (
 // that set passwords could take the process's memory. Others wait for a slot.
 const MaxConcurrentHashes = 4
 
-var hashSlots = make(chan struct{}, MaxConcurrentHashes)
+var (
+	hashSlots = make(chan struct{}, MaxConcurrentHashes)
+	hashing   atomic.Int32 // computations running or waiting for a slot
+)
 
-// argonKey is argon2.IDKey within a slot of hashSlots.
+// argonKey is argon2.IDKey within a slot of hashSlots. Each computation leaves its 64 MiB
+// block as garbage, which the collector would let pile up to twice the live heap and the
+// runtime would keep from the system for minutes: it is collected before the slot is given up,
+// so a burst holds at most MaxConcurrentHashes blocks, and the memory goes back to the system
+// when the last computation ends. (A collection costs a few milliseconds; a computation, a
+// hundred or more: BenchmarkPasswordBurst.)
 func argonKey(password, salt []byte, t, mem uint32, p uint8, n uint32) []byte {
+	hashing.Add(1)
 	hashSlots <- struct{}{}
-	defer func() { <-hashSlots }()
-	return argon2.IDKey(password, salt, t, mem, p, n)
+	key := argon2.IDKey(password, salt, t, mem, p, n)
+	runtime.GC() // before the slot is free: the next computation reuses the block's memory
+	<-hashSlots
+	if hashing.Add(-1) == 0 {
+		debug.FreeOSMemory()
+	}
+	return key
 }
 
 // HashPassword returns the PHC-encoded argon2id hash of password.
