@@ -2,14 +2,18 @@ package bench
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,5 +108,74 @@ func BenchmarkCatalogGet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		serve(b, h, req)
+	}
+}
+
+// BenchmarkCatalogLoadAll: 100 callers at once ask for the whole of c_ClaveProdServ
+// (GET /api/v4/catalogs/SatProductCodes/load, 52,514 records, 5.3 MB of JSON) over loopback TCP,
+// as clients that keep a copy of a catalog do, reading every byte; plain (identity) and with
+// gzip. Reported: the process's resident memory at its highest over what it was before the
+// callers (peak-MB), and the answers per second.
+//
+//	go test ./bench -run '^$' -bench 'CatalogLoadAll' -benchtime 1x
+func BenchmarkCatalogLoadAll(b *testing.B) {
+	if rssMB() == 0 {
+		b.Skip("no /proc/self/status on this system")
+	}
+	s, header := withCatalogs(b)
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100, DisableCompression: true}}
+			get := func() int64 {
+				req, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/v4/catalogs/SatProductCodes/load", nil)
+				req.Header = header.Clone()
+				req.Header.Set("Accept-Encoding", enc)
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Error(err)
+					return 0
+				}
+				defer resp.Body.Close()
+				n, _ := io.Copy(io.Discard, resp.Body)
+				if resp.StatusCode != 200 {
+					b.Errorf("status %d", resp.StatusCode)
+				}
+				return n
+			}
+			get() // the catalog read and its answer made once, before measuring
+			runtime.GC()
+			debug.FreeOSMemory()
+			for range b.N {
+				base := rssMB()
+				peak := base
+				stop := make(chan struct{})
+				var sampler sync.WaitGroup
+				sampler.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(5 * time.Millisecond):
+							peak = max(peak, rssMB())
+						}
+					}
+				})
+				t0 := time.Now()
+				var wg sync.WaitGroup
+				var bytes atomic.Int64
+				for range 100 {
+					wg.Go(func() { bytes.Add(get()) })
+				}
+				wg.Wait()
+				elapsed := time.Since(t0)
+				close(stop)
+				sampler.Wait()
+				b.ReportMetric(peak-base, "peak-MB")
+				b.ReportMetric(100/elapsed.Seconds(), "answers/s")
+				b.ReportMetric(float64(bytes.Load())/100/1e6, "MB/answer")
+			}
+		})
 	}
 }

@@ -37,6 +37,10 @@ func (s *Server) searchCatalog(r *http.Request) (any, error) {
 }
 
 func (s *Server) loadCatalog(r *http.Request) (any, error) {
+	if r.URL.RawQuery == "" {
+		// the whole catalog: one answer, made once, for every caller
+		return s.catalogs.LoadAll(r.Context(), r.PathValue("name"))
+	}
 	res, err := s.catalogs.Load(r.Context(), r.PathValue("name"), r.URL.Query())
 	if err != nil {
 		return nil, err

@@ -1,8 +1,12 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -107,5 +111,69 @@ func TestCatalogEndpoints(t *testing.T) {
 	var st api.CatalogsStatus
 	if r.status != 200 || json.Unmarshal(r.env.Data, &st) != nil || !st.Imported || st.Version != "1.2.20260101" {
 		t.Fatalf("status = %d %s", r.status, r.raw)
+	}
+}
+
+// TestCatalogLoadAllShared: the whole catalog (a load without a query) is one answer made once:
+// the same bytes for every caller, the records of a load that asks for everything, gzip to a
+// client that takes it, an entity tag, and 304 to a client whose copy has that tag.
+func TestCatalogLoadAllShared(t *testing.T) {
+	f := newFixture(t)
+	withMiniCatalogs(t, f)
+	get := func(path string, headers ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", f.http.URL+path, nil)
+		req.Header.Set("X-TENANT-KEY", f.creds.TenantKey)
+		req.Header.Set("X-API-KEY", f.creds.APIKey)
+		req.Header.Set("Accept-Encoding", "identity") // the transport would ask for gzip and undo it
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp, raw
+	}
+	const path = "/api/v4/catalogs/SatTaxRegimes/load"
+	first, whole := get(path)
+	again, same := get(path)
+	tag := first.Header.Get("ETag")
+	if first.StatusCode != 200 || tag == "" || again.Header.Get("ETag") != tag || string(same) != string(whole) {
+		t.Fatalf("two loads: %d %q %q", first.StatusCode, tag, again.Header.Get("ETag"))
+	}
+	if first.Header.Get("Content-Encoding") != "" || first.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("headers of the plain answer: %v", first.Header)
+	}
+	// the same records as a load that asks for them all
+	_, asked := get(path + "?skip=0")
+	var a, b struct {
+		Data []api.CatalogRecord `json:"data"`
+	}
+	if json.Unmarshal(whole, &a) != nil || json.Unmarshal(asked, &b) != nil || len(a.Data) == 0 || fmt.Sprint(a.Data) != fmt.Sprint(b.Data) {
+		t.Fatalf("the whole answer %s differs from a load of everything %s", whole, asked)
+	}
+	for _, enc := range []string{"gzip", "br, gzip;q=0.5", "GZIP"} {
+		zipped, raw := get(path, "Accept-Encoding", enc)
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil || zipped.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("Accept-Encoding %q: %v %v", enc, zipped.Header, err)
+		}
+		if plain, _ := io.ReadAll(zr); string(plain) != string(whole) {
+			t.Fatalf("Accept-Encoding %q: the gzip answer is not the same JSON", enc)
+		}
+	}
+	if refused, _ := get(path, "Accept-Encoding", "gzip;q=0"); refused.Header.Get("Content-Encoding") != "" {
+		t.Error("gzip sent to a client that refused it with q=0")
+	}
+	for _, inm := range []string{tag, "W/" + tag, `"other", ` + tag, "*"} {
+		if nm, body := get(path, "If-None-Match", inm); nm.StatusCode != 304 || len(body) != 0 {
+			t.Errorf("If-None-Match %s: %d with %d bytes", inm, nm.StatusCode, len(body))
+		}
+	}
+	if changed, _ := get(path, "If-None-Match", `"other"`); changed.StatusCode != 200 {
+		t.Errorf("If-None-Match of another tag: %d", changed.StatusCode)
 	}
 }

@@ -17,23 +17,31 @@ import (
 	"github.com/timbra-mx/timbra/internal/secrets"
 )
 
-// statusWriter remembers the status for the request log.
+// statusWriter remembers the status for the request log, and bounds the writing of the answer
+// from its first byte (writeTimeout).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int
 }
 
+// started sets the write deadline when the answer starts: the handler's own time is not
+// counted, only the client's reading.
+func (w *statusWriter) started(code int) {
+	w.status = code
+	_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(writeTimeout))
+}
+
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
-		w.status = code
+		w.started(code)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.started(http.StatusOK)
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += n
@@ -55,6 +63,13 @@ func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // that trickles a body cannot hold a connection and its handler forever; the headers have
 // their own bound (ReadHeaderTimeout). A variable so a test can shorten it.
 var bodyReadTimeout = 2 * time.Minute
+
+// writeTimeout bounds writing one answer from its first byte, so a client that stops reading (or
+// reads a byte a second) cannot hold the answer's memory and its connection for long: the write
+// fails, the handler ends, the connection closes. A whole SAT catalog (5 MB, 0.5 MB compressed)
+// needs 85 KB/s to finish in time. A websocket session (listen) writes through its hijacked
+// connection, with deadlines of its own. A variable so a test can shorten it.
+var writeTimeout = time.Minute
 
 // securityHeaders are sent on every answer: answers carry secrets (API key values, webhook
 // secrets, tax file contents), so no cache may keep them, and no browser may sniff a JSON

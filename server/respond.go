@@ -9,9 +9,11 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 )
 
 // reply is a handler's answer when its status is not 200.
@@ -118,6 +120,55 @@ func (s *Server) sendBare(w http.ResponseWriter, r *http.Request, v any) {
 	w.Write(buf.Bytes())
 }
 
+// sendShared writes an answer made once for every caller (public data, no envelope): its
+// bytes as they are, compressed when the client takes gzip, and 304 when the client's copy has
+// its entity tag. Nothing is encoded or copied per caller.
+func sendShared(w http.ResponseWriter, r *http.Request, a *catalogs.Answer) {
+	h := w.Header()
+	h.Set("ETag", a.ETag)
+	h.Set("Cache-Control", "no-cache") // public data: a copy may be kept, then asked for again
+	h.Set("Vary", "Accept-Encoding")
+	h.Set("X-Trace-Id", traceID(r.Context()))
+	if etagMatches(r.Header.Get("If-None-Match"), a.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body := a.JSON
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		body = a.Gzip
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+// etagMatches tells whether an If-None-Match header names tag (or is "*"); weak tags compare
+// as their strong form (RFC 9110 §13.1.2).
+func etagMatches(header, tag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip tells whether an Accept-Encoding header takes gzip (not refused with q=0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		if c := strings.ToLower(strings.TrimSpace(coding)); c != "gzip" && c != "x-gzip" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+		return !(q == "q=0" || strings.HasPrefix(q, "q=0.") && strings.Trim(q[4:], "0") == "")
+	}
+	return false
+}
+
 // run calls a resource handler and writes its answer.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, h handlerFunc) {
 	data, err := h(r)
@@ -127,6 +178,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, h handlerFunc) {
 	}
 	if b, ok := data.(bare); ok {
 		s.sendBare(w, r, b.data)
+		return
+	}
+	if a, ok := data.(*catalogs.Answer); ok {
+		sendShared(w, r, a)
 		return
 	}
 	if rp, ok := data.(reply); ok {

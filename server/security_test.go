@@ -368,3 +368,32 @@ var (
 	docTickRE  = regexp.MustCompile("`([^`\\s]+)`")
 	testNameRE = regexp.MustCompile(`^(?:Test|Fuzz)[A-Z0-9_][A-Za-z0-9_]*$`)
 )
+
+// TestStalledReaderIsCut: a client that asks for a large answer and never reads it does not
+// hold the answer: the write fails once the write deadline passes and the handler ends.
+func TestStalledReaderIsCut(t *testing.T) {
+	old := writeTimeout
+	writeTimeout = 300 * time.Millisecond
+	defer func() { writeTimeout = old }()
+	f := newFixture(t)
+	done := make(chan error, 1)
+	f.srv.mux.HandleFunc("GET /test/large", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2 * writeTimeout) // the handler's own time is not the client's: not cut for it
+		_, err := w.Write(make([]byte, 64<<20))
+		done <- err
+	})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.http.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /test/large HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("64 MB written to a client that never read")
+		}
+	case <-time.After(30 * time.Second): // a bound for a broken server, not a timing check
+		t.Fatal("a client that never reads still holds its answer")
+	}
+}

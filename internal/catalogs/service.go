@@ -5,7 +5,11 @@
 package catalogs
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +42,37 @@ type loaded struct {
 	ptrs    []*api.CatalogRecord
 	byID    map[string]int
 	index   *search.Index
+
+	wholeOnce sync.Once
+	whole     *Answer
+	wholeErr  error
+}
+
+// Answer is an answer made once and given to every caller as it is: its JSON, the same
+// compressed with gzip, and an entity tag of its content.
+type Answer struct {
+	JSON, Gzip []byte
+	ETag       string
+}
+
+// newAnswer encodes v as the server encodes answers (no HTML escaping, a final newline).
+func newAnswer(v any) (*Answer, error) {
+	var js bytes.Buffer
+	enc := json.NewEncoder(&js)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if _, err := zw.Write(js.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(js.Bytes())
+	return &Answer{JSON: js.Bytes(), Gzip: gz.Bytes(), ETag: `"` + hex.EncodeToString(sum[:16]) + `"`}, nil
 }
 
 // New returns the service over store, reading which catalogs are imported.
@@ -269,6 +304,25 @@ func (s *Service) Load(ctx context.Context, name string, q url.Values) (loadquer
 		return loadquery.Result{}, apierr.Invalid(fs...)
 	}
 	return res, nil
+}
+
+// LoadAll is Load without a query (every record of the catalog, the common case of a client
+// that keeps a copy): one answer made on first use and shared by every caller until the next
+// import, so a hundred callers cost one copy, not a hundred.
+func (s *Service) LoadAll(ctx context.Context, name string) (*Answer, error) {
+	l, err := s.catalog(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	l.wholeOnce.Do(func() {
+		res, fs := loadquery.Load(RecordSchema, l.ptrs, url.Values{})
+		if fs != nil {
+			l.wholeErr = apierr.Invalid(fs...)
+			return
+		}
+		l.whole, l.wholeErr = newAnswer(res)
+	})
+	return l.whole, l.wholeErr
 }
 
 // Lookup finds a record for the checks of other areas: ok false when the catalog has no such
