@@ -19,7 +19,7 @@ func (s *Server) catalogRoutes() {
 	s.mux.Handle("GET /api/v4/catalogs/{name}/{term}", s.apiRoute(s.standard, s.searchCatalog))
 	s.mux.Handle("GET /api/v4/download-catalogs", s.apiRoute(s.standard, s.listDownloadCatalogs))
 	s.mux.Handle("GET /api/v4/download-catalogs/{name}", s.apiRoute(s.standard, s.getDownloadCatalog))
-	s.mux.Handle("GET /healthz/catalogs", s.publicRoute(s.catalogStatus))
+	s.mux.Handle("GET /healthz/catalogs", s.publicRoute(s.probes, s.catalogStatus))
 }
 
 func (s *Server) listCatalogs(r *http.Request) (any, error) { return s.catalogs.List(), nil }

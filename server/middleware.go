@@ -134,10 +134,10 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, subject string, f
 	if d.Allowed {
 		return true
 	}
-	h.Set("Retry-After", strconv.Itoa(d.ResetSeconds()))
+	h.Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
 	s.writeError(w, r, &apierr.Error{Status: http.StatusTooManyRequests, Details: fmt.Sprintf(
 		"Se excedió el límite de la familia %s: %d peticiones cada %d s. Espera %d s antes de reintentar.",
-		f.Name, f.Limit, int(f.Window/time.Second), d.ResetSeconds())})
+		f.Name, f.Limit, int(f.Window/time.Second), d.RetryAfterSeconds())})
 	return false
 }
 
@@ -179,10 +179,12 @@ func (s *Server) adminRoute(h handlerFunc) http.Handler {
 	})
 }
 
-// operator counts the request against the anonymous limit and checks the operator token,
-// answering 429 or 401 and returning false when the request may not go on.
+// operator counts the request in the operator's own family (per address: the operator's calls
+// and scrapes never use up what anonymous callers from the same address may send, nor the
+// reverse) and checks the operator token, answering 429 or 401 and returning false when the
+// request may not go on.
 func (s *Server) operator(w http.ResponseWriter, r *http.Request) bool {
-	if !s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
+	if !s.limit(w, r, "addr:"+clientAddr(r), s.operatorFamily) {
 		return false
 	}
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -193,10 +195,10 @@ func (s *Server) operator(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// publicRoute answers without credentials.
-func (s *Server) publicRoute(h handlerFunc) http.Handler {
+// publicRoute answers without credentials, counted per address in family f.
+func (s *Server) publicRoute(f ratelimit.Family, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
+		if s.limit(w, r, "addr:"+clientAddr(r), f) {
 			s.run(w, r, h)
 		}
 	})

@@ -211,9 +211,9 @@ func buildOpenAPI(docs []routeDoc) map[string]any {
 
 	headers := map[string]any{
 		"RateLimit-Limit":     map[string]any{"description": "Requests allowed in the window of the route's family.", "schema": map[string]any{"type": "integer"}},
-		"RateLimit-Remaining": map[string]any{"description": "Requests left in the current window.", "schema": map[string]any{"type": "integer"}},
-		"RateLimit-Reset":     map[string]any{"description": "Seconds until the window resets.", "schema": map[string]any{"type": "integer"}},
-		"Retry-After":         map[string]any{"description": "Seconds to wait before trying again.", "schema": map[string]any{"type": "integer"}},
+		"RateLimit-Remaining": map[string]any{"description": "Requests that may be sent at once now.", "schema": map[string]any{"type": "integer"}},
+		"RateLimit-Reset":     map[string]any{"description": "Seconds until the whole limit is available again.", "schema": map[string]any{"type": "integer"}},
+		"Retry-After":         map[string]any{"description": "Seconds until one more request is allowed.", "schema": map[string]any{"type": "integer"}},
 		"X-Trace-Id":          map[string]any{"description": "The request's trace identifier (W3C form), as in `traceIdentifier`.", "schema": map[string]any{"type": "string"}},
 	}
 	answerHeaders := func(status int) map[string]any {

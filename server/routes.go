@@ -10,7 +10,7 @@ import (
 
 // routes is the whole route table.
 func (s *Server) routes() {
-	s.mux.Handle("GET /healthz", s.publicRoute(s.health))
+	s.mux.Handle("GET /healthz", s.publicRoute(s.probes, s.health))
 	s.mux.HandleFunc("GET "+OpenAPIPath, s.serveOpenAPI)
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	s.mux.HandleFunc("GET /admin/v1/backup", s.serveBackup)

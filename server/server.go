@@ -95,7 +95,10 @@ type Server struct {
 	validations *validations.Service // SAT validations (spec 3 §4.7)
 
 	standard, anonymous ratelimit.Family
-	zones               sync.Map // IANA name → *time.Location
+	// probes (health and readiness) and the operator (its API and /metrics) are counted per
+	// address apart from anonymous callers, so a busy portal or a scan never fails a probe
+	probes, operatorFamily ratelimit.Family
+	zones                  sync.Map // IANA name → *time.Location
 }
 
 // New returns a server over store, with secrets sealed under keys.
@@ -116,14 +119,16 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	s := &Server{
-		cfg:       cfg,
-		log:       cfg.Logger,
-		accounts:  &accounts.Service{Store: store, Keys: keys, Environment: cfg.Environment, Now: cfg.Now},
-		limiter:   ratelimit.New(cfg.Now),
-		mux:       newRouteMux(),
-		metrics:   newMetrics(),
-		standard:  ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
-		anonymous: ratelimit.Family{Name: "Anonymous", Limit: cfg.AnonymousLimit, Window: time.Minute},
+		cfg:            cfg,
+		log:            cfg.Logger,
+		accounts:       &accounts.Service{Store: store, Keys: keys, Environment: cfg.Environment, Now: cfg.Now},
+		limiter:        ratelimit.New(cfg.Now),
+		mux:            newRouteMux(),
+		metrics:        newMetrics(),
+		standard:       ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
+		anonymous:      ratelimit.Family{Name: "Anonymous", Limit: cfg.AnonymousLimit, Window: time.Minute},
+		probes:         ratelimit.Family{Name: "Probe", Limit: cfg.AnonymousLimit, Window: time.Minute},
+		operatorFamily: ratelimit.Family{Name: "Operator", Limit: cfg.AnonymousLimit, Window: time.Minute},
 	}
 	s.ops, _ = store.(opsStore)
 	var err error

@@ -188,7 +188,7 @@ func TestEnvelopeOnEveryError(t *testing.T) {
 	if r.status != 405 || r.header.Get("Allow") != "GET, POST" {
 		t.Errorf("wrong method: %d %s allow=%q", r.status, r.raw, r.header.Get("Allow"))
 	}
-	f.srv.mux.Handle("GET /test/panic", f.srv.publicRoute(func(*http.Request) (any, error) { panic("boom") }))
+	f.srv.mux.Handle("GET /test/panic", f.srv.publicRoute(f.srv.anonymous, func(*http.Request) (any, error) { panic("boom") }))
 	r = f.do("GET", "/test/panic", "")
 	if r.status != 500 || r.env.Succeeded {
 		t.Fatalf("panic: %s", r.raw)
@@ -244,6 +244,38 @@ func TestRateLimit(t *testing.T) {
 	if r.status != 429 || r.env.Message != "Too Many Requests" || string(r.env.Data) != "null" || r.header.Get("Retry-After") == "" ||
 		!strings.Contains(r.env.Details, "Standard") || !strings.Contains(r.env.Details, "60 s") {
 		t.Fatalf("429: %s retry-after=%q", r.raw, r.header.Get("Retry-After"))
+	}
+	// 2 a minute is one every 30 s: that is when the next one passes, to the second
+	if r.header.Get("Retry-After") != "30" || !strings.Contains(r.env.Details, "Espera 30 s") {
+		t.Fatalf("Retry-After %q, details %q: want 30 s", r.header.Get("Retry-After"), r.env.Details)
+	}
+}
+
+// TestProbesAndOperatorApart: health probes and the operator (its API, /metrics) are counted per
+// address apart from anonymous callers: when the anonymous limit of an address is used up (a
+// scan, a busy portal), its probes and its operator still pass, and the reverse.
+func TestProbesAndOperatorApart(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.AnonymousLimit = 3 })
+	bearer := []string{"Authorization", "Bearer op-token", "X-TENANT-KEY", "", "X-API-KEY", ""}
+	for range 3 {
+		f.do("GET", "/no/such/route", "")
+	}
+	if r := f.do("GET", "/no/such/route", ""); r.status != 429 {
+		t.Fatalf("the anonymous limit of 3 was not used up: %d", r.status)
+	}
+	for range 3 {
+		if r := f.do("GET", "/healthz", ""); r.status != 200 {
+			t.Fatalf("a health probe once the anonymous limit is used up: %d %s", r.status, r.raw)
+		}
+		if r := f.do("GET", "/admin/v1/tenants", "", bearer...); r.status != 200 {
+			t.Fatalf("the operator once the anonymous limit is used up: %d %s", r.status, r.raw)
+		}
+	}
+	if r := f.do("GET", "/healthz", ""); r.status != 429 || !strings.Contains(r.env.Details, "Probe") {
+		t.Fatalf("probes have a limit of their own: %d %s", r.status, r.raw)
+	}
+	if r := f.do("GET", "/admin/v1/tenants", "", bearer...); r.status != 429 || !strings.Contains(r.env.Details, "Operator") {
+		t.Fatalf("the operator has a limit of its own: %d %s", r.status, r.raw)
 	}
 }
 
@@ -326,7 +358,7 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	release := make(chan struct{})
 	started := make(chan struct{})
-	s.mux.Handle("GET /test/slow", s.publicRoute(func(*http.Request) (any, error) {
+	s.mux.Handle("GET /test/slow", s.publicRoute(s.anonymous, func(*http.Request) (any, error) {
 		close(started)
 		<-release
 		return "done", nil

@@ -53,11 +53,11 @@ func (s *Server) ticketRoutes() {
 		return s.tickets.Report(r.Context(), caller(r), q.Get("from"), q.Get("to"), q.Get("personId"))
 	}))
 
-	s.mux.Handle("GET /portal/v1/{name}", s.publicRoute(func(r *http.Request) (any, error) {
+	s.mux.Handle("GET /portal/v1/{name}", s.publicRoute(s.anonymous, func(r *http.Request) (any, error) {
 		out, err := s.tickets.Portal(r.Context(), r.PathValue("name"))
 		return out, moved(err, "")
 	}))
-	s.mux.Handle("POST /portal/v1/{name}/invoices", s.publicRoute(func(r *http.Request) (any, error) {
+	s.mux.Handle("POST /portal/v1/{name}/invoices", s.publicRoute(s.anonymous, func(r *http.Request) (any, error) {
 		var in api.PortalInvoiceInput
 		if err := decodeBody(r, &in, false); err != nil {
 			return nil, err

@@ -1,5 +1,6 @@
 // Package ratelimit counts requests per subject (an API key, or an address for requests without
-// one) and per family, in fixed windows, and tells the RateLimit-* header values.
+// one) and per family with the generic cell rate algorithm, and tells the RateLimit-* header
+// values and an exact Retry-After.
 package ratelimit
 
 import (
@@ -24,21 +25,24 @@ type Decision struct {
 	Allowed   bool
 	Limit     int
 	Remaining int
-	Reset     time.Duration // until the window ends
+	// Reset is how long until the subject has its whole limit again.
+	Reset time.Duration
+	// RetryAfter is, for a refused request, how long until one more would be allowed.
+	RetryAfter time.Duration
 }
 
-// ResetSeconds is Reset rounded up to whole seconds, at least 1 (for RateLimit-Reset and
-// Retry-After).
-func (d Decision) ResetSeconds() int {
-	s := int((d.Reset + time.Second - 1) / time.Second)
-	return max(s, 1)
+// ResetSeconds is Reset rounded up to whole seconds, at least 1 (for RateLimit-Reset).
+func (d Decision) ResetSeconds() int { return seconds(d.Reset) }
+
+// RetryAfterSeconds is RetryAfter rounded up to whole seconds, at least 1 (for Retry-After):
+// a request sent that many seconds later is allowed, unless others came meanwhile.
+func (d Decision) RetryAfterSeconds() int { return seconds(d.RetryAfter) }
+
+func seconds(d time.Duration) int {
+	return max(int((d+time.Second-1)/time.Second), 1)
 }
 
-type window struct {
-	start time.Time
-	count int
-}
-
+// slot is one subject's count in one family.
 type slot struct {
 	subject string
 	family  string
@@ -48,30 +52,37 @@ const shards = 64
 
 type shard struct {
 	mu        sync.Mutex
-	windows   map[slot]*window
+	tats      map[slot]time.Time // theoretical arrival time of each slot's next request
 	lastSweep time.Time
 }
 
-// Limiter is safe for concurrent use.
+// Limiter applies the generic cell rate algorithm (GCRA): a family of Limit requests per
+// Window lets a subject send one request every Window/Limit, and up to Limit at once after a
+// quiet Window. Unlike fixed windows, a burst at the end of one window and another at the start
+// of the next cannot pass twice the limit in a moment: after a burst, requests pass only at the
+// family's rate. Its state is one time per subject and family; safe for concurrent use.
 type Limiter struct {
 	now    func() time.Time
 	seed   maphash.Seed
 	shards [shards]shard
 }
 
-// New returns a limiter reading time from now.
+// New returns a limiter reading the time from now (time.Now when nil).
 func New(now func() time.Time) *Limiter {
+	if now == nil {
+		now = time.Now
+	}
 	l := &Limiter{now: now, seed: maphash.MakeSeed()}
 	for i := range l.shards {
-		l.shards[i].windows = map[slot]*window{}
+		l.shards[i].tats = map[slot]time.Time{}
 	}
 	return l
 }
 
-// Take counts one request of subject in family f and tells whether it may run. A refused
-// request is not counted.
+// Take counts one request of subject in family f, unless it is refused.
 func (l *Limiter) Take(subject string, f Family) Decision {
 	now := l.now()
+	interval := f.Window / time.Duration(max(f.Limit, 1))
 	sh := &l.shards[maphash.String(l.seed, subject)%shards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -79,27 +90,29 @@ func (l *Limiter) Take(subject string, f Family) Decision {
 		sh.sweep(now)
 	}
 	k := slot{subject, f.Name}
-	w := sh.windows[k]
-	if w == nil || now.Sub(w.start) >= f.Window {
-		w = &window{start: now}
-		sh.windows[k] = w
+	tat := sh.tats[k]
+	if tat.Before(now) {
+		tat = now
 	}
-	d := Decision{Limit: f.Limit, Reset: w.start.Add(f.Window).Sub(now)}
-	if w.count >= f.Limit {
+	next := tat.Add(interval)
+	d := Decision{Limit: f.Limit}
+	if over := next.Sub(now) - f.Window; over > 0 || f.Limit <= 0 {
+		d.Reset = tat.Sub(now)
+		d.RetryAfter = over
 		return d
 	}
-	w.count++
+	sh.tats[k] = next
 	d.Allowed = true
-	d.Remaining = f.Limit - w.count
+	d.Reset = next.Sub(now)
+	d.Remaining = int((f.Window - next.Sub(now)) / interval)
 	return d
 }
 
-// sweep forgets windows that started more than an hour ago. Each shard sweeps itself when used,
-// at most once a minute, so the maps do not grow without bound.
+// sweep forgets the slots whose subjects have their whole limit again.
 func (sh *shard) sweep(now time.Time) {
-	for k, w := range sh.windows {
-		if now.Sub(w.start) > time.Hour {
-			delete(sh.windows, k)
+	for k, tat := range sh.tats {
+		if tat.Before(now) {
+			delete(sh.tats, k)
 		}
 	}
 	sh.lastSweep = now
