@@ -14,11 +14,20 @@ import (
 // MsgNotWebsocket answers a plain request to the listen endpoint.
 const MsgNotWebsocket = "Esta ruta es un websocket: ábrela con timbra listen."
 
-var upgrader = websocket.Upgrader{
-	ReadBufferSize:  4096,
-	WriteBufferSize: 16 << 10,
-	// The command-line client sends no Origin; a browser page does, and may not open sessions.
-	CheckOrigin: func(r *http.Request) bool { return r.Header.Get("Origin") == "" },
+// MsgOriginRefused answers a listen request from a browser page (it sends Origin).
+const MsgOriginRefused = "Una página web no puede abrir una sesión de timbra listen: conéctate sin el encabezado Origin (timbra listen no lo envía)."
+
+// upgrader opens listen sessions; a handshake it refuses is answered in the envelope.
+func (s *Server) upgrader() *websocket.Upgrader {
+	return &websocket.Upgrader{
+		ReadBufferSize:  4096,
+		WriteBufferSize: 16 << 10,
+		// The command-line client sends no Origin; a browser page does, and may not open sessions.
+		CheckOrigin: func(r *http.Request) bool { return r.Header.Get("Origin") == "" },
+		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
+			s.writeError(w, r, &apierr.Error{Status: status, Details: reason.Error()})
+		},
+	}
 }
 
 // listen opens the caller's listener session (spec: timbra listen): it creates or renews the
@@ -26,6 +35,10 @@ var upgrader = websocket.Upgrader{
 func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 	if !websocket.IsWebSocketUpgrade(r) {
 		s.writeError(w, r, apierr.BadRequest(MsgNotWebsocket))
+		return
+	}
+	if r.Header.Get("Origin") != "" { // before anything is made for the session
+		s.writeError(w, r, &apierr.Error{Status: http.StatusForbidden, Details: MsgOriginRefused})
 		return
 	}
 	c := caller(r)
@@ -42,7 +55,7 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	conn, err := upgrader.Upgrade(w, r, nil)
+	conn, err := s.ws.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader answered the client
 	}
@@ -60,5 +73,6 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listenRoutes() {
+	s.ws = s.upgrader()
 	s.mux.Handle("GET "+listener.Path, s.guard(s.standard, s.listen))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -64,6 +65,32 @@ func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // their own bound (ReadHeaderTimeout). A variable so a test can shorten it.
 var bodyReadTimeout = 2 * time.Minute
 
+// MaxHeaderBytes bounds a request's header fields (names and values); more is answered 431.
+const MaxHeaderBytes = 64 << 10
+
+// headerBytes counts the bytes of h's names and values.
+func headerBytes(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(v)
+		}
+	}
+	return n
+}
+
+// cleanPath is p as the router reads it: no empty, "." or ".." segment; a final slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	np := path.Clean(p)
+	if strings.HasSuffix(p, "/") && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
 // writeTimeout bounds writing one answer from its first byte, so a client that stops reading (or
 // reads a byte a second) cannot hold the answer's memory and its connection for long: the write
 // fails, the handler ends, the connection closes. A whole SAT catalog (5 MB, 0.5 MB compressed)
@@ -111,7 +138,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes, "trace", trace)
 	}()
-	s.mux.ServeHTTP(sw, r)
+	// what the router would refuse in plain text, or redirect, is answered here in the envelope
+	switch {
+	case headerBytes(r.Header) > MaxHeaderBytes:
+		s.writeError(sw, r, &apierr.Error{Status: http.StatusRequestHeaderFieldsTooLarge,
+			Details: fmt.Sprintf("Los encabezados de la petición exceden el límite de %d KB.", MaxHeaderBytes>>10)})
+	case r.URL.Path != cleanPath(r.URL.Path):
+		s.noRoute(sw, r) // 404, never a redirect
+	default:
+		s.mux.ServeHTTP(sw, r)
+	}
 }
 
 // clientAddr is the address a request came from, the subject of anonymous limits.
@@ -231,6 +267,11 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var allowed []string
+	if r.URL.Path != cleanPath(r.URL.Path) {
+		// "//x", "/a/../x": no resource is named so (the router would redirect to one that is)
+		s.writeError(w, r, apierr.NotFoundText(apierr.DetailsNotFound))
+		return
+	}
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		probe := r.Clone(r.Context())
 		probe.Method = m

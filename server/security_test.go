@@ -397,3 +397,62 @@ func TestStalledReaderIsCut(t *testing.T) {
 		t.Fatal("a client that never reads still holds its answer")
 	}
 }
+
+// TestErrorsBeforeRoutingInEnvelope: what the router would refuse in plain text or redirect is
+// answered in the spec's envelope: headers past the limit (431), a path that is not clean
+// ("//", "..": 404, never a redirect), and a listen session asked for by a browser page (403,
+// before anything is made for it).
+func TestErrorsBeforeRoutingInEnvelope(t *testing.T) {
+	f := newHookFixture(t, "")
+	envelope := func(resp *http.Response) api.RawEnvelope {
+		t.Helper()
+		defer resp.Body.Close()
+		var env api.RawEnvelope
+		raw, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(raw, &env); err != nil || env.HTTPStatusCode != resp.StatusCode || env.TraceIdentifier == "" {
+			t.Fatalf("%d %q is not the envelope: %v", resp.StatusCode, raw, err)
+		}
+		return env
+	}
+	send := func(path string, header http.Header) *http.Response {
+		t.Helper()
+		conn, err := net.Dial("tcp", strings.TrimPrefix(f.http.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		req, _ := http.NewRequest("GET", "http://x", nil)
+		req.URL.Path, req.URL.RawPath = path, ""
+		req.Header = header
+		req.Header.Set("X-TENANT-KEY", f.creds.TenantKey)
+		req.Header.Set("X-API-KEY", f.creds.APIKey)
+		if err := req.Write(conn); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	big := http.Header{"X-Padding": {strings.Repeat("a", MaxHeaderBytes)}}
+	if resp := send("/api/v4/people", big); resp.StatusCode != 431 || !strings.Contains(envelope(resp).Details, "64 KB") {
+		t.Errorf("headers over the limit: %d", resp.StatusCode)
+	}
+	for _, p := range []string{"//api/v4/people", "/api/v4//people", "/api/v4/x/../people", "/api/v4/./people"} {
+		if resp := send(p, http.Header{}); resp.StatusCode != 404 || resp.Header.Get("Location") != "" || envelope(resp).Details != "Not Found" {
+			t.Errorf("%s: %d (Location %q)", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	if resp := send("/api/v4/people", http.Header{}); resp.StatusCode != 200 {
+		t.Fatalf("a clean path: %d", resp.StatusCode)
+	}
+	h := http.Header{"X-Tenant-Key": {f.creds.TenantKey}, "X-Api-Key": {f.creds.APIKey}, "Origin": {"https://evil.example"}}
+	_, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(f.http.URL, "http")+listener.Path, h)
+	if err == nil || resp == nil || resp.StatusCode != 403 || envelope(resp).Details != MsgOriginRefused {
+		t.Fatalf("listen from a page: %v %v", err, resp)
+	}
+	if r := f.do("GET", "/api/v4/webhooks", ""); !strings.Contains(r.raw, `"totalCount":0`) {
+		t.Fatalf("a refused listen session made a webhook: %s", r.raw)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/downloadrules"
@@ -88,6 +89,7 @@ type Server struct {
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
+	ws       *websocket.Upgrader // opens listen sessions
 	mux      *routeMux
 	metrics  *metrics
 	ops      opsStore // the bbolt backend's backup and gauges; nil over another store
@@ -199,9 +201,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// a request whose headers pass MaxHeaderBytes is answered in the envelope (serveHTTP);
+		// the server itself refuses, in plain text, only what passes this
+		MaxHeaderBytes: 1 << 20,
+		ErrorLog:       slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	engineCtx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
 	engineDone := make(chan struct{})
