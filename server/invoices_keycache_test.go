@@ -10,6 +10,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/csd/csdtest"
 	"github.com/timbra-mx/timbra/internal/invoices"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -116,4 +117,35 @@ func TestInvoiceKeyCache(t *testing.T) {
 		t.Fatalf("opened %d, kept %d after the concurrent invoices", n, tax.KeysKept())
 	}
 	stamp(b.Number, tax.KeysOpened())
+}
+
+// TestInvoiceByValueKeyCache: a key sent by value (taxCredentials) is opened once for the same
+// bytes and password of the same tenant; a wrong password is refused every time and never kept.
+func TestInvoiceByValueKeyCache(t *testing.T) {
+	f, m := invoiceFixture(t, 10)
+	tax := f.srv.TaxFiles()
+	before := tax.KeysOpened()
+	for i := range 3 {
+		inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t)), m.headers()...))
+		if i == 0 {
+			verifyAnswer(t, f, inv)
+		}
+	}
+	if got := tax.KeysOpened() - before; got != 1 {
+		t.Fatalf("three invoices with the same key opened it %d times, want 1", got)
+	}
+	wrong := byValue(t)
+	wrong["issuer"].(map[string]any)["taxCredentials"].([]any)[1].(map[string]any)["password"] = "wrong-password"
+	for range 2 {
+		expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(wrong), m.headers()...),
+			"Issuer.TaxCredentials[1].Password", taxfiles.MsgWrongPassword)
+	}
+	if got := tax.KeysOpened() - before; got != 3 {
+		t.Fatalf("a wrong password was kept: %d opens, want 3", got)
+	}
+	// the right password again: still kept
+	invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t)), m.headers()...))
+	if got := tax.KeysOpened() - before; got != 3 {
+		t.Fatalf("the kept key was opened again: %d opens", got)
+	}
 }

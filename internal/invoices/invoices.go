@@ -67,9 +67,11 @@ type Catalogs interface {
 	Lookup(ctx context.Context, name, id string) (api.CatalogRecord, bool, error)
 }
 
-// DefaultPairs gives a person's default CSD; *taxfiles.Service is one.
+// DefaultPairs gives a person's default CSD, and opens a key sent by value; *taxfiles.Service
+// is one.
 type DefaultPairs interface {
 	DefaultPair(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, error)
+	OpenKey(tenantID string, der []byte, password string) (*csd.PrivateKey, error)
 }
 
 // Emitter records events in the transaction of the change they tell of; *webhooks.Service is

@@ -465,7 +465,13 @@ func (k *checker) credentials(creds []api.InvoiceTaxCredential, out *issuer) {
 		if pw == "" {
 			pw = api.Deref(creds[certAt].Password)
 		}
-		key, err := csd.ParsePrivateKey(keyDER, []byte(pw))
+		var key *csd.PrivateKey
+		var err error
+		if k.s.TaxFiles != nil { // the same key and password of the tenant: opened once, kept a while
+			key, err = k.s.TaxFiles.OpenKey(k.c.tenantID, keyDER, pw)
+		} else {
+			key, err = csd.ParsePrivateKey(keyDER, []byte(pw))
+		}
 		if err != nil {
 			// spec 1 §7.4: a password that does not open the key gives attemptedValue null
 			k.add(fmt.Sprintf("%s[%d].Password", prop, keyAt), taxfiles.MsgWrongPassword, nil, CodeWrongPassword)
