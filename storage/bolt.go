@@ -246,7 +246,14 @@ type tally struct {
 
 func (t tally) key(tenant string) []byte { return key(string(t.name), tenant) }
 
-func (t tally) add(tenant string, d int64) error { return addCount(t.counts, t.key(tenant), d) }
+// add changes a count. Before schema 15 (an older migration writing through the records) there is
+// no counts bucket: nothing is counted, and migration 15 counts what it finds.
+func (t tally) add(tenant string, d int64) error {
+	if t.counts == nil {
+		return nil
+	}
+	return addCount(t.counts, t.key(tenant), d)
+}
 
 func (t tally) get(tenant string) int {
 	if v := t.counts.Get(t.key(tenant)); len(v) == 8 {

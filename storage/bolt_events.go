@@ -28,6 +28,7 @@ func (t boltTx) Deliveries(tenantID string) Deliveries {
 		byWebhook: t.bucket(bucketDeliveriesByWebhook),
 		pending:   t.bucket(bucketDeliveriesPending),
 		count:     t.bucket(bucketDeliveriesPendingCount),
+		perHook:   tally{t.bucket(bucketCounts), bucketDeliveriesByWebhook},
 		due:       t.bucket(bucketDeliveriesDue),
 	}
 }
@@ -301,6 +302,7 @@ func older[T any](b *bolt.Bucket, tenant string, t time.Time, fn func(T) bool) e
 type boltDeliveries struct {
 	records[Delivery]
 	byWebhook, pending, count, due *bolt.Bucket
+	perHook                        tally // deliveries of each webhook: "<tenant>/<webhookID>"
 }
 
 // dueKey orders a webhook's pending deliveries by due time: "<tenant>/<webhook>/", 8 bytes of
@@ -411,6 +413,9 @@ func (d boltDeliveries) replace(old *Delivery, v Delivery) error {
 		if err := d.byWebhook.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
 			return err
 		}
+		if err := d.perHook.add(d.tenant+"/"+v.WebhookID, 1); err != nil {
+			return err
+		}
 	}
 	return d.put(v.ID, v)
 }
@@ -438,6 +443,9 @@ func (d boltDeliveries) Delete(id string) error {
 			return err
 		}
 	}
+	if err := d.perHook.add(d.tenant+"/"+old.WebhookID, -1); err != nil {
+		return err
+	}
 	return d.del(id)
 }
 
@@ -447,20 +455,25 @@ func (d boltDeliveries) resolve(prefix []byte) func(k, _ []byte) []byte {
 
 func (d boltDeliveries) ByWebhook(webhookID string, offset, limit int) ([]Delivery, int, error) {
 	prefix := key(d.tenant, webhookID, "")
+	total := d.perHook.get(d.tenant + "/" + webhookID)
+	if limit <= 0 || offset >= total {
+		return nil, total, nil
+	}
 	var out []Delivery
-	total := 0
 	get := d.resolve(prefix)
+	skip := offset
 	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), func(k, v []byte) bool {
-		if total >= offset && len(out) < limit {
-			if raw := get(k, v); raw != nil {
-				var item Delivery
-				if decodeRecord(raw, &item) == nil {
-					out = append(out, item)
-				}
+		if skip > 0 {
+			skip--
+			return true
+		}
+		if raw := get(k, v); raw != nil {
+			var item Delivery
+			if decodeRecord(raw, &item) == nil {
+				out = append(out, item)
 			}
 		}
-		total++
-		return true
+		return len(out) < limit
 	})
 	return out, total, nil
 }

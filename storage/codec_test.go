@@ -195,6 +195,9 @@ func TestMigration15(t *testing.T) {
 			if err := tx.Bucket(bucketTaxFilesCurrent).Put(key(tenant, id(20+i)), nil); err != nil {
 				return err
 			}
+			if err := tx.Bucket(bucketDeliveriesByWebhook).Put(key(tenant, "hook-1", id(30+i)), nil); err != nil {
+				return err
+			}
 		}
 		return migrateTo(tx, 15)
 	})
@@ -221,6 +224,9 @@ func TestMigration15(t *testing.T) {
 		}
 		if _, total, _ := newTx(tx).People("t2").List(0, 10); total != 1 {
 			t.Errorf("people of t2 listed with total %d, want 1", total)
+		}
+		if n := (tally{tx.Bucket(bucketCounts), bucketDeliveriesByWebhook}).get("t1/hook-1"); n != 3 {
+			t.Errorf("deliveries of t1's hook-1 counted %d, want 3", n)
 		}
 		if n := (tally{tx.Bucket(bucketCounts), bucketTaxFilesCurrent}).get("t1"); n != 3 {
 			t.Errorf("current tax files of t1 counted %d, want 3", n)

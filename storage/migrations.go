@@ -203,6 +203,24 @@ func countListed(tx *bolt.Tx) error {
 			}
 		}
 	}
+	// the deliveries of each webhook: "<tenant>/<webhookID>"
+	n := map[string]int64{}
+	if err := tx.Bucket(bucketDeliveriesByWebhook).ForEach(func(k, _ []byte) error {
+		i := bytes.LastIndexByte(k, '/')
+		if i < 0 {
+			return fmt.Errorf("malformed key %q in %s", k, bucketDeliveriesByWebhook)
+		}
+		n[string(k[:i])]++
+		return nil
+	}); err != nil {
+		return err
+	}
+	t := tally{counts, bucketDeliveriesByWebhook}
+	for hook, c := range n {
+		if err := t.add(hook, c); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

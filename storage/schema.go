@@ -34,7 +34,8 @@
 //	deliveries_pending_count <tenantID>/<webhookID>     → 8-byte big-endian count of pending deliveries
 //	counts               <bucket name>/<tenantID>         → 8-byte big-endian count of the tenant's keys in that
 //	                       bucket (people, apikeys, webhooks, invoices, products, tickets, download_rules,
-//	                       taxfiles_current): a list's total without a walk
+//	                       taxfiles_current): a list's total without a walk; and
+//	                     deliveries_by_webhook/<tenantID>/<webhookID> → the webhook's deliveries
 //	catalog_set          "current"                        → CatalogSet (version, source, tables, row counts)
 //	catalog_rows         <table> (nested bucket)
 //	                       <primary key values joined by 0x00> → the row's values (catalogs package encoding)

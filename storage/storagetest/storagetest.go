@@ -417,6 +417,16 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		if q, _, _ := tx.Outbox().Due(tenant, hook, nil, now.Add(2*time.Hour), 10, nil); len(q) != 1 || !q[0].Due.Equal(now.Add(time.Hour)) {
 			return fmt.Errorf("after moves: %+v", q)
 		}
+		// the webhook's deliveries are counted: a delete counted out, a change not counted again
+		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, 1, 5); total != 3 || len(items) != 2 || items[0].ID != ds[1].ID {
+			return fmt.Errorf("by webhook from the second: %d of %d", len(items), total)
+		}
+		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, 0, 0); total != 3 || len(items) != 0 {
+			return fmt.Errorf("by webhook, none asked: %d of %d", len(items), total)
+		}
+		if _, total, _ := tx.Deliveries(tenant).ByWebhook(other, 0, 5); total != 0 {
+			return fmt.Errorf("the other webhook's deliveries, one deleted: %d", total)
+		}
 		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 1 {
 			return fmt.Errorf("pending after one failed = %d", len(p))
 		}
