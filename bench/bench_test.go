@@ -72,6 +72,27 @@ func BenchmarkAPIKeyCreate(b *testing.B) {
 	}
 }
 
+// BenchmarkAPIKeyCreateParallel is BenchmarkAPIKeyCreate from 32 goroutines (2 × GOMAXPROCS × 16),
+// whose commits Batch shares: compare it with BenchmarkRawBoltWrites/Batch/delay=1ms/workers=32,
+// one Put per write from 32 writers.
+func BenchmarkAPIKeyCreateParallel(b *testing.B) {
+	t := newTimbra(b)
+	h, header := t.Server(slog.New(slog.DiscardHandler)).Handler(), t.Header()
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest(http.MethodPost, KeysPath, strings.NewReader(KeyBody))
+			req.Header = header.Clone()
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Errorf("status %d: %s", rec.Code, rec.Body)
+				return
+			}
+		}
+	})
+}
+
 func BenchmarkRawBoltUpdate(b *testing.B) {
 	raw, err := OpenRawBolt(b.TempDir())
 	if err != nil {

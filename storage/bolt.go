@@ -389,6 +389,8 @@ func (p boltPeople) List(offset, limit int) ([]Person, int, error) { return p.pa
 
 func (p boltPeople) Count() (int, error) { return p.tally.get(p.tenant), nil }
 
+func (p boltPeople) Has(id string) (bool, error) { return p.b.Get(key(p.tenant, id)) != nil, nil }
+
 type boltAPIKeys struct {
 	records[APIKey]
 	lookup   *bolt.Bucket

@@ -79,6 +79,8 @@ type Tenants interface {
 // People is the people of one tenant.
 type People interface {
 	Get(id string) (Person, error)
+	// Has tells whether the tenant has the person, without reading it.
+	Has(id string) (bool, error)
 	// Put saves the person and its email index; ErrEmailTaken when another person has the email.
 	Put(p Person) error
 	Delete(id string) error

@@ -77,6 +77,12 @@ func testPeople(t *testing.T, s storage.Store) {
 		if n, _ := tx.People(b).Count(); n != 1 {
 			return fmt.Errorf("tenant b has %d people, want 1", n)
 		}
+		if ok, err := tx.People(a).Has(made[0]); !ok || err != nil {
+			return fmt.Errorf("Has of a person of the tenant: %v %v", ok, err)
+		}
+		if ok, _ := tx.People(b).Has(made[0]); ok {
+			return errors.New("Has saw a person of another tenant")
+		}
 		if _, err := tx.People(b).Get(made[0]); !errors.Is(err, storage.ErrNotFound) {
 			return fmt.Errorf("a person of tenant a was visible in tenant b: %v", err)
 		}
