@@ -453,16 +453,20 @@ func (d boltDeliveries) resolve(prefix []byte) func(k, _ []byte) []byte {
 	return func(k, _ []byte) []byte { return d.b.Get(key(d.tenant, string(k[len(prefix):]))) }
 }
 
-func (d boltDeliveries) ByWebhook(webhookID string, offset, limit int) ([]Delivery, int, error) {
+func (d boltDeliveries) ByWebhook(webhookID string, since time.Time, offset, limit int) ([]Delivery, int, error) {
 	prefix := key(d.tenant, webhookID, "")
-	total := d.perHook.get(d.tenant + "/" + webhookID)
+	lo := prefix // the zero time: every delivery
+	if !since.IsZero() {
+		lo = timeKey(string(key(d.tenant, webhookID)), since)
+	}
+	total := d.perHook.get(d.tenant+"/"+webhookID) - countRange(d.byWebhook, prefix, lo)
 	if limit <= 0 || offset >= total {
 		return nil, total, nil
 	}
 	var out []Delivery
 	get := d.resolve(prefix)
 	skip := offset
-	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), func(k, v []byte) bool {
+	newest(d.byWebhook, prefix, lo, append(bytes.Clone(prefix), 0xff), func(k, v []byte) bool {
 		if skip > 0 {
 			skip--
 			return true

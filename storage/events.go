@@ -137,9 +137,10 @@ type Deliveries interface {
 	// nothing is written, when it was closed or moved meanwhile. It reads no record.
 	Finish(d Delivery, due time.Time) (ok bool, err error)
 	Delete(id string) error
-	// ByWebhook returns a webhook's deliveries newest first from offset, at most limit, and the
-	// total count.
-	ByWebhook(webhookID string, offset, limit int) ([]Delivery, int, error)
+	// ByWebhook returns a webhook's deliveries created since since (to the millisecond of their
+	// id), newest first from offset, at most limit, and their count: the webhook's kept count
+	// less those before since not yet removed, so its cost does not grow with the deliveries.
+	ByWebhook(webhookID string, since time.Time, offset, limit int) ([]Delivery, int, error)
 	// AllByWebhook calls fn for every delivery of a webhook, newest first, until fn returns false.
 	AllByWebhook(webhookID string, fn func(Delivery) bool) error
 	// Pending returns the pending deliveries of a webhook.

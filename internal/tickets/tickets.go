@@ -316,23 +316,41 @@ const (
 )
 
 // List lists the tickets the caller sees, the latest paid first. It walks the payment-day index
-// and decodes only the tickets of the page.
+// (to the page's end only, for the owner's unfiltered list, whose count is kept) and decodes
+// only the tickets of the page.
 func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedList[api.Ticket], error) {
 	items := []api.Ticket{}
 	total := 0
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		ts := tx.Tickets(c.TenantID)
 		var page []string
+		// The owner, unfiltered, sees every ticket: their count is kept, and the walk stops at the
+		// page's end. Otherwise every ticket of the range is looked at (not decoded) to count.
+		whole := c.IsOwner && f == Filter{Page: f.Page, Size: f.Size}
+		if whole {
+			_, n, err := ts.List(0, 0)
+			if err != nil {
+				return err
+			}
+			total = n
+		}
+		seen := 0
 		err := ts.EachPaid(f.From, f.To, true, func(id, issuerID, recorderID, status string) error {
 			if !auth.SeesTicket(c, issuerID, recorderID) || f.Status != "" && status != f.Status || f.IssuerID != "" && issuerID != f.IssuerID {
 				return nil
 			}
-			if total >= (f.Page-1)*f.Size && len(page) < f.Size {
+			if seen >= (f.Page-1)*f.Size && len(page) < f.Size {
 				page = append(page, id)
 			}
-			total++
+			seen++
+			if whole && len(page) == f.Size {
+				return storage.ErrStop
+			}
 			return nil
 		})
+		if !whole {
+			total = seen
+		}
 		if err != nil {
 			return err
 		}

@@ -545,15 +545,18 @@ func (s *Service) Test(ctx context.Context, c auth.Caller, id string) (api.Webho
 }
 
 // Deliveries answers a webhook's delivery log, newest first, last 30 days; also for a deleted
-// webhook whose log remains.
+// webhook whose log remains. Its count is kept and its page read by key: the cost does not grow
+// with the log.
 func (s *Service) Deliveries(ctx context.Context, c auth.Caller, id string, page, size int) (api.PagedList[api.Delivery], error) {
-	var items []api.Delivery
+	items := []api.Delivery{}
 	total := 0
-	err := s.eachDelivery(ctx, c, id, func(d storage.Delivery) {
-		if total >= (page-1)*size && len(items) < size {
+	err := s.withLog(ctx, c, id, func(tx storage.Tx, hook string) error {
+		ds, n, err := tx.Deliveries(c.TenantID).ByWebhook(hook, s.Now().Add(-Retention), (page-1)*size, size)
+		for _, d := range ds {
 			items = append(items, deliveryToAPI(d, c.Zone))
 		}
-		total++
+		total = n
+		return err
 	})
 	if err != nil {
 		return api.PagedList[api.Delivery]{}, err
@@ -573,6 +576,21 @@ func (s *Service) AllDeliveries(ctx context.Context, c auth.Caller, id string) (
 
 // eachDelivery calls fn for a webhook's deliveries of the last 30 days, newest first.
 func (s *Service) eachDelivery(ctx context.Context, c auth.Caller, id string, fn func(storage.Delivery)) error {
+	cutoff := s.Now().Add(-Retention)
+	return s.withLog(ctx, c, id, func(tx storage.Tx, hook string) error {
+		return tx.Deliveries(c.TenantID).AllByWebhook(hook, func(d storage.Delivery) bool {
+			if d.CreatedAt.Before(cutoff) {
+				return false
+			}
+			fn(d)
+			return true
+		})
+	})
+}
+
+// withLog calls fn in a read transaction with the id of the webhook whose delivery log is asked
+// for: a webhook of the caller's tenant, or a deleted one whose log remains.
+func (s *Service) withLog(ctx context.Context, c auth.Caller, id string, fn func(tx storage.Tx, hook string) error) error {
 	if err := requireManage(c); err != nil {
 		return err
 	}
@@ -584,19 +602,12 @@ func (s *Service) eachDelivery(ctx context.Context, c auth.Caller, id string, fn
 				return err
 			}
 			// a deleted webhook keeps its log; one that never existed has none
-			if _, n, _ := tx.Deliveries(c.TenantID).ByWebhook(strings.ToLower(id), 0, 0); n == 0 {
+			if _, n, _ := tx.Deliveries(c.TenantID).ByWebhook(strings.ToLower(id), time.Time{}, 0, 0); n == 0 {
 				return err
 			}
 			w.ID = strings.ToLower(id)
 		}
-		cutoff := s.Now().Add(-Retention)
-		return tx.Deliveries(c.TenantID).AllByWebhook(w.ID, func(d storage.Delivery) bool {
-			if d.CreatedAt.Before(cutoff) {
-				return false
-			}
-			fn(d)
-			return true
-		})
+		return fn(tx, w.ID)
 	})
 }
 

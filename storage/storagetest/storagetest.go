@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -398,7 +399,7 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		if st, _ := tx.Deliveries(tenant).PendingStats(hook); st.Count != 2 || st.Oldest.IsZero() || st.Oldest.After(time.Now()) {
 			return fmt.Errorf("pending stats = %+v", st)
 		}
-		items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, 0, 2)
+		items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, time.Time{}, 0, 2)
 		if total != 3 || len(items) != 2 || items[0].ID != ds[2].ID {
 			return fmt.Errorf("by webhook: %d of %d, newest first", len(items), total)
 		}
@@ -424,14 +425,18 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 			return fmt.Errorf("after moves: %+v", q)
 		}
 		// the webhook's deliveries are counted: a delete counted out, a change not counted again
-		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, 1, 5); total != 3 || len(items) != 2 || items[0].ID != ds[1].ID {
+		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, time.Time{}, 1, 5); total != 3 || len(items) != 2 || items[0].ID != ds[1].ID {
 			return fmt.Errorf("by webhook from the second: %d of %d", len(items), total)
 		}
-		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, 0, 0); total != 3 || len(items) != 0 {
+		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, time.Time{}, 0, 0); total != 3 || len(items) != 0 {
 			return fmt.Errorf("by webhook, none asked: %d of %d", len(items), total)
 		}
-		if _, total, _ := tx.Deliveries(tenant).ByWebhook(other, 0, 5); total != 0 {
+		if _, total, _ := tx.Deliveries(tenant).ByWebhook(other, time.Time{}, 0, 5); total != 0 {
 			return fmt.Errorf("the other webhook's deliveries, one deleted: %d", total)
+		}
+		// since a moment after they were made: none
+		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, now.Add(time.Second), 0, 5); total != 0 || len(items) != 0 {
+			return fmt.Errorf("by webhook since after them: %d of %d", len(items), total)
 		}
 		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 1 {
 			return fmt.Errorf("pending after one failed = %d", len(p))
@@ -481,4 +486,15 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 	if err == nil {
 		t.Fatal("a pending delivery without a due time was accepted")
 	}
+	// a delivery older than since is neither counted nor listed, until it is removed
+	old := storage.Delivery{ID: newID(now.Add(-48 * time.Hour)), WebhookID: hook, Status: "succeeded"}
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Deliveries(tenant).Put(old) }))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		all, n, _ := tx.Deliveries(tenant).ByWebhook(hook, time.Time{}, 0, 10)
+		recent, m, _ := tx.Deliveries(tenant).ByWebhook(hook, now.Add(-24*time.Hour), 0, 10)
+		if n != m+1 || len(all) != len(recent)+1 || all[len(all)-1].ID != old.ID || slices.ContainsFunc(recent, func(d storage.Delivery) bool { return d.ID == old.ID }) {
+			return fmt.Errorf("since a day ago: %d of %d, all: %d of %d", len(recent), m, len(all), n)
+		}
+		return nil
+	}))
 }
