@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -141,7 +140,7 @@ func indexInvoices(tx *bolt.Tx) error {
 	var all []Invoice
 	if err := b.ForEach(func(k, raw []byte) error {
 		var v Invoice
-		if err := json.Unmarshal(raw, &v); err != nil {
+		if err := decodeRecord(raw, &v); err != nil {
 			return fmt.Errorf("decode invoice %s: %w", k, err)
 		}
 		all = append(all, v)

@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// Records are JSON, except deliveries and events: the delivery engine reads and writes them on
-// every attempt, so they are kept in a compact binary form that is read without reflection or
-// parsing. A binary record starts with its format byte, which is never '{', so records written
-// as JSON before schema 14 read back as they are.
+// Records are JSON, except deliveries and events (since schema 14: the delivery engine reads and
+// writes them on every attempt) and invoices (since schema 15: their stamped XML is most of the
+// database, and JSON kept it as base64): they are kept in a compact binary form that is read
+// without reflection or parsing. A binary record starts with its format byte, which is never
+// '{', so records written as JSON before read back as they are.
 const binaryV1 byte = 1
 
 // binaryRecord is a record kept in the binary form.
@@ -250,6 +251,111 @@ func (e *Event) decodeBinary(b []byte) error {
 	}
 	if len(r.b) > 0 {
 		e.Body = bytes.Clone(r.b)
+	}
+	return nil
+}
+
+func appendBytes(b, v []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(v))), v...)
+}
+
+// bytes reads a length-prefixed field; an empty one is nil.
+func (r *reader) bytes() []byte {
+	n := r.uint()
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	v := bytes.Clone(r.b[:n])
+	r.b = r.b[n:]
+	return v
+}
+
+// flags of an invoice's optional fields
+const (
+	hasIssuerPerson = 1 << iota
+	hasRecipientPerson
+	hasCancellation
+	hasAnswered
+)
+
+// An invoice is binary since schema 15: its stamped XML is kept as it is (in JSON it was base64,
+// a third larger), and last, as the rest of the record.
+func (v Invoice) appendBinary(b []byte) []byte {
+	var flags byte
+	if v.IssuerPersonID != nil {
+		flags |= hasIssuerPerson
+	}
+	if v.RecipientPersonID != nil {
+		flags |= hasRecipientPerson
+	}
+	if v.Cancellation != nil {
+		flags |= hasCancellation
+		if v.Cancellation.AnsweredAt != nil {
+			flags |= hasAnswered
+		}
+	}
+	for _, s := range []string{v.ID, v.TenantID, v.ResponseID, v.PersonID, v.UUID, v.TypeCode, v.IssuerTin, v.RecipientTin,
+		v.Total, v.Status, v.Date, v.Series} {
+		b = appendString(b, s)
+	}
+	b = append(b, flags)
+	if v.IssuerPersonID != nil {
+		b = appendString(b, *v.IssuerPersonID)
+	}
+	if v.RecipientPersonID != nil {
+		b = appendString(b, *v.RecipientPersonID)
+	}
+	if c := v.Cancellation; c != nil {
+		b = appendTime(appendString(appendString(appendString(b, c.ReasonCode), c.ReplacementUUID), c.Status), c.RequestedAt)
+		if c.AnsweredAt != nil {
+			b = appendTime(b, *c.AnsweredAt)
+		}
+		b = appendBytes(b, c.Acknowledgement)
+	}
+	b = appendTime(appendTime(b, v.CreatedAt), v.UpdatedAt)
+	b = appendBytes(b, v.View)
+	return append(b, v.XML...)
+}
+
+func (v *Invoice) decodeBinary(b []byte) error {
+	r := reader{b: b}
+	*v = Invoice{}
+	for _, s := range []*string{&v.ID, &v.TenantID, &v.ResponseID, &v.PersonID, &v.UUID, &v.TypeCode, &v.IssuerTin, &v.RecipientTin,
+		&v.Total, &v.Status, &v.Date, &v.Series} {
+		*s = r.string()
+	}
+	flags := r.byte()
+	if flags&hasIssuerPerson != 0 {
+		p := r.string()
+		v.IssuerPersonID = &p
+	}
+	if flags&hasRecipientPerson != 0 {
+		p := r.string()
+		v.RecipientPersonID = &p
+	}
+	if flags&hasCancellation != 0 {
+		c := &InvoiceCancellation{ReasonCode: r.string(), ReplacementUUID: r.string(), Status: r.string(), RequestedAt: r.time()}
+		if flags&hasAnswered != 0 {
+			t := r.time()
+			c.AnsweredAt = &t
+		}
+		c.Acknowledgement = r.bytes()
+		v.Cancellation = c
+	}
+	v.CreatedAt, v.UpdatedAt = r.time(), r.time()
+	v.View = r.bytes()
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.b) > 0 {
+		v.XML = bytes.Clone(r.b)
 	}
 	return nil
 }

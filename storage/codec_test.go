@@ -25,11 +25,27 @@ func codecSamples() (Delivery, Delivery, Event, Event) {
 	return full, bare, ev, bareEv
 }
 
+func invoiceSamples() (Invoice, Invoice) {
+	at := time.Date(2026, 11, 27, 8, 46, 44, 123456789, time.UTC)
+	answered, issuer, recipient := at.Add(time.Hour), "p-1", "p-2"
+	full := Invoice{ID: "0199c3f4-7a10-7c3e-9d41-2f6b8e0a1c02", TenantID: "t1", ResponseID: "r1", PersonID: "p-0",
+		IssuerPersonID: &issuer, RecipientPersonID: &recipient, UUID: "6F3E2A10-0000-4000-8000-000000000000", TypeCode: "I",
+		IssuerTin: "EKU9003173C9", RecipientTin: "XAXX010101000", Total: "116.00", Status: "Cancelado", Date: "2026-11-27T02:46:44",
+		Series: "F ñ", Cancellation: &InvoiceCancellation{ReasonCode: "01", ReplacementUUID: "U2", Status: "Cancelado sin aceptación",
+			RequestedAt: at, AnsweredAt: &answered, Acknowledgement: []byte("<Acuse/>")},
+		View: json.RawMessage(`{"id":"x","total":"116.00"}`), XML: []byte(`<?xml version="1.0"?><cfdi:Comprobante Total="116.00"/>`),
+		CreatedAt: at, UpdatedAt: at.Add(time.Minute)}
+	return full, Invoice{ID: "i2"}
+}
+
 // TestBinaryRecordsRoundTrip checks that deliveries and events read back equal to what was
 // written, every optional field set and none set, and that they are stored in the binary form.
 func TestBinaryRecordsRoundTrip(t *testing.T) {
 	full, bare, ev, bareEv := codecSamples()
-	for _, v := range []any{full, bare, ev, bareEv} {
+	inv, bareInv := invoiceSamples()
+	pending := inv
+	pending.Cancellation = &InvoiceCancellation{ReasonCode: "02", Status: "En proceso", RequestedAt: inv.CreatedAt}
+	for _, v := range []any{full, bare, ev, bareEv, inv, bareInv, pending} {
 		raw, err := encodeRecord(v)
 		if err != nil {
 			t.Fatal(err)
@@ -51,7 +67,8 @@ func TestBinaryRecordsRoundTrip(t *testing.T) {
 // through the same call, and that other records stay JSON.
 func TestJSONRecordsStillRead(t *testing.T) {
 	full, _, ev, _ := codecSamples()
-	for _, v := range []any{full, ev} {
+	inv, _ := invoiceSamples()
+	for _, v := range []any{full, ev, inv} {
 		raw, _ := json.Marshal(v)
 		got := reflect.New(reflect.TypeOf(v))
 		if err := decodeRecord(raw, got.Interface()); err != nil {
@@ -78,6 +95,15 @@ func TestBinaryRecordsRefuseDamage(t *testing.T) {
 			t.Fatalf("a delivery cut to %d of %d bytes decoded: %+v", n, len(raw), d)
 		}
 	}
+	// an invoice's XML is the rest of its record: a cut before it is refused
+	inv, _ := invoiceSamples()
+	rawInv, _ := encodeRecord(inv)
+	for n := 1; n < len(rawInv)-len(inv.XML); n++ {
+		var v Invoice
+		if err := decodeRecord(rawInv[:n], &v); err == nil {
+			t.Fatalf("an invoice cut to %d of %d bytes decoded: %+v", n, len(rawInv), v)
+		}
+	}
 	var d Delivery
 	if err := decodeRecord(append(raw, 0), &d); err == nil {
 		t.Error("a delivery with a byte left over decoded")
@@ -90,7 +116,8 @@ func TestBinaryRecordsRefuseDamage(t *testing.T) {
 
 func FuzzBinaryRecords(f *testing.F) {
 	full, bare, ev, bareEv := codecSamples()
-	for _, v := range []any{full, bare, ev, bareEv} {
+	inv, bareInv := invoiceSamples()
+	for _, v := range []any{full, bare, ev, bareEv, inv, bareInv} {
 		raw, _ := encodeRecord(v)
 		f.Add(raw)
 	}
@@ -105,6 +132,14 @@ func FuzzBinaryRecords(f *testing.F) {
 		}
 		var e Event
 		_ = decodeRecord(raw, &e)
+		var v Invoice
+		if decodeRecord(raw, &v) == nil && len(raw) > 0 && raw[0] == binaryV1 {
+			again, _ := encodeRecord(v)
+			var v2 Invoice
+			if err := decodeRecord(again, &v2); err != nil || !reflect.DeepEqual(v, v2) {
+				t.Fatalf("a decoded invoice does not read back: %+v %+v %v", v, v2, err)
+			}
+		}
 	})
 }
 

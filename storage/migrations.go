@@ -163,7 +163,8 @@ var migrations = []func(tx *bolt.Tx) error{
 	func(*bolt.Tx) error { return nil },
 	// 15: lists know their totals without walking: events by type and the events of each hour
 	// counted (of any type and of each type); each tenant's records of the listed collections
-	// counted.
+	// counted. Invoices are written in the binary form of codec.go from now on (those written
+	// before stay JSON and read as they are).
 	func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketEventsByType, bucketEventsHours, bucketCounts} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
