@@ -79,10 +79,10 @@ func testPeople(t *testing.T, s storage.Store) {
 			return fmt.Errorf("tenant b has %d people, want 1", n)
 		}
 		if ok, err := tx.People(a).Has(made[0]); !ok || err != nil {
-			return fmt.Errorf("Has of a person of the tenant: %v %v", ok, err)
+			return fmt.Errorf("a person of the tenant: Has = %v, %v", ok, err)
 		}
 		if ok, _ := tx.People(b).Has(made[0]); ok {
-			return errors.New("Has saw a person of another tenant")
+			return errors.New("a person of another tenant: Has = true")
 		}
 		if _, err := tx.People(b).Get(made[0]); !errors.Is(err, storage.ErrNotFound) {
 			return fmt.Errorf("a person of tenant a was visible in tenant b: %v", err)
