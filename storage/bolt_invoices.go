@@ -117,10 +117,17 @@ func decodeSummary(b []byte) (InvoiceSummary, error) {
 
 func (s boltInvoices) List(offset, limit int) ([]Invoice, int, error) { return s.page(offset, limit) }
 
-func (s boltInvoices) EachSummary(fn func(InvoiceSummary) error) error {
+func (s boltInvoices) EachSummary(from, to time.Time, fn func(InvoiceSummary) error) error {
 	prefix := key(s.tenant, "")
+	lo, hi := prefix, append(bytes.Clone(prefix), 0xff)
+	if !from.IsZero() {
+		lo = timeKey(s.tenant, from)
+	}
+	if !to.IsZero() {
+		hi = timeKey(s.tenant, to)
+	}
 	c := s.summary.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+	for k, v := c.Seek(lo); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, hi) < 0; k, v = c.Next() {
 		sum, err := decodeSummary(v)
 		if err != nil {
 			return fmt.Errorf("storage: decode %s: %w", k, err)

@@ -67,9 +67,10 @@ type Invoices interface {
 	Put(v Invoice) error
 	// List returns invoices in creation order from offset, at most limit, and the total count.
 	List(offset, limit int) ([]Invoice, int, error)
-	// EachSummary calls fn with the summary of every invoice, in creation order, without
-	// decoding the invoices; fn returning ErrStop ends the walk without an error.
-	EachSummary(fn func(s InvoiceSummary) error) error
+	// EachSummary calls fn with the summary of every invoice made in [from, to) (a zero time
+	// leaves that side open), in creation order, without decoding the invoices; fn returning
+	// ErrStop ends the walk without an error.
+	EachSummary(from, to time.Time, fn func(s InvoiceSummary) error) error
 }
 
 // PendingCancellation is an invoice waiting for the recipient's answer to its cancellation.

@@ -308,7 +308,7 @@ func TestMigration12(t *testing.T) {
 	db.View(func(tx *bolt.Tx) error {
 		for tenant, w := range want {
 			var got []InvoiceSummary
-			if err := (newTx(tx)).Invoices(tenant).EachSummary(func(s InvoiceSummary) error { got = append(got, s); return nil }); err != nil {
+			if err := (newTx(tx)).Invoices(tenant).EachSummary(time.Time{}, time.Time{}, func(s InvoiceSummary) error { got = append(got, s); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if len(got) != 1 || got[0] != w {

@@ -73,6 +73,33 @@ func inRange(date, from, to string) bool {
 	return true
 }
 
+// madeBetween bounds when the invoices a date filter can match were made (stamped), so that a
+// list of one month walks that month's invoices, not the tenant's: an invoice's date (Fecha,
+// Mexico City time) is at most 72 hours before its stamping and 5 minutes after it (validate.go,
+// MsgDateTooOld and MsgDateFuture), so one dated from `from` to `to` was stamped from 5 minutes
+// before `from` to 72 hours after `to`; a minute more each side for the clock. A bound that
+// does not parse (checked before) or is absent leaves that side open.
+func madeBetween(from, to string) (made, before time.Time) {
+	parse := func(v string) (time.Time, bool, bool) {
+		if t, err := time.ParseInLocation(time.DateOnly, v, cfdi.Mexico); err == nil {
+			return t, true, true
+		}
+		t, err := time.ParseInLocation(cfdi.DateLayout, v, cfdi.Mexico)
+		return t, false, err == nil
+	}
+	if t, _, ok := parse(from); from != "" && ok {
+		made = t.Add(-6 * time.Minute)
+	}
+	if t, day, ok := parse(to); to != "" && ok {
+		end := t.Add(time.Second)
+		if day {
+			end = t.AddDate(0, 0, 1)
+		}
+		before = end.Add(72*time.Hour + time.Minute)
+	}
+	return made, before
+}
+
 func same(filter, v string) bool { return filter == "" || strings.EqualFold(filter, v) }
 
 // view is the stored answer of an invoice with its current status.
@@ -119,7 +146,8 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 			return nil
 		}
 		var page []string
-		err := inv.EachSummary(func(r storage.InvoiceSummary) error {
+		made, before := madeBetween(f.From, f.To)
+		err := inv.EachSummary(made, before, func(r storage.InvoiceSummary) error {
 			if !same(f.IssuerTin, r.IssuerTin) || !same(f.RecipientTin, r.RecipientTin) || !same(f.TypeCode, r.TypeCode) ||
 				!same(f.Status, r.Status) || !same(f.IssuerID, r.IssuerPersonID) || !same(f.RecipientID, r.RecipientPersonID) ||
 				!inRange(r.Date, f.From, f.To) || !same(f.Series, r.Series) {

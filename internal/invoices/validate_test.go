@@ -7,9 +7,11 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
 // fakeCatalogs holds the keys of each catalog; err answers every lookup instead.
@@ -153,6 +155,46 @@ func TestCheckerTaxCombination(t *testing.T) {
 				t.Fatalf("ok = %v, want %v", ok, c.ok)
 			}
 			c.want.check(t, k)
+		})
+	}
+}
+
+// TestMadeBetween: a date filter bounds when the invoices it can match were stamped, with room
+// for every date the checker lets through: from 72 hours before the stamping to 5 minutes after.
+func TestMadeBetween(t *testing.T) {
+	at := func(v string) time.Time {
+		t.Helper()
+		d, err := time.ParseInLocation(cfdi.DateLayout, v, cfdi.Mexico)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name, from, to string
+		fecha          string // an invoice dated so, which the filter keeps
+		stamped        []time.Duration
+	}{
+		{"a month, stamped at its date", "2026-06-01", "2026-06-30", "2026-06-15T12:00:00", []time.Duration{0}},
+		{"the first second, dated 5 minutes ahead", "2026-06-01", "2026-06-30", "2026-06-01T00:00:00", []time.Duration{-5 * time.Minute}},
+		{"the last second, stamped 72 hours later", "2026-06-01", "2026-06-30", "2026-06-30T23:59:59", []time.Duration{72 * time.Hour}},
+		{"to a second", "", "2026-06-30T10:00:00", "2026-06-30T10:00:00", []time.Duration{72 * time.Hour, -5 * time.Minute}},
+		{"from a second", "2026-06-30T10:00:00", "", "2026-06-30T10:00:00", []time.Duration{-5 * time.Minute, 72 * time.Hour}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			made, before := madeBetween(c.from, c.to)
+			if !inRange(c.fecha, c.from, c.to) {
+				t.Fatalf("the filter does not keep %s", c.fecha)
+			}
+			for _, d := range c.stamped {
+				s := at(c.fecha).Add(d)
+				if (!made.IsZero() && s.Before(made)) || (!before.IsZero() && !s.Before(before)) {
+					t.Errorf("an invoice dated %s stamped %v later is outside [%v, %v)", c.fecha, d, made, before)
+				}
+			}
+			if (c.from == "") != made.IsZero() || (c.to == "") != before.IsZero() {
+				t.Errorf("open sides: made %v, before %v", made, before)
+			}
 		})
 	}
 }

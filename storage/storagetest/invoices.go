@@ -75,7 +75,7 @@ func testInvoiceSummaries(t *testing.T, s storage.Store) {
 	}))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
 		var got []storage.InvoiceSummary
-		if err := tx.Invoices(a).EachSummary(func(r storage.InvoiceSummary) error { got = append(got, r); return nil }); err != nil {
+		if err := tx.Invoices(a).EachSummary(time.Time{}, time.Time{}, func(r storage.InvoiceSummary) error { got = append(got, r); return nil }); err != nil {
 			return err
 		}
 		if len(got) != 2 || got[0].ID != v1.ID || got[0].Status != "Cancelado" || got[0].Date != "2026-11-20T10:00:00" || got[0].Series != "F" ||
@@ -83,8 +83,22 @@ func testInvoiceSummaries(t *testing.T, s storage.Store) {
 			return fmt.Errorf("summaries = %+v", got)
 		}
 		n := 0
-		if err := tx.Invoices(a).EachSummary(func(storage.InvoiceSummary) error { n++; return storage.ErrStop }); err != nil || n != 1 {
+		if err := tx.Invoices(a).EachSummary(time.Time{}, time.Time{}, func(storage.InvoiceSummary) error { n++; return storage.ErrStop }); err != nil || n != 1 {
 			return fmt.Errorf("ErrStop: %d calls, %v", n, err)
+		}
+		// bounds on when they were made: [from, to)
+		n = 0
+		count := func(storage.InvoiceSummary) error { n++; return nil }
+		now := time.Now()
+		if err := tx.Invoices(a).EachSummary(now.Add(-time.Hour), now.Add(time.Hour), count); err != nil || n != 2 {
+			return fmt.Errorf("made in the last hour: %d, %v", n, err)
+		}
+		n = 0
+		if err := tx.Invoices(a).EachSummary(now.Add(time.Hour), time.Time{}, count); err != nil || n != 0 {
+			return fmt.Errorf("made from an hour on: %d, %v", n, err)
+		}
+		if err := tx.Invoices(a).EachSummary(time.Time{}, now.Add(-time.Hour), count); err != nil || n != 0 {
+			return fmt.Errorf("made before an hour ago: %d, %v", n, err)
 		}
 		return nil
 	}))
