@@ -148,30 +148,17 @@ func BenchmarkCatalogLoadAll(b *testing.B) {
 			runtime.GC()
 			debug.FreeOSMemory()
 			for range b.N {
-				base := rssMB()
-				peak := base
-				stop := make(chan struct{})
-				var sampler sync.WaitGroup
-				sampler.Go(func() {
-					for {
-						select {
-						case <-stop:
-							return
-						case <-time.After(5 * time.Millisecond):
-							peak = max(peak, rssMB())
-						}
-					}
-				})
-				t0 := time.Now()
-				var wg sync.WaitGroup
+				var elapsed time.Duration
 				var bytes atomic.Int64
-				for range 100 {
-					wg.Go(func() { bytes.Add(get()) })
-				}
-				wg.Wait()
-				elapsed := time.Since(t0)
-				close(stop)
-				sampler.Wait()
+				base, peak := peakRSS(func() {
+					t0 := time.Now()
+					var wg sync.WaitGroup
+					for range 100 {
+						wg.Go(func() { bytes.Add(get()) })
+					}
+					wg.Wait()
+					elapsed = time.Since(t0)
+				})
 				b.ReportMetric(peak-base, "peak-MB")
 				b.ReportMetric(100/elapsed.Seconds(), "answers/s")
 				b.ReportMetric(float64(bytes.Load())/100/1e6, "MB/answer")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,19 +79,7 @@ func BenchmarkEventList(b *testing.B) {
 					}
 				}
 			}
-			var base time.Duration
-			for si, n := range sizes {
-				l := lat[si]
-				slices.Sort(l)
-				med := l[len(l)/2]
-				b.ReportMetric(float64(med.Microseconds())/1000, fmt.Sprintf("%dk-ms", n/1000))
-				b.ReportMetric(float64(l[len(l)*99/100].Microseconds())/1000, fmt.Sprintf("%dk-p99-ms", n/1000))
-				if si == 0 {
-					base = med
-				} else {
-					b.ReportMetric(float64(med)/float64(base), fmt.Sprintf("%dk-x1k", n/1000))
-				}
-			}
+			reportBySize(b, sizes, lat)
 		})
 	}
 }

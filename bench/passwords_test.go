@@ -41,39 +41,26 @@ func BenchmarkPasswordBurst(b *testing.B) {
 		b.Skip("no /proc/self/status on this system")
 	}
 	for range b.N {
-		base := rssMB()
-		stop := make(chan struct{})
-		peak := base
-		var sampler sync.WaitGroup
-		sampler.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(5 * time.Millisecond):
-					peak = max(peak, rssMB())
-				}
+		var elapsed time.Duration
+		base, peak := peakRSS(func() {
+			t0 := time.Now()
+			var wg sync.WaitGroup
+			work := make(chan int)
+			for range 16 {
+				wg.Go(func() {
+					for range work {
+						secrets.HashPassword("correct horse battery staple")
+					}
+				})
 			}
+			for i := range 64 {
+				work <- i
+			}
+			close(work)
+			wg.Wait()
+			elapsed = time.Since(t0)
+			time.Sleep(time.Second)
 		})
-		t0 := time.Now()
-		var wg sync.WaitGroup
-		work := make(chan int)
-		for range 16 {
-			wg.Go(func() {
-				for range work {
-					secrets.HashPassword("correct horse battery staple")
-				}
-			})
-		}
-		for i := range 64 {
-			work <- i
-		}
-		close(work)
-		wg.Wait()
-		elapsed := time.Since(t0)
-		time.Sleep(time.Second)
-		close(stop)
-		sampler.Wait()
 		b.ReportMetric(base, "base-MB")
 		b.ReportMetric(peak, "peak-MB")
 		b.ReportMetric(base+float64(secrets.MaxConcurrentHashes)*64, "bound-MB")

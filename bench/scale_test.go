@@ -189,19 +189,7 @@ func BenchmarkScale(b *testing.B) {
 					}
 				}
 			}
-			var base time.Duration
-			for i, n := range sizes {
-				ls := lat[i]
-				slices.Sort(ls)
-				med := ls[len(ls)/2]
-				b.ReportMetric(float64(med.Microseconds())/1000, fmt.Sprintf("%dk-ms", n/1000))
-				b.ReportMetric(float64(ls[len(ls)*99/100].Microseconds())/1000, fmt.Sprintf("%dk-p99-ms", n/1000))
-				if i == 0 {
-					base = med
-				} else {
-					b.ReportMetric(float64(med)/float64(base), fmt.Sprintf("%dk-x1k", n/1000))
-				}
-			}
+			reportBySize(b, sizes, lat)
 		})
 	}
 	b.Run("backup", func(b *testing.B) {
@@ -218,4 +206,45 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}
 	})
+}
+
+// reportBySize reports, for each size, the median and p99 of its latencies in ms and, past the
+// first, its median over the first's (the metric "<n>k-x1k" when the first size is 1,000).
+func reportBySize(b *testing.B, sizes []int, lat [][]time.Duration) {
+	var base time.Duration
+	for i, n := range sizes {
+		l := lat[i]
+		slices.Sort(l)
+		med := l[len(l)/2]
+		b.ReportMetric(float64(med.Microseconds())/1000, fmt.Sprintf("%dk-ms", n/1000))
+		b.ReportMetric(float64(l[len(l)*99/100].Microseconds())/1000, fmt.Sprintf("%dk-p99-ms", n/1000))
+		if i == 0 {
+			base = med
+		} else {
+			b.ReportMetric(float64(med)/float64(base), fmt.Sprintf("%dk-x%dk", n/1000, sizes[0]/1000))
+		}
+	}
+}
+
+// peakRSS runs fn while it samples the process's resident memory every 5 ms; it returns the
+// resident memory before fn and the highest seen, in MB.
+func peakRSS(fn func()) (base, peak float64) {
+	base = rssMB()
+	peak = base
+	stop := make(chan struct{})
+	var sampler sync.WaitGroup
+	sampler.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+				peak = max(peak, rssMB())
+			}
+		}
+	})
+	fn()
+	close(stop)
+	sampler.Wait()
+	return base, peak
 }
