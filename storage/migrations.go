@@ -182,43 +182,34 @@ var migrations = []func(tx *bolt.Tx) error{
 var listedBuckets = [][]byte{bucketPeople, bucketAPIKeys, bucketWebhooks, bucketInvoices, bucketProducts,
 	bucketTickets, bucketDownloadRules, bucketTaxFilesCurrent}
 
-// countListed writes the counts of every listed bucket.
+// countListed writes the counts of every listed bucket (per tenant) and of each webhook's
+// deliveries (per "<tenant>/<webhookID>").
 func countListed(tx *bolt.Tx) error {
-	counts := tx.Bucket(bucketCounts)
 	for _, name := range listedBuckets {
-		n := map[string]int64{}
-		if err := tx.Bucket(name).ForEach(func(k, _ []byte) error {
-			tenant, _, ok := bytes.Cut(k, []byte("/"))
-			if !ok {
-				return fmt.Errorf("malformed key %q in %s", k, name)
-			}
-			n[string(tenant)]++
-			return nil
-		}); err != nil {
+		if err := countKeys(tx, name, func(k []byte) int { return bytes.IndexByte(k, '/') }); err != nil {
 			return err
 		}
-		t := tally{counts, name}
-		for tenant, c := range n {
-			if err := t.add(tenant, c); err != nil {
-				return err
-			}
-		}
 	}
-	// the deliveries of each webhook: "<tenant>/<webhookID>"
+	return countKeys(tx, bucketDeliveriesByWebhook, func(k []byte) int { return bytes.LastIndexByte(k, '/') })
+}
+
+// countKeys counts the keys of a bucket by the part before the byte at end(k), and writes the
+// counts to its tally.
+func countKeys(tx *bolt.Tx, name []byte, end func(k []byte) int) error {
 	n := map[string]int64{}
-	if err := tx.Bucket(bucketDeliveriesByWebhook).ForEach(func(k, _ []byte) error {
-		i := bytes.LastIndexByte(k, '/')
+	if err := tx.Bucket(name).ForEach(func(k, _ []byte) error {
+		i := end(k)
 		if i < 0 {
-			return fmt.Errorf("malformed key %q in %s", k, bucketDeliveriesByWebhook)
+			return fmt.Errorf("malformed key %q in %s", k, name)
 		}
 		n[string(k[:i])]++
 		return nil
 	}); err != nil {
 		return err
 	}
-	t := tally{counts, bucketDeliveriesByWebhook}
-	for hook, c := range n {
-		if err := t.add(hook, c); err != nil {
+	t := tally{tx.Bucket(bucketCounts), name}
+	for part, c := range n {
+		if err := t.add(part, c); err != nil {
 			return err
 		}
 	}
