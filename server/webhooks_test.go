@@ -425,6 +425,27 @@ func TestEventsTriggerResend(t *testing.T) {
 	expectFailure(t, f.do("GET", "/api/v4/events?type=nope", ""), "Type", "El tipo de evento 'nope' no existe.")
 	expectFailure(t, f.do("GET", "/api/v4/events?from=2026-11-20T00:00:00Z&to=2026-11-10T00:00:00Z", ""), "From", "'from' no puede ser posterior a 'to'.")
 	expectFailure(t, f.do("GET", "/api/v4/events?from=2026-10-01T00:00:00Z&to=2026-11-10T00:00:00Z", ""), "From", "El rango de fechas no puede exceder 30 días.")
+	// without `to` the range ends now: a `from` 31 days ago is too long a range, 29 days is not
+	instant := func(d time.Duration) string { return f.clock.Now().Add(d).UTC().Format("2006-01-02T15:04:05.000Z") }
+	expectFailure(t, f.do("GET", "/api/v4/events?from="+instant(-31*24*time.Hour), ""), "From", "El rango de fechas no puede exceder 30 días.")
+	total := func(r result) int {
+		var l api.PagedList[json.RawMessage]
+		if r.status != 200 || json.Unmarshal(r.env.Data, &l) != nil {
+			t.Fatalf("a list of events: %s", r.raw)
+		}
+		return l.TotalCount
+	}
+	if n, all := total(f.do("GET", "/api/v4/events?from="+instant(-29*24*time.Hour), "")), total(f.do("GET", "/api/v4/events", "")); n != all || n == 0 {
+		t.Fatalf("from 29 days ago, to now: %d events of %d", n, all)
+	}
+	// `to` is inclusive at the millisecond an event shows
+	var shown struct {
+		CreatedAt string `json:"createdAt"`
+	}
+	json.Unmarshal(evs.Items[0], &shown)
+	if r := f.do("GET", "/api/v4/events?type=invoice.canceled&to="+shown.CreatedAt, ""); !strings.Contains(r.raw, `"totalCount":1`) {
+		t.Fatalf("an event at exactly `to` (%s) is missing: %s", shown.CreatedAt, r.raw)
+	}
 	if r := f.do("GET", "/api/v4/events?type=webhook.test", ""); r.status != 200 {
 		t.Fatalf("webhook.test as a filter: %s", r.raw)
 	}

@@ -95,13 +95,7 @@ func (s *Service) ListEvents(ctx context.Context, c auth.Caller, f EventFilter) 
 		if t, bad := parseInstant("From", f.From); bad != nil {
 			fs = append(fs, *bad)
 		} else {
-			from = t
-			if f.To == "" && to.Sub(from) > Retention {
-				to = from.Add(Retention) // a range of at most 30 days from `from`
-				if to.After(now) {
-					to = now
-				}
-			}
+			from = t // without `to`, the range ends now: its 30 days are counted from now
 		}
 	}
 	if len(fs) == 0 {
