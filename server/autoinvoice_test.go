@@ -134,7 +134,6 @@ func TestAutoInvoicePortalName(t *testing.T) {
 		{"tienda-", "tienda-", autoinvoice.ReasonInvalidFormat},
 		{"tienda_uno", "tienda_uno", autoinvoice.ReasonInvalidFormat},
 		{strings.Repeat("a", 41), strings.Repeat("a", 41), autoinvoice.ReasonInvalidFormat},
-		{"", "", autoinvoice.ReasonInvalidFormat},
 		{"www", "www", autoinvoice.ReasonReserved},
 		{"soporte", "soporte", autoinvoice.ReasonReserved},
 	} {
@@ -146,6 +145,11 @@ func TestAutoInvoicePortalName(t *testing.T) {
 		if a.Name != c.norm || got != c.reason || a.Available != (c.reason == "") {
 			t.Errorf("availability of %q: %+v", c.name, a)
 		}
+	}
+
+	// `name` is required: missing or empty, a validation failure, not an answer
+	for _, q := range []string{"", "?name=", "?name=%20"} {
+		expectFailure(t, f.do("GET", "/api/v4/auto-invoice/portal-names/availability"+q, ""), "Name", "'Name' no debería estar vacío.")
 	}
 
 	put := func(name string, h ...string) result {

@@ -15,7 +15,13 @@ const (
 	MsgNotNull    = "'%s' no debe estar vacío."
 	MsgMaxLength  = "'%s' debe ser menor o igual que %d caracteres. Ingresó %d caracteres."
 	CodeMaxLength = "MaximumLengthValidator"
+	CodeNotEmpty  = "NotEmptyValidator"
 )
+
+// Empty is the failure of a required value that is empty or missing.
+func Empty(prop string, attempted any) api.Failure {
+	return Field(prop, fmt.Sprintf(MsgNotEmpty, Words(prop)), attempted, CodeNotEmpty, Placeholders(prop, attempted))
+}
 
 // Words is how the validator names a property in its texts: the last part of its path, without
 // an index, split before each capital letter (Items[0].ItemCode → Item Code).

@@ -2,8 +2,9 @@
 // settings and its portal name. Tickets and the usage report are not here yet.
 //
 // Choices where the spec is silent: the owner rule is checked first, then the body, then the
-// subscription; a missing or empty `name` in an availability query answers invalidFormat (an
-// invalid name is not an error there) and in a PUT the format failure; an empty
+// subscription; a missing or empty `name` in an availability query is the validator's
+// NotEmpty failure on Name (an invalid name is not an error there) and in a PUT the format
+// failure; an empty
 // privacyNoticeUrl means none; the date in the 30-day message is the Mexico City day as
 // YYYY-MM-DD; a concurrent change is a second change of the same tenant's portal name while
 // one is in progress in this server.
@@ -226,6 +227,9 @@ func reason(tx storage.Tx, tenantID, name string) (string, error) {
 func (s *Service) Availability(ctx context.Context, c auth.Caller, name string) (api.PortalNameAvailability, error) {
 	if err := auth.ManageAutoInvoice(c); err != nil {
 		return api.PortalNameAvailability{}, err
+	}
+	if strings.TrimSpace(name) == "" { // `name` is required (spec 3 §4.6)
+		return api.PortalNameAvailability{}, apierr.Invalid(apierr.Empty("Name", name))
 	}
 	out := api.PortalNameAvailability{Name: Normalize(name)}
 	err := s.Store.View(ctx, func(tx storage.Tx) error {

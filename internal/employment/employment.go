@@ -101,7 +101,7 @@ func (k *checker) required(prop string, v *string) string {
 		if v != nil {
 			attempted = *v
 		}
-		k.add(apierr.Field(prop, fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words(prop)), attempted, "NotEmptyValidator", apierr.Placeholders(prop, attempted)))
+		k.add(apierr.Empty(prop, attempted))
 		return ""
 	}
 	return *v

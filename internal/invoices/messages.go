@@ -1,5 +1,7 @@
 package invoices
 
+import "github.com/timbra-mx/timbra/internal/apierr"
+
 // Texts of the invoices area. The spec shows none ("messages: not shown", spec 3 §4.1); these
 // follow its style: Spanish, the value sent between quotes, the SAT catalog or CFDI 4.0
 // attribute named where it helps. Required fields use the validator text of the other areas.
@@ -74,7 +76,7 @@ const (
 
 // Error codes of the failures.
 const (
-	CodeNotEmpty        = "NotEmptyValidator"
+	CodeNotEmpty        = apierr.CodeNotEmpty
 	CodeNotInCatalog    = "NotInCatalog"
 	CodeFormat          = "InvalidFormat"
 	CodeNotSupported    = "NotSupported"

@@ -64,7 +64,7 @@ type checker struct {
 func (k *checker) add(f api.Failure) { k.fs = append(k.fs, f) }
 
 func (k *checker) notEmpty(prop string, attempted any) {
-	k.add(apierr.Field(prop, fmt.Sprintf(apierr.MsgNotEmpty, apierr.Words(prop)), attempted, "NotEmptyValidator", apierr.Placeholders(prop, attempted)))
+	k.add(apierr.Empty(prop, attempted))
 }
 
 func (k *checker) notNull(prop string) {

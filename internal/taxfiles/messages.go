@@ -1,5 +1,7 @@
 package taxfiles
 
+import "github.com/timbra-mx/timbra/internal/apierr"
+
 // Texts of spec 2 §4.2, exactly. %s is the person's id, or the value sent.
 const (
 	MsgWrongPassword    = "La contraseña de la llave privada (.key) es incorrecta o el archivo no es una llave privada."
@@ -43,7 +45,7 @@ const (
 
 // Error codes of the failures (errorCode), so clients can tell them apart without the text.
 const (
-	CodeNotEmpty           = "NotEmptyValidator"
+	CodeNotEmpty           = apierr.CodeNotEmpty
 	CodeNotNull            = "NotNullValidator"
 	CodeFileTypeRange      = "EnumValidator"
 	CodePfx                = "PfxNotSupported"

@@ -40,7 +40,7 @@ const (
 	MsgNoCreditsFmt      = "No tienes créditos de validación suficientes: la petición usa %d (uno por tipo) y tienes %d."
 	MsgTypeNotFoundFmt   = "No existe el tipo de validación '%s' o no está activo."
 	ErrCodeXMLOrTIN      = "XmlOrTin"
-	ErrCodeNotEmpty      = "NotEmptyValidator"
+	ErrCodeNotEmpty      = apierr.CodeNotEmpty
 	ErrCodeMaxLength     = "MaximumLengthValidator"
 	ErrCodeBase64        = "InvalidBase64"
 	ErrCodeTIN           = "InvalidTin"
