@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/auth"
@@ -442,4 +443,42 @@ func (s *countingStore) Update(ctx context.Context, fn func(storage.Tx) error) e
 func (s *countingStore) Batch(ctx context.Context, fn func(storage.Tx) error) error {
 	s.writes.Add(1)
 	return s.Store.Batch(ctx, fn)
+}
+
+// TestInvoiceDateWindow: SAT stamps a date from 72 hours before the stamping up to the stamping
+// itself (a Fecha after FechaTimbrado is refused), so later or older dates are refused before
+// stamping.
+func TestInvoiceDateWindow(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	now := time.Now().In(cfdi.Mexico)
+	for _, c := range []struct {
+		name string
+		at   time.Time
+		msg  string // "" stamps
+	}{
+		{"a minute ago", now.Add(-time.Minute), ""},
+		{"71 hours ago", now.Add(-71 * time.Hour), ""},
+		{"a minute ahead", now.Add(time.Minute), invoices.MsgDateFuture},
+		{"73 hours ago", now.Add(-73 * time.Hour), invoices.MsgDateTooOld},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := byValue(t)
+			date := c.at.Format(cfdi.DateLayout)
+			body["date"] = date
+			r := f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...)
+			if c.msg == "" {
+				inv := invoiceOf(t, r)
+				xml, _ := base64.StdEncoding.DecodeString(inv.Responses[0].InvoiceBase64)
+				doc, err := cfdi.Parse(xml)
+				if err != nil || doc.Fecha != date || doc.Fecha > doc.TFD().FechaTimbrado {
+					t.Fatalf("Fecha %s, FechaTimbrado %s (%v)", doc.Fecha, doc.TFD().FechaTimbrado, err)
+				}
+				return
+			}
+			fs := failures(t, r)
+			if r.status != 400 || len(fs) != 1 || fs[0].PropertyName != "Date" || !strings.HasPrefix(fs[0].ErrorMessage, strings.SplitN(c.msg, "%s", 2)[0]) {
+				t.Fatalf("%s: %d %s", date, r.status, r.raw)
+			}
+		})
+	}
 }

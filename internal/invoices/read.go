@@ -75,10 +75,11 @@ func inRange(date, from, to string) bool {
 
 // madeBetween bounds when the invoices a date filter can match were made (stamped), so that a
 // list of one month walks that month's invoices, not the tenant's: an invoice's date (Fecha,
-// Mexico City time) is at most 72 hours before its stamping and 5 minutes after it (validate.go,
-// MsgDateTooOld and MsgDateFuture), so one dated from `from` to `to` was stamped from 5 minutes
-// before `from` to 72 hours after `to`; a minute more each side for the clock. A bound that
-// does not parse (checked before) or is absent leaves that side open.
+// Mexico City time) is at most 72 hours before its stamping and not after it (validate.go,
+// MsgDateTooOld and MsgDateFuture; it was 5 minutes after before that rule), so one dated from
+// `from` to `to` was stamped from `from` (5 minutes before, for the invoices of then) to 72 hours
+// after `to`; a minute more each side for the clock. A bound that does not parse (checked
+// before) or is absent leaves that side open.
 func madeBetween(from, to string) (made, before time.Time) {
 	parse := func(v string) (time.Time, bool, bool) {
 		if t, err := time.ParseInLocation(time.DateOnly, v, cfdi.Mexico); err == nil {

@@ -223,8 +223,8 @@ func (k *checker) header(in *api.InvoiceInput, now time.Time) (cfdi.Comprobante,
 		switch {
 		case !ok:
 			k.add("Date", fmt.Sprintf(MsgDate, in.Date), in.Date, CodeFormat)
-		case d.After(local.Add(5 * time.Minute)): // a little clock skew is tolerated
-			k.add("Date", fmt.Sprintf(MsgDateFuture, in.Date, local.Format(cfdi.DateLayout)), in.Date, CodeRule)
+		case d.After(date): // SAT refuses a Fecha later than the stamp's FechaTimbrado, which is now
+			k.add("Date", fmt.Sprintf(MsgDateFuture, in.Date, date.Format(cfdi.DateLayout)), in.Date, CodeRule)
 		case d.Before(local.Add(-72 * time.Hour)):
 			k.add("Date", fmt.Sprintf(MsgDateTooOld, in.Date), in.Date, CodeRule)
 		default:
