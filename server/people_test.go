@@ -89,7 +89,7 @@ func TestCreatePersonErrors(t *testing.T) {
 	f := newPeopleFixture(t)
 	f.createPerson(f.creds, "taken@example.com")
 	allowed := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._@+"
-	rule := "La contraseña debe tener al menos 6 caracteres, una mayúscula (A-Z), una minúscula (a-z), un dígito (0-9) y un carácter que no sea letra ni dígito."
+	rule := "Passwords must be at least 6 characters and have at least one uppercase ('A'-'Z'), one lowercase ('a'-'z'), one digit ('0'-'9') and one non alphanumeric character." // English, as spec 1 §7.4 says of the password rule
 	base := map[string]any{"legalName": "Ana", "email": "ana@example.com", "password": "Clave#123"}
 	cases := []struct {
 		name      string

@@ -18,8 +18,9 @@ const (
 	MsgEmailEmpty        = "'Email' no debería estar vacío."
 	MsgPasswordEmpty     = "'Password' no debería estar vacío."
 	// MsgPasswordRule is the one failure of a sign-in password that breaks the rule; its errorCode
-	// names the first requirement not met.
-	MsgPasswordRule = "La contraseña debe tener al menos 6 caracteres, una mayúscula (A-Z), una minúscula (a-z), un dígito (0-9) y un carácter que no sea letra ni dígito."
+	// names the first requirement not met. English: spec 1 §7.4 says the password rule's texts
+	// are (as the JSON parser's), in the wording of its errorCodes' framework.
+	MsgPasswordRule = "Passwords must be at least 6 characters and have at least one uppercase ('A'-'Z'), one lowercase ('a'-'z'), one digit ('0'-'9') and one non alphanumeric character."
 	MsgIDsMismatch  = "IDs mismatches"
 )
 
