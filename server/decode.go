@@ -55,6 +55,11 @@ func decodeBody(r *http.Request, v any, strict bool) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return apierr.Invalid(apierr.Parse("$", "Unexpected end of JSON input."+position(raw, int64(len(raw)), "$"), nil))
 	case errors.As(err, &typ):
+		if typ.Offset == 0 && typ.Field != "" {
+			// a value's own UnmarshalJSON refused it (an amount that is no number): the decoder
+			// names its field but not where it is
+			typ.Offset = offsetOfRefused(raw, typ.Field[strings.LastIndexByte(typ.Field, '.')+1:], typ.Value)
+		}
 		path := pathAt(raw, typ.Offset)
 		return apierr.Invalid(apierr.Parse(path, fmt.Sprintf("The JSON value could not be converted to %s.", jsonKind(typ.Type))+position(raw, typ.Offset, path), nil))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -101,6 +106,61 @@ func jsonKind(t reflect.Type) string {
 		return "an array"
 	}
 	return "an object"
+}
+
+// offsetOfRefused is the offset just past the first value under key field of the JSON kind a
+// type error names (a string: one that is no number; see api.NumberText), 0 when there is none.
+func offsetOfRefused(raw []byte, field, kind string) int64 {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var keys []string // the key of each open object, "" for an array
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			keys = keys[:len(keys)-1]
+			expectKey = len(keys) > 0 && keys[len(keys)-1] != "\x00"
+			continue
+		}
+		if expectKey {
+			keys[len(keys)-1] = tok.(string)
+			expectKey = false
+			continue
+		}
+		key := ""
+		if len(keys) > 0 {
+			key = keys[len(keys)-1]
+		}
+		if strings.EqualFold(key, field) {
+			switch v := tok.(type) {
+			case string:
+				if kind == "string" && !api.NumberText(v) {
+					return dec.InputOffset()
+				}
+			case bool:
+				if kind == "bool" {
+					return dec.InputOffset()
+				}
+			case json.Delim:
+				if (kind == "array" && v == '[') || (kind == "object" && v == '{') {
+					return dec.InputOffset()
+				}
+			}
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '[' {
+				keys = append(keys, "\x00")
+			} else {
+				keys = append(keys, "")
+				expectKey = true
+			}
+			continue
+		}
+		expectKey = len(keys) > 0 && keys[len(keys)-1] != "\x00"
+	}
 }
 
 // pathAt returns the JSONPath ($.items[0].quantity) of the value that ends at, or contains,

@@ -292,7 +292,6 @@ func TestInvoiceValidation(t *testing.T) {
 	items[0].(map[string]any)["itemCode"] = "99999999"
 	items[0].(map[string]any)["quantity"] = 0
 	items[0].(map[string]any)["itemTaxes"].([]any)[1].(map[string]any)["taxRate"] = 0.5
-	items[1].(map[string]any)["unitPrice"] = "doce"
 	items[1].(map[string]any)["taxObjectCode"] = "01"
 	body["complement"] = map[string]any{"payroll": map[string]any{"version": "1.2"}}
 	body["payments"] = []any{map[string]any{"amount": 1}}
@@ -308,7 +307,6 @@ func TestInvoiceValidation(t *testing.T) {
 		{"Items[0].ItemCode", "El valor '99999999' no existe en el catálogo c_ClaveProdServ del SAT."},
 		{"Items[0].Quantity", invoices.MsgQuantity},
 		{"Items[0].ItemTaxes[1].TaxRate", "La tasa o cuota '0.500000' no existe en el catálogo c_TasaOCuota del SAT para ISR Tasa retenido: usa un valor de 0.000000 a 0.350000."},
-		{"Items[1].UnitPrice", "'Unit Price' debe ser un número con hasta 6 decimales; se recibió 'doce'."},
 		{"Items[1].ItemTaxes", "El objeto de impuesto '01' no lleva impuestos: deja itemTaxes vacío o usa el objeto de impuesto 02."},
 		{"Complement.Payroll", invoices.MsgPayrollOnlyN},
 		{"Payments", "Desde el 1 de enero de 2026 el complemento 'payments' va en 'complement.payment'."},
@@ -481,4 +479,35 @@ func TestInvoiceDateWindow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInvoiceAmountOfTheWrongType: an amount may be a number or a string holding one (as the
+// official clients send it); a string holding no number, like any value of the wrong JSON type,
+// is a parsing failure at the field's path (spec 1 §7.5), not a validation failure.
+func TestInvoiceAmountOfTheWrongType(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	for _, c := range []struct {
+		name  string
+		value any
+		path  string
+	}{
+		{"a word", "abc", "$.items[0].quantity"},
+		{"a boolean", true, "$.items[0].quantity"},
+		{"an object", map[string]any{}, "$.items[0].quantity"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := byValue(t)
+			body["items"].([]any)[0].(map[string]any)["quantity"] = c.value
+			r := f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...)
+			fs := failures(t, r)
+			if r.status != 400 || len(fs) != 1 || fs[0].PropertyName != c.path ||
+				!strings.HasPrefix(fs[0].ErrorMessage, "The JSON value could not be converted to a number. Path: "+c.path+" | LineNumber: ") {
+				t.Fatalf("%v: %d %s", c.value, r.status, r.raw)
+			}
+		})
+	}
+	// a string holding a number is an amount
+	body := byValue(t)
+	body["items"].([]any)[0].(map[string]any)["quantity"] = " 3 "
+	invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...))
 }

@@ -6,16 +6,18 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"strings"
 )
 
 // Amount is a number of an invoice request as the official clients send it: a JSON number or a
 // string holding one (their model types quantity, unitPrice, taxRate... as `number | string`).
-// The text is kept, so amounts are read exactly; a string that is not a number is a validation
-// failure of the field, not a parsing error.
+// The text is kept, so amounts are read exactly. A string that holds no number is a value of the
+// wrong type, a parsing error at the field's path (spec 1 §7.5), as a boolean would be; an empty
+// one is left to the field's checks.
 type Amount string
 
-// UnmarshalJSON keeps a number's text or a string's content; null is empty; anything else is a
-// type error at the field's path.
+// UnmarshalJSON keeps a number's text or the content of a string holding one; null is empty;
+// anything else is a type error at the field's path.
 func (a *Amount) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
@@ -26,6 +28,9 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
+		if !NumberText(s) {
+			return &json.UnmarshalTypeError{Value: "string", Type: reflect.TypeFor[float64]()}
+		}
 		*a = Amount(s)
 		return nil
 	case len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')):
@@ -33,6 +38,20 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[float64]()}
+}
+
+// NumberText tells whether a string may stand for an Amount: empty (left to the field's checks)
+// or a number as JSON writes one, spaces around it aside.
+func NumberText(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return true
+	}
+	if s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil
 }
 
 // InvoiceInput is the body of POST /api/v4/invoices (spec 3 §4.1), in the two modes of the
