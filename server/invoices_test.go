@@ -511,3 +511,18 @@ func TestInvoiceAmountOfTheWrongType(t *testing.T) {
 	body["items"].([]any)[0].(map[string]any)["quantity"] = " 3 "
 	invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...))
 }
+
+// TestInvoiceRateRounded: a tax rate with more than 6 decimals (two thirds of IVA withheld, as
+// the official client's example sends it) is written with the 6 of c_TasaOCuota.
+func TestInvoiceRateRounded(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	body := byValue(t)
+	item := body["items"].([]any)[0].(map[string]any)
+	item["itemTaxes"] = append(item["itemTaxes"].([]any),
+		map[string]any{"taxCode": "002", "taxTypeCode": "Tasa", "taxRate": 0.10666666666, "taxFlagCode": "R"})
+	inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...))
+	xml, _ := base64.StdEncoding.DecodeString(inv.Responses[0].InvoiceBase64)
+	if !strings.Contains(string(xml), `Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.106667"`) {
+		t.Fatalf("the withheld IVA is not written at 0.106667:\n%s", xml)
+	}
+}

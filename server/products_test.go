@@ -59,6 +59,18 @@ func TestProductsCRUD(t *testing.T) {
 		t.Fatalf("amounts are not numbers: %s", r.raw)
 	}
 
+	// the official client's README example: IVA withheld at two thirds, 0.10666666666, is written
+	// with the 6 decimals of c_TasaOCuota
+	two := productOf(t, f.do("POST", "/api/v4/products", `{"description":"Servicios contables","unitPrice":100,"satUnitMeasurementId":"H87",
+		"satTaxObjectId":"02","productTaxes":[{"rate":0.16,"taxId":"002","taxFlagId":"T","taxTypeId":"Tasa"},
+		{"rate":0.10,"taxId":"001","taxFlagId":"R","taxTypeId":"Tasa"},{"rate":0.10666666666,"taxId":"002","taxFlagId":"R","taxTypeId":"Tasa"}]}`))
+	if len(two.ProductTaxes) != 3 || *two.ProductTaxes[2].Rate != "0.106667" {
+		t.Fatalf("a rate of 11 decimals: %+v", two.ProductTaxes)
+	}
+	if r := f.do("DELETE", "/api/v4/products/"+two.ID, ""); r.status != 200 {
+		t.Fatalf("delete: %s", r.raw)
+	}
+
 	// defaults of the official client's model
 	d := productOf(t, f.do("POST", "/api/v4/products", `{"description":"Servicio","unitPrice":0}`))
 	if d.SatUnitMeasurementID != "H87" || d.SatTaxObjectID != "02" || d.SatProductCodeID != "01010101" || d.UnitPrice != "0" ||
@@ -179,7 +191,6 @@ func TestProductFailures(t *testing.T) {
 		{"Exento withheld", []any{"productTaxes", taxes(tax("002", "Tasa", "T", n("0.16")), tax("002", "Exento", "R", nil))}, "ProductTaxes[1].TaxTypeId", products.MsgExentoWithheld, "Exento", ""},
 		{"Exento with a rate", []any{"productTaxes", taxes(tax("003", "Exento", "T", n("0.08")))}, "ProductTaxes[0].Rate", fmt.Sprintf(products.MsgExentoRate, "0.080000"), 0.08, ""},
 		{"negative rate", []any{"productTaxes", taxes(tax("002", "Tasa", "R", n("-0.1")))}, "ProductTaxes[0].Rate", products.MsgRateNegative, -0.1, "GreaterThanOrEqualValidator"},
-		{"rate decimals", []any{"productTaxes", taxes(tax("002", "Tasa", "R", n("0.1066667")))}, "ProductTaxes[0].Rate", products.MsgRateDecimals, 0.1066667, "ScalePrecisionValidator"},
 		{"rate above the catalog", []any{"productTaxes", taxes(tax("003", "Cuota", "T", n("72.160501")))}, "ProductTaxes[0].Rate", products.MsgRateMax, 72.160501, "LessThanOrEqualValidator"},
 		{"repeated", []any{"productTaxes", taxes(tax("002", "Tasa", "T", n("0.16")), tax("001", "Tasa", "R", n("0.1")), tax("002", "Tasa", "T", n("0.08")))},
 			"ProductTaxes[2].TaxId", fmt.Sprintf(products.MsgTaxRepeated, "002", "trasladado", 0), "002", ""},

@@ -143,7 +143,7 @@ func (k *checker) taxLine(tp string, t api.InvoiceItemTax) (rate *big.Rat, rateD
 	ok = k.requiredCode(tp+".TaxTypeCode", CatalogTaxTypes, t.TaxTypeCode) && ok
 	ok = k.requiredCode(tp+".TaxFlagCode", CatalogTaxFlags, t.TaxFlagCode) && ok
 	if t.TaxRate != "" {
-		d, read := k.amount(tp+".TaxRate", t.TaxRate)
+		d, read := k.amount(tp+".TaxRate", api.Amount(products.RoundRate(string(t.TaxRate))))
 		if !read {
 			return nil, rateDec, false
 		}

@@ -56,6 +56,23 @@ var rateRules = map[ruleKey]rateRule{
 // of the line is looked at.
 var maxRate = mustRat("72.160500")
 
+// RoundRate is a tax rate as the CFDI writes it (c_TasaOCuota and the TasaOCuota attribute carry
+// 6 decimals): a plain decimal with more decimals is rounded to 6, halves away from zero, exactly
+// (0.10666666666, two thirds of IVA as the official client's example sends it, is 0.106667);
+// any other text comes back as it is, for the checks to judge.
+func RoundRate(v string) string {
+	t := strings.TrimSpace(v)
+	i := strings.IndexByte(t, '.')
+	if i < 0 || len(t)-i-1 <= 6 || strings.ContainsAny(t, "eE") {
+		return v
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok {
+		return v
+	}
+	return r.FloatString(6)
+}
+
 // CheckTax checks one tax line whose tax, factor type and nature exist in their catalogs: the
 // combination and the rate (nil when not sent). It returns the property that fails ("Rate",
 // "TaxTypeId" or "TaxFlagId"), the text, and the rate as SAT writes it ("" for Exento).

@@ -230,7 +230,7 @@ func (k *checker) taxes(in []api.ProductTaxInput) ([]storage.ProductTax, bool) {
 		var rate *big.Rat
 		rateOK := true
 		if t.Rate != nil {
-			if rate = k.amount(prop("Rate"), *t.Rate, maxRate, MsgRateNegative, MsgRateDecimals, MsgRateMax); rate == nil {
+			if rate = k.amount(prop("Rate"), api.Decimal(RoundRate(string(*t.Rate))), maxRate, MsgRateNegative, MsgRateDecimals, MsgRateMax); rate == nil {
 				rateOK = false
 			}
 		}
