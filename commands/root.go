@@ -97,6 +97,6 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			completion.NewCmd(f),
 		},
 	}
-	cmdutil.Setup(f, app, "server")
+	cmdutil.Setup(f, app)
 	return app
 }

@@ -50,7 +50,7 @@ func App(newCmds ...func(*cmdutil.Factory) *cli.Command) func(*cmdutil.Factory) 
 		for _, n := range newCmds {
 			app.Commands = append(app.Commands, n(f))
 		}
-		cmdutil.Setup(f, app, "server")
+		cmdutil.Setup(f, app)
 		return app
 	}
 }

@@ -14,12 +14,15 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// NotClients are the top commands that do not call the API (`timbra server` runs it): they take
+// no --profile or --time-zone.
+var NotClients = []string{"server"}
+
 // Setup makes app a timbra command tree run with f: the streams, the global flags (--output,
 // --time-zone, --profile) on every command, usage errors with a hint to the help, a help command
 // per group and the hint for an unknown command. app names the binary and lists its commands;
-// the commands named in notClients do not call the API (`timbra server`): of the global flags they
-// take only --output.
-func Setup(f *Factory, app *cli.App, notClients ...string) {
+// the commands named in NotClients take only --output of the global flags.
+func Setup(f *Factory, app *cli.App) {
 	app.Version = f.Version
 	app.EnableBashCompletion = true
 	app.Reader, app.Writer, app.ErrWriter = f.IO.In, f.IO.Out, f.IO.Err
@@ -49,7 +52,7 @@ func Setup(f *Factory, app *cli.App, notClients ...string) {
 		if c.Name == "help" {
 			continue
 		}
-		if slices.Contains(notClients, c.Name) {
+		if slices.Contains(NotClients, c.Name) {
 			// of the global flags, only --output (and only where it has no flag of that name itself)
 			prepare(c, app.HelpName, func() []cli.Flag { return []cli.Flag{outputFlag(f, "GLOBAL")} })
 			continue
