@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,13 +27,6 @@ type pdfBody struct {
 	BandColor  string `json:"bandColor,omitempty"`
 	FontColor  string `json:"fontColor,omitempty"`
 	Base64Logo string `json:"base64Logo,omitempty"`
-}
-
-type fileAnswer struct {
-	Base64File    string `json:"base64File"`
-	Base64Content string `json:"base64Content"`
-	FileName      string `json:"fileName"`
-	ContentType   string `json:"contentType"`
 }
 
 func newPDFCmd(f *cmdutil.Factory, run cmdutil.RunFunc[pdfOptions]) *cli.Command {
@@ -78,7 +72,7 @@ func pdfRun(c *cli.Context, o *pdfOptions) error {
 	if err != nil {
 		return err
 	}
-	var file fileAnswer
+	var file api.InvoiceFile
 	if err := client.Do(c.Context, http.MethodPost, "/api/v4/invoices/pdf", nil, body, &file); err != nil {
 		return err
 	}
@@ -92,7 +86,9 @@ func pdfRun(c *cli.Context, o *pdfOptions) error {
 	}
 	out := o.Out
 	if out == "" {
-		out = file.FileName
+		if out, err = file.LocalName(); err != nil {
+			return err
+		}
 	}
 	if out == "-" {
 		_, err := f.IO.Out.Write(pdf)

@@ -189,7 +189,9 @@ func xmlRun(c *cli.Context, o *xmlOptions) error {
 	}
 	path := o.Out
 	if path == "" {
-		path = file.FileName
+		if path, err = file.LocalName(); err != nil {
+			return err
+		}
 	}
 	if path == "-" {
 		_, err := f.IO.Out.Write(xml)

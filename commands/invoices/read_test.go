@@ -98,3 +98,51 @@ func TestInvoicesReadCommands(t *testing.T) {
 		t.Fatalf("status body: %s", b)
 	}
 }
+
+// TestInvoicesFileName: without --out the file is saved under the server's fileName, its
+// extension added only when missing, and a name that is a path is refused, nothing written.
+func TestInvoicesFileName(t *testing.T) {
+	cmdtest.Isolate(t)
+	xml := `<cfdi:Comprobante/>`
+	pdf := "%PDF-1.7\n"
+	var name, ext string
+	fake := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		content := xml
+		if r.URL.Path == "/api/v4/invoices/pdf" {
+			content = pdf
+		}
+		b := base64.StdEncoding.EncodeToString([]byte(content))
+		cmdtest.WriteEnvelope(w, 200, map[string]any{"base64File": b, "base64Content": b, "fileName": name, "fileExtension": ext}, "", "t")
+	})
+	cmdtest.UseAPI(t, fake.URL)
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "work")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+
+	for _, c := range []struct{ cmd, name, ext, want, content string }{
+		{"xml", "AAAA-1.xml", "xml", "AAAA-1.xml", xml},
+		{"xml", "AAAA-2", "xml", "AAAA-2.xml", xml},
+		{"pdf", "AAAA-3.pdf", "pdf", "AAAA-3.pdf", pdf},
+		{"pdf", "AAAA-4", "pdf", "AAAA-4.pdf", pdf},
+	} {
+		name, ext = c.name, c.ext
+		r := runArgs(t, "invoices", c.cmd, "inv-1")
+		cmdtest.WantCode(t, r, 0)
+		if got, err := os.ReadFile(filepath.Join(dir, c.want)); err != nil || string(got) != c.content {
+			t.Fatalf("%s %q: %q %v", c.cmd, c.name, got, err)
+		}
+	}
+	for _, cmd := range []string{"xml", "pdf"} {
+		name, ext = "../escaped.xml", "xml"
+		r := runArgs(t, "invoices", cmd, "inv-1")
+		if r.Code == 0 || !strings.Contains(r.Err, "not a plain file name; give --out") {
+			t.Fatalf("%s: a path as fileName: %d %s", cmd, r.Code, r.Err)
+		}
+		if _, err := os.Stat(filepath.Join(parent, "escaped.xml")); err == nil {
+			t.Fatalf("%s wrote outside the working folder", cmd)
+		}
+	}
+}

@@ -2,19 +2,41 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
-// InvoiceFile is a file answer (GET /api/v4/invoices/<id>/xml): the official clients'
-// FileResponse (base64File, fileName, fileExtension) with the issue's names (base64Content,
-// contentType) too, the same content under both.
+// InvoiceFile is a file answer (GET /api/v4/invoices/<id>/xml, POST /api/v4/invoices/pdf): the
+// official clients' FileResponse (base64File, fileName, fileExtension) with the issue's names
+// (base64Content, contentType) too, the same content under both.
+//
+// fileName is the whole name, extension included (<UUID>.xml), and fileExtension repeats the
+// extension without its dot: the official samples save and offer the file under fileName alone
+// and never join the two, so a name without its extension would be saved without one.
 type InvoiceFile struct {
 	Base64File    string `json:"base64File"`
 	Base64Content string `json:"base64Content"`
 	FileName      string `json:"fileName"`
 	FileExtension string `json:"fileExtension"`
 	ContentType   string `json:"contentType"`
+}
+
+// LocalName is the name under which a client saves the file in its working folder: fileName,
+// with fileExtension added only when fileName does not already end in it (a server that sends
+// the bare name), never twice. A name the server sends is not trusted as a path: one that is
+// empty, holds a folder separator, starts with a dot or a dash, or is not printable is refused.
+func (f InvoiceFile) LocalName() (string, error) {
+	name, ext := f.FileName, strings.TrimPrefix(f.FileExtension, ".")
+	if ext != "" && !strings.HasSuffix(strings.ToLower(name), "."+strings.ToLower(ext)) {
+		name += "." + ext
+	}
+	if name == "" || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "-") ||
+		strings.IndexFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return "", fmt.Errorf("the server named the file %q, which is not a plain file name; give --out", f.FileName)
+	}
+	return name, nil
 }
 
 // InvoiceCancel is the body of DELETE /api/v4/invoices as the official clients send it: the

@@ -5,6 +5,7 @@
 // rejects it through timbra's cancellation-answer endpoint (not in the client).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { FiscalapiClient } from 'fiscalapi';
 
 const env = process.env;
@@ -29,8 +30,10 @@ test('invoices: list, get and XML', { skip }, async () => {
   assert.equal(inv.total, 116);
 
   const file = ok(await client.invoices.getXml(env.TIMBRA_LC_SMALL));
+  // fileName is the whole name: the client's own samples save the file under fileName alone.
   assert.equal(file.fileName, `${env.TIMBRA_LC_SMALL_UUID}.xml`);
   assert.equal(file.fileExtension, 'xml');
+  assert.equal(path.extname(file.fileName), `.${file.fileExtension}`);
   assert.equal(Buffer.from(file.base64File, 'base64').toString('base64'), file.base64File);
   assert.equal(file.base64File, inv.responses[0].invoiceBase64);
   assert.ok(Buffer.from(file.base64File, 'base64').toString('utf8').includes(`UUID="${inv.uuid}"`));
