@@ -80,6 +80,22 @@ func TestInvoiceListGetXML(t *testing.T) {
 			t.Fatalf("%s: got %v, want %v", q, got, want)
 		}
 	}
+	// one filter: its kept count is the total, the page read from its index
+	for _, tc := range []struct {
+		q     string
+		want  []string
+		total int
+	}{{"series=g&pageSize=1&pageNumber=2", []string{c.ID}, 2}, {"status=VIGENTE&pageSize=2&pageNumber=2", []string{c.ID}, 3},
+		{"typeCode=i&pageSize=1&pageNumber=3", nil, 2}} {
+		page := ok[api.PagedList[api.Invoice]](t, f.do("GET", "/api/v4/invoices?"+tc.q, ""))
+		var got []string
+		for _, it := range page.Items {
+			got = append(got, it.ID)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") || page.TotalCount != tc.total {
+			t.Fatalf("%s: got %v of %d, want %v of %d", tc.q, got, page.TotalCount, tc.want, tc.total)
+		}
+	}
 	expectFailure(t, f.do("GET", "/api/v4/invoices?from=ayer", ""), "from", "La fecha 'ayer' no es válida para from: usa AAAA-MM-DD o AAAA-MM-DDThh:mm:ss.")
 	expectFailure(t, f.do("GET", "/api/v4/invoices?pageSize=51", ""), "pageSize", "'pageSize' debe estar entre 1 y 50.")
 

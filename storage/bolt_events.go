@@ -50,10 +50,15 @@ func (w boltWebhooks) All() ([]Webhook, error) {
 // timeKey is the key prefix of the records of a tenant made at t's millisecond (ids are UUID
 // version 7, whose first 48 bits are the millisecond): "<tenant>/xxxxxxxx-xxxx".
 func timeKey(tenant string, t time.Time) []byte {
+	return append(key(tenant, ""), idTime(t)...)
+}
+
+// idTime is the start of the ids made at t's millisecond: "xxxxxxxx-xxxx".
+func idTime(t time.Time) []byte {
 	ms := t.UnixMilli()
 	var u [6]byte
 	u[0], u[1], u[2], u[3], u[4], u[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
-	return fmt.Appendf(nil, "%s/%x-%x", tenant, u[0:4], u[4:6])
+	return fmt.Appendf(nil, "%x-%x", u[0:4], u[4:6])
 }
 
 // newest walks the keys of b under prefix whose time part is in [from, to], newest first.

@@ -13,12 +13,12 @@ import (
 
 func (t boltTx) Invoices(tenantID string) Invoices {
 	return boltInvoices{newListed[Invoice](t, bucketInvoices, tenantID), t.bucket(bucketInvoicesByUUID),
-		t.bucket(bucketInvoicesSummary), t.bucket(bucketInvoicesCanceling)}
+		t.bucket(bucketInvoicesSummary), t.bucket(bucketInvoicesCanceling), t.bucket(bucketInvoicesBy)}
 }
 
 type boltInvoices struct {
 	records[Invoice]
-	byUUID, summary, canceling *bolt.Bucket
+	byUUID, summary, canceling, by *bolt.Bucket
 }
 
 func (t boltTx) PendingCancellations() ([]PendingCancellation, error) {
@@ -70,7 +70,18 @@ func (s boltInvoices) Put(v Invoice) error {
 	if v.RecipientPersonID != nil {
 		sum.RecipientPersonID = *v.RecipientPersonID
 	}
+	var old *InvoiceSummary
+	if raw := s.summary.Get(key(s.tenant, v.ID)); raw != nil {
+		o, err := decodeSummary(raw)
+		if err != nil {
+			return fmt.Errorf("storage: decode summary of %s: %w", v.ID, err)
+		}
+		old = &o
+	}
 	if err := s.summary.Put(key(s.tenant, v.ID), sum.encode()); err != nil {
+		return err
+	}
+	if err := indexSummary(s.by, s.tally.counts, s.tenant, old, sum); err != nil {
 		return err
 	}
 	if v.Status == StatusCanceling && v.Cancellation != nil {
@@ -139,6 +150,114 @@ func (s boltInvoices) EachSummary(from, to time.Time, fn func(InvoiceSummary) er
 		}
 	}
 	return nil
+}
+
+// byPrefix is the key prefix of a tenant's invoices whose field folds as value does.
+func byPrefix(tenant string, f InvoiceField, value string) []byte {
+	v := Fold(value)
+	b := key(tenant, string(f), "")
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// countKeyBy is the counter of a byPrefix in the counts bucket.
+func countKeyBy(prefix []byte) []byte {
+	return append(append(bytes.Clone(bucketInvoicesBy), '/'), prefix...)
+}
+
+// indexSummary moves an invoice's index entries and counters from its old summary (nil: new)
+// to sum, for the fields that changed. Before schema 16 (an older migration writing through Put)
+// there is no index: nothing is written, and migration 16 indexes what it finds.
+func indexSummary(by, counts *bolt.Bucket, tenant string, old *InvoiceSummary, sum InvoiceSummary) error {
+	if by == nil {
+		return nil
+	}
+	for _, f := range InvoiceFields {
+		was, now := "", Fold(sum.Field(f))
+		if old != nil {
+			was = Fold(old.Field(f))
+		}
+		if was == now {
+			continue
+		}
+		if was != "" {
+			p := byPrefix(tenant, f, was)
+			if err := by.Delete(append(p, sum.ID...)); err != nil {
+				return err
+			}
+			if err := addCount(counts, countKeyBy(p), -1); err != nil {
+				return err
+			}
+		}
+		if now != "" {
+			p := byPrefix(tenant, f, now)
+			if err := by.Put(append(p, sum.ID...), nil); err != nil {
+				return err
+			}
+			if err := addCount(counts, countKeyBy(p), 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s boltInvoices) CountBy(f InvoiceField, value string) (int, error) {
+	if Fold(value) == "" {
+		return 0, nil
+	}
+	if v := s.tally.counts.Get(countKeyBy(byPrefix(s.tenant, f, value))); len(v) == 8 {
+		return int(binary.BigEndian.Uint64(v)), nil
+	}
+	return 0, nil
+}
+
+func (s boltInvoices) EachBy(f InvoiceField, value string, from, to time.Time, fn func(InvoiceSummary) error) error {
+	if Fold(value) == "" {
+		return nil
+	}
+	prefix := byPrefix(s.tenant, f, value)
+	lo, hi := prefix, append(bytes.Clone(prefix), 0xff)
+	if !from.IsZero() {
+		lo = append(bytes.Clone(prefix), idTime(from)...)
+	}
+	if !to.IsZero() {
+		hi = append(bytes.Clone(prefix), idTime(to)...)
+	}
+	c := s.by.Cursor()
+	for k, _ := c.Seek(lo); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, hi) < 0; k, _ = c.Next() {
+		id := k[len(prefix):]
+		raw := s.summary.Get(key(s.tenant, string(id)))
+		if raw == nil {
+			return fmt.Errorf("storage: invoice index entry %q has no summary", k)
+		}
+		sum, err := decodeSummary(raw)
+		if err != nil {
+			return fmt.Errorf("storage: decode summary of %s: %w", id, err)
+		}
+		if err := fn(sum); errors.Is(err, ErrStop) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexInvoicesBy writes invoices_by and its counters from every stored summary (migration 16).
+func indexInvoicesBy(tx *bolt.Tx) error {
+	by, counts := tx.Bucket(bucketInvoicesBy), tx.Bucket(bucketCounts)
+	return tx.Bucket(bucketInvoicesSummary).ForEach(func(k, v []byte) error {
+		tenant, _, err := splitRef(k)
+		if err != nil {
+			return err
+		}
+		sum, err := decodeSummary(v)
+		if err != nil {
+			return fmt.Errorf("decode summary %s: %w", k, err)
+		}
+		return indexSummary(by, counts, tenant, nil, sum)
+	})
 }
 
 // indexInvoices writes the summary of every stored invoice (migration 12).

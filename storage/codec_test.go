@@ -275,3 +275,61 @@ func TestMigration15(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMigration16: the invoices stored before schema 16 are indexed by every filtered field and
+// counted, so CountBy and EachBy see them.
+func TestMigration16(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 15) }); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	ms := base.UnixMilli()
+	id := func(n int) string { return fmt.Sprintf("%08x-%04x-7000-8000-%012d", ms>>16, ms&0xffff, n) }
+	err := db.Update(func(tx *bolt.Tx) error {
+		for i, tenant := range []string{"t1", "t1", "t1", "t2"} {
+			v := Invoice{ID: id(i), UUID: id(100 + i), TypeCode: "I", IssuerTin: "EKU9003173C9", RecipientTin: "XAXX010101000",
+				Status: "Vigente", Series: "F", Date: "2026-11-01T04:00:00", View: []byte(`{}`), CreatedAt: base, UpdatedAt: base}
+			if i == 1 {
+				v.Status, v.Series = "Cancelado", "g"
+			}
+			if err := newTx(tx).Invoices(tenant).Put(v); err != nil { // no index yet: nothing indexed
+				return err
+			}
+		}
+		if tx.Bucket(bucketInvoicesBy) != nil {
+			return fmt.Errorf("invoices_by before schema 16")
+		}
+		return migrateTo(tx, 16)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		inv := newTx(tx).Invoices("t1")
+		for _, c := range []struct {
+			f     InvoiceField
+			value string
+			want  int
+		}{{ByStatus, "vigente", 2}, {ByStatus, "Cancelado", 1}, {BySeries, "G", 1}, {BySeries, "f", 2}, {ByIssuerTin, "EKU9003173C9", 3}, {ByIssuerPersonID, "x", 0}} {
+			n, err := inv.CountBy(c.f, c.value)
+			walked := 0
+			if err == nil {
+				err = inv.EachBy(c.f, c.value, time.Time{}, time.Time{}, func(InvoiceSummary) error { walked++; return nil })
+			}
+			if err != nil || n != c.want || walked != c.want {
+				t.Errorf("%c %q: counted %d, walked %d (%v); want %d", c.f, c.value, n, walked, err, c.want)
+			}
+		}
+		if n, _ := newTx(tx).Invoices("t2").CountBy(ByTypeCode, "I"); n != 1 {
+			t.Errorf("t2's invoices of type I counted %d, want 1", n)
+		}
+		if v, _ := schemaVersion(tx); v != 16 {
+			t.Errorf("schema version = %d, want 16", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -13,7 +14,32 @@ var (
 	// bucketInvoicesCanceling holds the invoices of every tenant waiting for the recipient's
 	// answer to a cancellation, by tenant and id, with the request's time.
 	bucketInvoicesCanceling = []byte("invoices_canceling")
+	// bucketInvoicesBy indexes each tenant's invoices by every field a list filters on (schema
+	// 16): "<tenant>/<field>/" and the folded value, length-prefixed, then the invoice's id (so
+	// creation order); counted in counts under "invoices_by/" and the same prefix.
+	bucketInvoicesBy = []byte("invoices_by")
 )
+
+// InvoiceField is a field of InvoiceSummary that lists filter on, each kept as an index.
+type InvoiceField byte
+
+// The indexed fields (the byte is the index's key part).
+const (
+	ByIssuerTin         InvoiceField = 'i'
+	ByRecipientTin      InvoiceField = 'r'
+	ByIssuerPersonID    InvoiceField = 'I'
+	ByRecipientPersonID InvoiceField = 'R'
+	ByTypeCode          InvoiceField = 't'
+	ByStatus            InvoiceField = 's'
+	BySeries            InvoiceField = 'e'
+)
+
+// InvoiceFields is every indexed field.
+var InvoiceFields = []InvoiceField{ByIssuerTin, ByRecipientTin, ByIssuerPersonID, ByRecipientPersonID, ByTypeCode, ByStatus, BySeries}
+
+// Fold is the form in which a filter and a field are compared: case folded, so that "aaa" finds
+// "AAA" (and the Kelvin sign finds k, as strings.EqualFold would).
+func Fold(s string) string { return strings.ToUpper(strings.ToLower(s)) }
 
 // StatusCanceling is the status of an invoice whose cancellation waits for the recipient
 // (catalog InvoiceStatuses); Invoices.Put keeps such invoices in PendingCancellations.
@@ -71,6 +97,11 @@ type Invoices interface {
 	// leaves that side open), in creation order, without decoding the invoices; fn returning
 	// ErrStop ends the walk without an error.
 	EachSummary(from, to time.Time, fn func(s InvoiceSummary) error) error
+	// CountBy is the number of the tenant's invoices whose field folds as value does, kept.
+	CountBy(f InvoiceField, value string) (int, error)
+	// EachBy is EachSummary over the invoices whose field folds as value does: it walks only
+	// those (an empty value matches nothing).
+	EachBy(f InvoiceField, value string, from, to time.Time, fn func(s InvoiceSummary) error) error
 }
 
 // PendingCancellation is an invoice waiting for the recipient's answer to its cancellation.
@@ -84,6 +115,27 @@ type InvoiceSummary struct {
 	ID, IssuerTin, RecipientTin, IssuerPersonID, RecipientPersonID, TypeCode, Status string
 	// Date is the CFDI's Fecha, Series its Serie.
 	Date, Series string
+}
+
+// Field is the value of an indexed field.
+func (r InvoiceSummary) Field(f InvoiceField) string {
+	switch f {
+	case ByIssuerTin:
+		return r.IssuerTin
+	case ByRecipientTin:
+		return r.RecipientTin
+	case ByIssuerPersonID:
+		return r.IssuerPersonID
+	case ByRecipientPersonID:
+		return r.RecipientPersonID
+	case ByTypeCode:
+		return r.TypeCode
+	case ByStatus:
+		return r.Status
+	case BySeries:
+		return r.Series
+	}
+	return ""
 }
 
 // invoiceDates fills an invoice's Date and Series from its answer when they are empty (invoices

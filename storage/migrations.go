@@ -176,6 +176,14 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return countListed(tx)
 	},
+	// 16: invoices are indexed by every field their list filters on, each index counted, so a
+	// filtered list walks the invoices that match its most selective filter, not the tenant's.
+	func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketInvoicesBy); err != nil {
+			return err
+		}
+		return indexInvoicesBy(tx)
+	},
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

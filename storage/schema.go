@@ -49,6 +49,7 @@
 //	invoices_by_uuid     <tenantID>/<UUID upper case>     → <invoiceID>
 //	invoices_summary     <tenantID>/<invoiceID>           → InvoiceSummary (what lists filter by; rewritten by every Put)
 //	invoices_canceling   <tenantID>/<invoiceID>           → cancellation request time (RFC 3339; while EnProcesoDeCancelacion)
+//	invoices_by          <tenantID>/<field>/<len><folded value><invoiceID> → empty (one per filtered field; counted in counts)
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
@@ -101,7 +100,28 @@ func madeBetween(from, to string) (made, before time.Time) {
 	return made, before
 }
 
-func same(filter, v string) bool { return filter == "" || strings.EqualFold(filter, v) }
+// same tells whether a field passes its filter ("" passes all), compared as the indexes
+// compare (storage.Fold).
+func same(filter, v string) bool { return filter == "" || storage.Fold(filter) == storage.Fold(v) }
+
+// condition is one field filter of a list, with the index that answers it.
+type condition struct {
+	field storage.InvoiceField
+	value string
+}
+
+// conditions are the field filters sent (the dates aside).
+func (f ListFilter) conditions() []condition {
+	var out []condition
+	for _, c := range []condition{{storage.ByIssuerTin, f.IssuerTin}, {storage.ByRecipientTin, f.RecipientTin},
+		{storage.ByIssuerPersonID, f.IssuerID}, {storage.ByRecipientPersonID, f.RecipientID}, {storage.ByTypeCode, f.TypeCode},
+		{storage.ByStatus, f.Status}, {storage.BySeries, f.Series}} {
+		if c.value != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // view is the stored answer of an invoice with its current status.
 func view(rec storage.Invoice) (api.Invoice, error) {
@@ -148,20 +168,57 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 		}
 		var page []string
 		made, before := madeBetween(f.From, f.To)
-		err := inv.EachSummary(made, before, func(r storage.InvoiceSummary) error {
-			if !same(f.IssuerTin, r.IssuerTin) || !same(f.RecipientTin, r.RecipientTin) || !same(f.TypeCode, r.TypeCode) ||
-				!same(f.Status, r.Status) || !same(f.IssuerID, r.IssuerPersonID) || !same(f.RecipientID, r.RecipientPersonID) ||
-				!inRange(r.Date, f.From, f.To) || !same(f.Series, r.Series) {
+		match := func(r storage.InvoiceSummary) bool {
+			return same(f.IssuerTin, r.IssuerTin) && same(f.RecipientTin, r.RecipientTin) && same(f.TypeCode, r.TypeCode) &&
+				same(f.Status, r.Status) && same(f.IssuerID, r.IssuerPersonID) && same(f.RecipientID, r.RecipientPersonID) &&
+				same(f.Series, r.Series) && inRange(r.Date, f.From, f.To)
+		}
+		// The walk: the invoices of the filter whose index holds fewest (its count is kept), or,
+		// with dates alone, those stamped in the dates' window. With one filter and no dates the
+		// kept count is the total and the walk stops at the page's end.
+		conds := f.conditions()
+		walk, n := inv.EachSummary, -1
+		var best condition
+		for _, c := range conds {
+			m, err := inv.CountBy(c.field, c.value)
+			if err != nil {
+				return err
+			}
+			if n < 0 || m < n {
+				best, n = c, m
+			}
+		}
+		switch {
+		case n == 0:
+			return nil
+		case n > 0:
+			walk = func(from, to time.Time, fn func(storage.InvoiceSummary) error) error {
+				return inv.EachBy(best.field, best.value, from, to, fn)
+			}
+		}
+		whole := len(conds) == 1 && f.From == "" && f.To == ""
+		if whole {
+			total = n
+		}
+		seen := 0
+		err := walk(made, before, func(r storage.InvoiceSummary) error {
+			if !match(r) {
 				return nil
 			}
-			if total >= (f.Page-1)*f.Size && len(page) < f.Size {
+			if seen >= (f.Page-1)*f.Size && len(page) < f.Size {
 				page = append(page, r.ID)
 			}
-			total++
+			seen++
+			if whole && seen >= f.Page*f.Size {
+				return storage.ErrStop
+			}
 			return nil
 		})
 		if err != nil {
 			return err
+		}
+		if !whole {
+			total = seen
 		}
 		for _, id := range page {
 			rec, err := inv.Get(id)

@@ -3,6 +3,7 @@ package storagetest
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ func RunInvoices(t *testing.T, open func(t *testing.T) storage.Store) {
 	t.Run("ScopedAndByUUID", func(t *testing.T) { testInvoicesScoped(t, open(t)) })
 	t.Run("ListInCreationOrder", func(t *testing.T) { testInvoicesList(t, open(t)) })
 	t.Run("SummariesFollowPut", func(t *testing.T) { testInvoiceSummaries(t, open(t)) })
+	t.Run("IndexedByEveryFilterField", func(t *testing.T) { testInvoicesBy(t, open(t)) })
 	t.Run("PendingCancellationsFollowPut", func(t *testing.T) { testPendingCancellations(t, open(t)) })
 }
 
@@ -100,6 +102,96 @@ func testInvoiceSummaries(t *testing.T, s storage.Store) {
 		if err := tx.Invoices(a).EachSummary(time.Time{}, now.Add(-time.Hour), count); err != nil || n != 0 {
 			return fmt.Errorf("made before an hour ago: %d, %v", n, err)
 		}
+		return nil
+	}))
+}
+
+// testInvoicesBy: CountBy and EachBy find a tenant's invoices by each filtered field, case
+// folded, in creation order, within made bounds; a status change moves the invoice from one
+// status's index to the other; an empty value finds nothing; tenants do not see each other.
+func testInvoicesBy(t *testing.T, s storage.Store) {
+	a, b := id(), id()
+	person := id()
+	var made []storage.Invoice
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for i := range 5 {
+			v := invoice(fmt.Sprintf("00000000-0000-4000-8000-0000000001%02d", i))
+			v.Series = []string{"F", "f", "G", "", "F"}[i]
+			if i%2 == 0 {
+				v.RecipientTin, v.RecipientPersonID = "AAA010101AAA", &person
+			}
+			made = append(made, v)
+			if err := tx.Invoices(a).Put(v); err != nil {
+				return err
+			}
+		}
+		return tx.Invoices(b).Put(invoice("00000000-0000-4000-8000-000000000199"))
+	}))
+	ids := func(tx storage.Tx, tenant string, f storage.InvoiceField, value string, from, to time.Time) []string {
+		var got []string
+		must(t, tx.Invoices(tenant).EachBy(f, value, from, to, func(r storage.InvoiceSummary) error {
+			if !strings.EqualFold(r.Field(f), value) {
+				return fmt.Errorf("EachBy(%c, %q) gave %+v", f, value, r)
+			}
+			got = append(got, r.ID)
+			return nil
+		}))
+		return got
+	}
+	check := func(tx storage.Tx, tenant string, f storage.InvoiceField, value string, want ...int) {
+		t.Helper()
+		n, err := tx.Invoices(tenant).CountBy(f, value)
+		got := ids(tx, tenant, f, value, time.Time{}, time.Time{})
+		var wantIDs []string
+		for _, i := range want {
+			wantIDs = append(wantIDs, made[i].ID)
+		}
+		if err != nil || n != len(want) || fmt.Sprint(got) != fmt.Sprint(wantIDs) {
+			t.Errorf("%c %q: counted %d (%v), walked %v; want %v", f, value, n, err, got, wantIDs)
+		}
+	}
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		check(tx, a, storage.BySeries, "f", 0, 1, 4)
+		check(tx, a, storage.BySeries, "G", 2)
+		check(tx, a, storage.BySeries, "")
+		check(tx, a, storage.ByRecipientTin, "aaa010101aaa", 0, 2, 4)
+		check(tx, a, storage.ByRecipientTin, "XAXX010101000", 1, 3)
+		check(tx, a, storage.ByRecipientPersonID, person, 0, 2, 4)
+		check(tx, a, storage.ByIssuerPersonID, person)
+		check(tx, a, storage.ByIssuerTin, "EKU9003173C9", 0, 1, 2, 3, 4)
+		check(tx, a, storage.ByTypeCode, "i", 0, 1, 2, 3, 4)
+		check(tx, a, storage.ByStatus, "Vigente", 0, 1, 2, 3, 4)
+		if n, _ := tx.Invoices(b).CountBy(storage.BySeries, "F"); n != 0 {
+			t.Errorf("tenant b counts a's series: %d", n)
+		}
+		if got := ids(tx, b, storage.ByIssuerTin, "EKU9003173C9", time.Time{}, time.Time{}); len(got) != 1 {
+			t.Errorf("tenant b's invoices by issuer: %v", got)
+		}
+		now := time.Now()
+		if got := ids(tx, a, storage.ByStatus, "Vigente", now.Add(-time.Hour), now.Add(time.Hour)); len(got) != 5 {
+			t.Errorf("made in the last hour: %v", got)
+		}
+		if got := ids(tx, a, storage.ByStatus, "Vigente", now.Add(time.Hour), time.Time{}); len(got) != 0 {
+			t.Errorf("made from an hour on: %v", got)
+		}
+		if got := ids(tx, a, storage.ByStatus, "Vigente", time.Time{}, now.Add(-time.Hour)); len(got) != 0 {
+			t.Errorf("made before an hour ago: %v", got)
+		}
+		n := 0
+		if err := tx.Invoices(a).EachBy(storage.ByStatus, "Vigente", time.Time{}, time.Time{}, func(storage.InvoiceSummary) error { n++; return storage.ErrStop }); err != nil || n != 1 {
+			t.Errorf("ErrStop: %d calls, %v", n, err)
+		}
+		return nil
+	}))
+	// a cancellation moves an invoice between statuses; a new series moves it between series
+	made[1].Status, made[1].Series = "Cancelado", "G"
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Invoices(a).Put(made[1]) }))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		check(tx, a, storage.ByStatus, "Vigente", 0, 2, 3, 4)
+		check(tx, a, storage.ByStatus, "cancelado", 1)
+		check(tx, a, storage.BySeries, "F", 0, 4)
+		check(tx, a, storage.BySeries, "G", 1, 2)
+		check(tx, a, storage.ByIssuerTin, "EKU9003173C9", 0, 1, 2, 3, 4)
 		return nil
 	}))
 }
