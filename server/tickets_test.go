@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/internal/tickets"
 	"github.com/timbra-mx/timbra/storage"
@@ -503,5 +506,82 @@ func TestTicketInvoicedOnce(t *testing.T) {
 	}
 	if got := ticketOf(t, f.do("GET", "/api/v4/auto-invoice/tickets/"+tk.ID, "")); got.Status != "invoiced" {
 		t.Fatalf("ticket %s", got.Status)
+	}
+}
+
+// TestTicketListIndexes: whichever index a list walks (the caller's own tickets, the issuer's,
+// a status's, the payment days), every page of every filter, for the owner and for people who
+// see only their tickets, is the newest-paid-first subset a full scan finds, with its total.
+func TestTicketListIndexes(t *testing.T) {
+	f, _, issuer, cashier := ticketFixture(t)
+	owner := f.creds.PersonID
+	statuses := []string{api.TicketPending, api.TicketInvoiced, api.TicketCancelled, api.TicketGlobalized}
+	type row struct{ id, issuer, recorder, status, day string }
+	var all []row
+	err := f.srv.Accounts().Store.Update(context.Background(), func(tx storage.Tx) error {
+		for i := range 23 {
+			r := row{issuer: []string{issuer.person, owner}[i%2], recorder: []string{cashier.person, owner, issuer.person}[i%3],
+				status: statuses[i%4], day: fmt.Sprintf("2026-11-%02d", 1+i%17)}
+			paid := mx(r.day + "T10:00:00").Add(time.Duration(i) * time.Minute)
+			r.id = ids.New(paid)
+			all = append(all, r)
+			if err := tx.Tickets(f.creds.TenantKey).Put(storage.Ticket{ID: r.id, Number: fmt.Sprintf("IX-%02d", i), IssuerPersonID: r.issuer,
+				RecordedByPersonID: r.recorder, PaidAt: paid, PaidDay: r.day, RecordedDay: r.day, PaymentFormCode: "01",
+				Items: json.RawMessage(`[]`), Subtotal: "100.00", Discount: "0", Transfers: "16.00", Withheld: "0", Total: "116.00",
+				Status: r.status, CreatedAt: paid, UpdatedAt: paid}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// newest paid first: by day, then by id (the minute), both descending
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].day != all[j].day {
+			return all[i].day > all[j].day
+		}
+		return all[i].id > all[j].id
+	})
+	callers := []struct {
+		name    string
+		id      string
+		headers []string
+	}{{"owner", owner, nil}, {"cashier", cashier.person, cashier.headers()}, {"issuer", issuer.person, issuer.headers()}}
+	for _, c := range callers {
+		for _, q := range []struct{ status, issuerID, from, to string }{
+			{}, {status: "pending"}, {status: "invoiced"}, {issuerID: issuer.person}, {issuerID: owner, status: "cancelled"},
+			{from: "2026-11-05", to: "2026-11-12"}, {status: "pending", from: "2026-11-05"}, {issuerID: issuer.person, to: "2026-11-08"},
+		} {
+			var want []string
+			for _, r := range all {
+				if (c.id == owner || c.id == r.issuer || c.id == r.recorder) && (q.status == "" || q.status == r.status) &&
+					(q.issuerID == "" || q.issuerID == r.issuer) && (q.from == "" || r.day >= q.from) && (q.to == "" || r.day <= q.to) {
+					want = append(want, r.id)
+				}
+			}
+			for page := 1; page <= 3; page++ {
+				v := url.Values{"pageNumber": {fmt.Sprint(page)}, "pageSize": {"4"}}
+				for k, val := range map[string]string{"status": q.status, "issuerId": q.issuerID, "from": q.from, "to": q.to} {
+					if val != "" {
+						v.Set(k, val)
+					}
+				}
+				var got api.PagedList[api.Ticket]
+				r := f.do("GET", "/api/v4/auto-invoice/tickets?"+v.Encode(), "", c.headers...)
+				if r.status != 200 || json.Unmarshal(r.env.Data, &got) != nil {
+					t.Fatalf("%s %s: %s", c.name, v.Encode(), r.raw)
+				}
+				var ids []string
+				for _, it := range got.Items {
+					ids = append(ids, it.ID)
+				}
+				wantPage := want[min(len(want), (page-1)*4):min(len(want), page*4)]
+				if got.TotalCount != len(want) || strings.Join(ids, ",") != strings.Join(wantPage, ",") {
+					t.Errorf("%s %s: %v of %d, want %v of %d", c.name, v.Encode(), ids, got.TotalCount, wantPage, len(want))
+				}
+			}
+		}
 	}
 }

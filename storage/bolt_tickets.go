@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -10,12 +11,12 @@ import (
 
 func (t boltTx) Tickets(tenantID string) Tickets {
 	return boltTickets{newListed[Ticket](t, bucketTickets, tenantID), t.bucket(bucketTicketsByNumber),
-		t.bucket(bucketTicketsByPaid), t.bucket(bucketTicketsByRecorded)}
+		t.bucket(bucketTicketsByPaid), t.bucket(bucketTicketsByRecorded), t.bucket(bucketTicketsBy)}
 }
 
 type boltTickets struct {
 	records[Ticket]
-	byNumber, byPaid, byRecorded *bolt.Bucket
+	byNumber, byPaid, byRecorded, by *bolt.Bucket
 }
 
 func (s boltTickets) Get(id string) (Ticket, error) { return s.get(id) }
@@ -41,22 +42,108 @@ func (s boltTickets) Put(v Ticket) error {
 	if err := s.byNumber.Put(key(s.tenant, v.Number), []byte(v.ID)); err != nil {
 		return err
 	}
-	if err := s.byPaid.Put(key(s.tenant, v.PaidDay, v.ID), key(v.IssuerPersonID, v.RecordedByPersonID, v.Status)); err != nil {
+	paid := key(s.tenant, v.PaidDay, v.ID)
+	oldStatus := ""
+	if old := s.byPaid.Get(paid); old != nil {
+		parts := bytes.SplitN(old, []byte("/"), 3)
+		if len(parts) != 3 {
+			return fmt.Errorf("storage: malformed ticket index value %q", old)
+		}
+		oldStatus = string(parts[2])
+	}
+	entry := key(v.IssuerPersonID, v.RecordedByPersonID, v.Status)
+	if err := s.byPaid.Put(paid, entry); err != nil {
+		return err
+	}
+	if err := indexTicket(s.by, s.tally.counts, s.tenant, v, oldStatus, entry); err != nil {
 		return err
 	}
 	return s.byRecorded.Put(key(s.tenant, v.RecordedDay, v.ID), []byte(v.RecordedByPersonID))
 }
 
+// ticketsBy is the key prefix of a tenant's tickets of one index value.
+func ticketsBy(tenant string, ix TicketIndex, value string) []byte {
+	return key(tenant, string(ix), value, "")
+}
+
+// countKeyTickets is the counter of a ticketsBy prefix in the counts bucket.
+func countKeyTickets(prefix []byte) []byte {
+	return append(append(bytes.Clone(bucketTicketsBy), '/'), prefix...)
+}
+
+// indexTicket writes a ticket's entries under its issuer, its recorder (once when the same) and
+// its status, moving it from its old status's (oldStatus; "" when new) and counting. Issuer,
+// recorder and payment day never change. Before schema 17 (an older migration writing through
+// Put) there is no index: nothing is written, and migration 17 indexes what it finds.
+func indexTicket(by, counts *bolt.Bucket, tenant string, v Ticket, oldStatus string, entry []byte) error {
+	if by == nil {
+		return nil
+	}
+	put := func(ix TicketIndex, value string, isNew bool) error {
+		p := ticketsBy(tenant, ix, value)
+		if isNew {
+			if err := addCount(counts, countKeyTickets(p), 1); err != nil {
+				return err
+			}
+		}
+		return by.Put(append(append(p, v.PaidDay...), "/"+v.ID...), entry)
+	}
+	isNew := oldStatus == ""
+	if err := put(TicketsOfPerson, v.IssuerPersonID, isNew); err != nil {
+		return err
+	}
+	if v.RecordedByPersonID != v.IssuerPersonID {
+		if err := put(TicketsOfPerson, v.RecordedByPersonID, isNew); err != nil {
+			return err
+		}
+	}
+	if oldStatus != "" && oldStatus != v.Status {
+		p := ticketsBy(tenant, TicketsInStatus, oldStatus)
+		if err := by.Delete(append(append(p, v.PaidDay...), "/"+v.ID...)); err != nil {
+			return err
+		}
+		if err := addCount(counts, countKeyTickets(p), -1); err != nil {
+			return err
+		}
+	}
+	return put(TicketsInStatus, v.Status, oldStatus != v.Status)
+}
+
+func (s boltTickets) CountBy(ix TicketIndex, value string) (int, error) {
+	if v := s.tally.counts.Get(countKeyTickets(ticketsBy(s.tenant, ix, value))); len(v) == 8 {
+		return int(binary.BigEndian.Uint64(v)), nil
+	}
+	return 0, nil
+}
+
+func (s boltTickets) EachPaidBy(ix TicketIndex, value, from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
+	return s.days(s.by, ticketsBy(s.tenant, ix, value), from, to, reverse, paidEntry(fn))
+}
+
+// indexTicketsBy writes tickets_by and its counters from every payment-day entry (migration 17).
+func indexTicketsBy(tx *bolt.Tx) error {
+	by, counts := tx.Bucket(bucketTicketsBy), tx.Bucket(bucketCounts)
+	return tx.Bucket(bucketTicketsByPaid).ForEach(func(k, entry []byte) error {
+		parts := bytes.SplitN(k, []byte("/"), 3) // tenant/day/id
+		vals := bytes.SplitN(entry, []byte("/"), 3)
+		if len(parts) != 3 || len(vals) != 3 {
+			return fmt.Errorf("malformed ticket index entry %q → %q", k, entry)
+		}
+		v := Ticket{ID: string(parts[2]), PaidDay: string(parts[1]), IssuerPersonID: string(vals[0]), RecordedByPersonID: string(vals[1]), Status: string(vals[2])}
+		return indexTicket(by, counts, string(parts[0]), v, "", entry)
+	})
+}
+
 func (s boltTickets) List(offset, limit int) ([]Ticket, int, error) { return s.page(offset, limit) }
 
-// days walks the index entries of the tenant from day from to day to, both included ("" leaves
-// a side open), calling fn with the ticket id and the entry's value; backwards when reverse.
-func (s boltTickets) days(b *bolt.Bucket, from, to string, reverse bool, fn func(id string, v []byte) error) error {
-	prefix := key(s.tenant, "")
-	first := key(s.tenant, from)
-	last := key(s.tenant, to+"/\xff")
+// days walks the index entries under prefix (the tenant's, or one value's of tickets_by: ending
+// in '/') from day from to day to, both included ("" leaves a side open), calling fn with the
+// ticket id and the entry's value; backwards when reverse.
+func (s boltTickets) days(b *bolt.Bucket, prefix []byte, from, to string, reverse bool, fn func(id string, v []byte) error) error {
+	first := append(bytes.Clone(prefix), from...)
+	last := append(bytes.Clone(prefix), to+"/\xff"...)
 	if to == "" {
-		last = key(s.tenant + "0") // '0' follows '/': past every key of the tenant
+		last = append(bytes.Clone(prefix[:len(prefix)-1]), '0') // '0' follows '/': past every key under prefix
 	}
 	c := b.Cursor()
 	var k, v []byte
@@ -86,15 +173,20 @@ func (s boltTickets) days(b *bolt.Bucket, from, to string, reverse bool, fn func
 }
 
 func (s boltTickets) EachPaid(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
-	return s.days(s.byPaid, from, to, reverse, func(id string, v []byte) error {
+	return s.days(s.byPaid, key(s.tenant, ""), from, to, reverse, paidEntry(fn))
+}
+
+// paidEntry reads a payment-day entry's value (issuer/recorder/status) for fn.
+func paidEntry(fn func(id, issuerID, recordedByID, status string) error) func(id string, v []byte) error {
+	return func(id string, v []byte) error {
 		parts := bytes.SplitN(v, []byte("/"), 3)
 		if len(parts) != 3 {
 			return fmt.Errorf("storage: malformed ticket index value %q", v)
 		}
 		return fn(id, string(parts[0]), string(parts[1]), string(parts[2]))
-	})
+	}
 }
 
 func (s boltTickets) EachRecorded(from, to string, fn func(id, recordedByID string) error) error {
-	return s.days(s.byRecorded, from, to, false, func(id string, v []byte) error { return fn(id, string(v)) })
+	return s.days(s.byRecorded, key(s.tenant, ""), from, to, false, func(id string, v []byte) error { return fn(id, string(v)) })
 }

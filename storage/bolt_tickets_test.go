@@ -103,3 +103,79 @@ func TestBoltTicketIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBoltTicketsBy: each ticket is under its issuer and its recorder (once when the same) and
+// under its status, by payment day; a status change moves it, and the counts follow.
+func TestBoltTicketsBy(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	err = db.Update(ctx, func(tx storage.Tx) error {
+		for i, who := range [][2]string{{"ana", "ana"}, {"ana", "beto"}, {"carla", "beto"}, {"ana", "ana"}} {
+			day := fmt.Sprintf("2026-11-%02d", 10+i)
+			if err := tx.Tickets("t1").Put(storage.Ticket{ID: fmt.Sprintf("id-%d", i), Number: fmt.Sprintf("N-%d", i), IssuerPersonID: who[0],
+				RecordedByPersonID: who[1], PaidDay: day, RecordedDay: day, Status: "pending"}); err != nil {
+				return err
+			}
+		}
+		if err := tx.Tickets("t2").Put(storage.Ticket{ID: "other", Number: "O", IssuerPersonID: "ana", RecordedByPersonID: "ana",
+			PaidDay: "2026-11-10", RecordedDay: "2026-11-10", Status: "pending"}); err != nil {
+			return err
+		}
+		k, err := tx.Tickets("t1").Get("id-1")
+		if err != nil {
+			return err
+		}
+		k.Status = "invoiced"
+		if err := tx.Tickets("t1").Put(k); err != nil {
+			return err
+		}
+		return tx.Tickets("t1").Put(k) // the same status again: counted once
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(ctx, func(tx storage.Tx) error {
+		ts := tx.Tickets("t1")
+		for _, c := range []struct {
+			ix       storage.TicketIndex
+			value    string
+			from, to string
+			want     []string
+		}{
+			{storage.TicketsOfPerson, "ana", "", "", []string{"id-3:pending", "id-1:invoiced", "id-0:pending"}},
+			{storage.TicketsOfPerson, "beto", "", "", []string{"id-2:pending", "id-1:invoiced"}},
+			{storage.TicketsOfPerson, "carla", "", "", []string{"id-2:pending"}},
+			{storage.TicketsOfPerson, "ana", "2026-11-11", "2026-11-12", []string{"id-1:invoiced"}},
+			{storage.TicketsInStatus, "pending", "", "", []string{"id-3:pending", "id-2:pending", "id-0:pending"}},
+			{storage.TicketsInStatus, "invoiced", "", "", []string{"id-1:invoiced"}},
+			{storage.TicketsInStatus, "cancelled", "", "", nil},
+			{storage.TicketsOfPerson, "an", "", "", nil}, // a prefix of a person is not the person
+		} {
+			var got []string
+			if err := ts.EachPaidBy(c.ix, c.value, c.from, c.to, true, func(id, _, _, status string) error {
+				got = append(got, id+":"+status)
+				return nil
+			}); err != nil {
+				return err
+			}
+			n, err := ts.CountBy(c.ix, c.value)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(got, c.want) || (c.from == "" && n != len(c.want)) {
+				return fmt.Errorf("%c %q %s..%s: %v counted %d, want %v", c.ix, c.value, c.from, c.to, got, n, c.want)
+			}
+		}
+		if n, _ := tx.Tickets("t2").CountBy(storage.TicketsOfPerson, "ana"); n != 1 {
+			return fmt.Errorf("t2's tickets of ana counted %d", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -333,3 +333,49 @@ func TestMigration16(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMigration17: the tickets stored before schema 17 are indexed under their people and
+// status and counted.
+func TestMigration17(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 16) }); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Update(func(tx *bolt.Tx) error {
+		for i, status := range []string{"pending", "invoiced", "pending"} {
+			v := Ticket{ID: fmt.Sprintf("id-%d", i), Number: fmt.Sprintf("N-%d", i), IssuerPersonID: "ana", RecordedByPersonID: "beto",
+				PaidDay: "2026-11-10", RecordedDay: "2026-11-10", Status: status}
+			if err := newTx(tx).Tickets("t1").Put(v); err != nil { // no index yet: nothing indexed
+				return err
+			}
+		}
+		if tx.Bucket(bucketTicketsBy) != nil {
+			return fmt.Errorf("tickets_by before schema 17")
+		}
+		return migrateTo(tx, 17)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		ts := newTx(tx).Tickets("t1")
+		for _, c := range []struct {
+			ix    TicketIndex
+			value string
+			want  int
+		}{{TicketsOfPerson, "ana", 3}, {TicketsOfPerson, "beto", 3}, {TicketsInStatus, "pending", 2}, {TicketsInStatus, "invoiced", 1}} {
+			n, err := ts.CountBy(c.ix, c.value)
+			walked := 0
+			if err == nil {
+				err = ts.EachPaidBy(c.ix, c.value, "", "", false, func(string, string, string, string) error { walked++; return nil })
+			}
+			if err != nil || n != c.want || walked != c.want {
+				t.Errorf("%c %q: counted %d, walked %d (%v); want %d", c.ix, c.value, n, walked, err, c.want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -184,6 +184,14 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return indexInvoicesBy(tx)
 	},
+	// 17: tickets are indexed by payment day under each person who sees them and under their
+	// status, each counted, so a cashier's list and a status's walk only their tickets.
+	func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketTicketsBy); err != nil {
+			return err
+		}
+		return indexTicketsBy(tx)
+	},
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

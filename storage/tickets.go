@@ -10,6 +10,19 @@ var (
 	bucketTicketsByNumber   = []byte("tickets_by_number")
 	bucketTicketsByPaid     = []byte("tickets_by_paid")
 	bucketTicketsByRecorded = []byte("tickets_by_recorded")
+	// bucketTicketsBy indexes each tenant's tickets by payment day under each person who sees
+	// them (issuer and recorder) and under their status (schema 17), each counted in counts.
+	bucketTicketsBy = []byte("tickets_by")
+)
+
+// TicketIndex is a way tickets are indexed besides the payment day: by a person who sees them
+// (their issuer or recorder) or by status.
+type TicketIndex byte
+
+// The ticket indexes (the byte is the index's key part).
+const (
+	TicketsOfPerson TicketIndex = 'p'
+	TicketsInStatus TicketIndex = 's'
 )
 
 // Ticket is a sale receipt of a tenant recorded for Auto CFDI (spec 3 §4.6) as stored: who
@@ -70,4 +83,8 @@ type Tickets interface {
 	EachPaid(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error
 	// EachRecorded calls fn with the recorder of every ticket recorded from day from to day to.
 	EachRecorded(from, to string, fn func(id, recordedByID string) error) error
+	// CountBy is the number of tickets of a person (issued or recorded) or in a status, kept.
+	CountBy(ix TicketIndex, value string) (int, error)
+	// EachPaidBy is EachPaid over the tickets of a person or in a status: it walks only those.
+	EachPaidBy(ix TicketIndex, value, from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error
 }

@@ -222,16 +222,14 @@ func (s *Service) Globalize(ctx context.Context, c auth.Caller, in api.GlobalInv
 		}
 		ts := tx.Tickets(c.TenantID)
 		if len(ids) == 0 {
-			all, _, err := ts.List(0, int(^uint(0)>>1))
-			if err != nil {
-				return err
-			}
-			for _, t := range all {
-				if t.IssuerPersonID == in.IssuerID && t.Status == api.TicketPending && inPeriod(t) {
-					ids = append(ids, t.ID)
+			// the issuer's tickets paid in the period's days (a Mexico City day, as PaidDay)
+			from, to := fmt.Sprintf("%04d-%02d-01", year, first), fmt.Sprintf("%04d-%02d-31", year, last)
+			return ts.EachPaidBy(storage.TicketsOfPerson, in.IssuerID, from, to, false, func(id, issuerID, _, status string) error {
+				if issuerID == in.IssuerID && status == api.TicketPending {
+					ids = append(ids, id)
 				}
-			}
-			return nil
+				return nil
+			})
 		}
 		var fs []api.Failure
 		for i, id := range ids {

@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -315,27 +314,63 @@ const (
 	MaxPageSize     = 100
 )
 
-// List lists the tickets the caller sees, the latest paid first. It walks the payment-day index
-// (to the page's end only, for the owner's unfiltered list, whose count is kept) and decodes
-// only the tickets of the page.
+// List lists the tickets the caller sees, the latest paid first. It walks the smallest index
+// that holds them all: a person's tickets (a cashier's own: those they issued or recorded; the
+// issuer filter's), a status's, or, for the owner with dates alone or nothing, the payment days;
+// it stops at the page's end when the index's kept count is the total (the owner's unfiltered
+// list or one status, anyone's own list unfiltered) and decodes only the tickets of the page.
 func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedList[api.Ticket], error) {
 	items := []api.Ticket{}
 	total := 0
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		ts := tx.Tickets(c.TenantID)
 		var page []string
-		// The owner, unfiltered, sees every ticket: their count is kept, and the walk stops at the
-		// page's end. Otherwise every ticket of the range is looked at (not decoded) to count.
-		whole := c.IsOwner && f == Filter{Page: f.Page, Size: f.Size}
-		if whole {
-			_, n, err := ts.List(0, 0)
+		dates := f.From != "" || f.To != ""
+		walk := ts.EachPaid
+		n, whole := -1, false
+		choose := func(ix storage.TicketIndex, value string, exact bool) error {
+			m, err := ts.CountBy(ix, value)
+			if err != nil || n >= 0 && m >= n {
+				return err
+			}
+			n, whole = m, exact && !dates
+			walk = func(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
+				return ts.EachPaidBy(ix, value, from, to, reverse, fn)
+			}
+			return nil
+		}
+		if !c.IsOwner {
+			if err := choose(storage.TicketsOfPerson, c.PersonID, f.Status == "" && f.IssuerID == ""); err != nil {
+				return err
+			}
+		}
+		if f.IssuerID != "" {
+			if err := choose(storage.TicketsOfPerson, f.IssuerID, false); err != nil {
+				return err
+			}
+		}
+		if f.Status != "" {
+			if err := choose(storage.TicketsInStatus, f.Status, c.IsOwner && f.IssuerID == ""); err != nil {
+				return err
+			}
+		}
+		if n < 0 && c.IsOwner && !dates { // the owner, unfiltered: every ticket, counted
+			_, all, err := ts.List(0, 0)
 			if err != nil {
 				return err
 			}
-			total = n
+			n, whole = all, true
+		}
+		if n == 0 {
+			return nil
+		}
+		if whole {
+			if total = n; (f.Page-1)*f.Size >= n {
+				return nil
+			}
 		}
 		seen := 0
-		err := ts.EachPaid(f.From, f.To, true, func(id, issuerID, recorderID, status string) error {
+		err := walk(f.From, f.To, true, func(id, issuerID, recorderID, status string) error {
 			if !auth.SeesTicket(c, issuerID, recorderID) || f.Status != "" && status != f.Status || f.IssuerID != "" && issuerID != f.IssuerID {
 				return nil
 			}
@@ -428,18 +463,26 @@ func Recover(ctx context.Context, st storage.Store, now time.Time) (int, error) 
 		}
 		for _, tn := range tenants {
 			ts := tx.Tickets(tn.ID)
-			all, _, err := ts.List(0, math.MaxInt)
-			if err != nil {
-				return err
-			}
-			for _, t := range all {
-				if t.Status == api.TicketInvoicing || t.Status == api.TicketGlobalizing {
-					t.Status, t.UpdatedAt = api.TicketPending, now.UTC()
-					if err := ts.Put(t); err != nil {
-						return err
-					}
-					n++
+			var stuck []string // read first: Put rewrites the index walked
+			for _, status := range []string{api.TicketInvoicing, api.TicketGlobalizing} {
+				err := ts.EachPaidBy(storage.TicketsInStatus, status, "", "", false, func(id, _, _, _ string) error {
+					stuck = append(stuck, id)
+					return nil
+				})
+				if err != nil {
+					return err
 				}
+			}
+			for _, id := range stuck {
+				t, err := ts.Get(id)
+				if err != nil {
+					return err
+				}
+				t.Status, t.UpdatedAt = api.TicketPending, now.UTC()
+				if err := ts.Put(t); err != nil {
+					return err
+				}
+				n++
 			}
 		}
 		return nil
