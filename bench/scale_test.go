@@ -174,8 +174,10 @@ func BenchmarkScale(b *testing.B) {
 		{"invoices-series-rare", "/api/v4/invoices?series=r", func(n int) int { return n / 1000 }},
 		{"invoices-recipient-status", "/api/v4/invoices?recipientTin=AAA010103AA1&status=Vigente", func(n int) int { return n / 10 }},
 		{"events", "/api/v4/events", nil},
-		{"deliveries", "/api/v4/webhooks/%s/deliveries", nil},
+		{"deliveries", "/api/v4/webhooks/{hook}/deliveries", nil},
 		{"tickets", "/api/v4/auto-invoice/tickets", nil},
+		{"tickets-status", "/api/v4/auto-invoice/tickets?status=pending", func(n int) int { return n }},
+		{"tickets-issuer", "/api/v4/auto-invoice/tickets?issuerId={owner}", func(n int) int { return n }},
 		{"tax-files", "/api/v4/tax-files", nil},
 	}
 	for _, l := range lists {
@@ -183,10 +185,7 @@ func BenchmarkScale(b *testing.B) {
 			lat := make([][]time.Duration, len(sizes))
 			for range b.N {
 				for i := range sizes {
-					path := l.path
-					if strings.Contains(path, "%s") {
-						path = fmt.Sprintf(path, dbs[i].hook)
-					}
+					path := strings.NewReplacer("{hook}", dbs[i].hook, "{owner}", dbs[i].t.Creds.PersonID).Replace(l.path)
 					req := httptest.NewRequest(http.MethodGet, path, nil)
 					req.Header = dbs[i].header
 					rec := httptest.NewRecorder()

@@ -71,8 +71,8 @@ func countKeyTickets(prefix []byte) []byte {
 	return append(append(bytes.Clone(bucketTicketsBy), '/'), prefix...)
 }
 
-// indexTicket writes a ticket's entries under its issuer, its recorder (once when the same) and
-// its status, moving it from its old status's (oldStatus; "" when new) and counting. Issuer,
+// indexTicket writes a ticket's entries under the people who see it (its issuer and its
+// recorder, once when the same), under its issuer and under its status, moving it from its old status's (oldStatus; "" when new) and counting. Issuer,
 // recorder and payment day never change. Before schema 17 (an older migration writing through
 // Put) there is no index: nothing is written, and migration 17 indexes what it finds.
 func indexTicket(by, counts *bolt.Bucket, tenant string, v Ticket, oldStatus string, entry []byte) error {
@@ -96,6 +96,9 @@ func indexTicket(by, counts *bolt.Bucket, tenant string, v Ticket, oldStatus str
 		if err := put(TicketsOfPerson, v.RecordedByPersonID, isNew); err != nil {
 			return err
 		}
+	}
+	if err := put(TicketsOfIssuer, v.IssuerPersonID, isNew); err != nil {
+		return err
 	}
 	if oldStatus != "" && oldStatus != v.Status {
 		p := ticketsBy(tenant, TicketsInStatus, oldStatus)

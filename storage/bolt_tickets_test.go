@@ -149,6 +149,8 @@ func TestBoltTicketsBy(t *testing.T) {
 			{storage.TicketsOfPerson, "ana", "", "", []string{"id-3:pending", "id-1:invoiced", "id-0:pending"}},
 			{storage.TicketsOfPerson, "beto", "", "", []string{"id-2:pending", "id-1:invoiced"}},
 			{storage.TicketsOfPerson, "carla", "", "", []string{"id-2:pending"}},
+			{storage.TicketsOfIssuer, "ana", "", "", []string{"id-3:pending", "id-1:invoiced", "id-0:pending"}},
+			{storage.TicketsOfIssuer, "beto", "", "", nil},
 			{storage.TicketsOfPerson, "ana", "2026-11-11", "2026-11-12", []string{"id-1:invoiced"}},
 			{storage.TicketsInStatus, "pending", "", "", []string{"id-3:pending", "id-2:pending", "id-0:pending"}},
 			{storage.TicketsInStatus, "invoiced", "", "", []string{"id-1:invoiced"}},

@@ -363,7 +363,8 @@ func TestMigration17(t *testing.T) {
 			ix    TicketIndex
 			value string
 			want  int
-		}{{TicketsOfPerson, "ana", 3}, {TicketsOfPerson, "beto", 3}, {TicketsInStatus, "pending", 2}, {TicketsInStatus, "invoiced", 1}} {
+		}{{TicketsOfPerson, "ana", 3}, {TicketsOfPerson, "beto", 3}, {TicketsOfIssuer, "ana", 3}, {TicketsOfIssuer, "beto", 0},
+			{TicketsInStatus, "pending", 2}, {TicketsInStatus, "invoiced", 1}} {
 			n, err := ts.CountBy(c.ix, c.value)
 			walked := 0
 			if err == nil {

@@ -57,8 +57,8 @@
 //	tickets_by_number    <tenantID>/<number upper case>   → <ticketID>
 //	tickets_by_paid      <tenantID>/<paid day>/<ticketID> → <issuer>/<recorder>/<status> (person ids; Mexico City day)
 //	tickets_by_recorded  <tenantID>/<day>/<ticketID>      → <recorder personID>          (Mexico City day)
-//	tickets_by           <tenantID>/p/<personID>/<paid day>/<ticketID> and <tenantID>/s/<status>/<paid day>/<ticketID>
-//	                       → as tickets_by_paid (under the issuer and the recorder; under the status; each counted)
+//	tickets_by           <tenantID>/<p|i|s>/<person or status>/<paid day>/<ticketID> → as tickets_by_paid
+//	                       (p: under the issuer and the recorder; i: the issuer; s: the status; each counted)
 //
 // The outbox (deliveries_due) is an index of pending deliveries, one queue per webhook by due
 // time, kept by Deliveries.Put in the same transaction as the delivery: a pending delivery is

@@ -11,17 +11,19 @@ var (
 	bucketTicketsByPaid     = []byte("tickets_by_paid")
 	bucketTicketsByRecorded = []byte("tickets_by_recorded")
 	// bucketTicketsBy indexes each tenant's tickets by payment day under each person who sees
-	// them (issuer and recorder) and under their status (schema 17), each counted in counts.
+	// them (issuer and recorder), under their issuer and under their status (schema 17), each
+	// counted in counts.
 	bucketTicketsBy = []byte("tickets_by")
 )
 
 // TicketIndex is a way tickets are indexed besides the payment day: by a person who sees them
-// (their issuer or recorder) or by status.
+// (their issuer or recorder), by issuer, or by status.
 type TicketIndex byte
 
 // The ticket indexes (the byte is the index's key part).
 const (
 	TicketsOfPerson TicketIndex = 'p'
+	TicketsOfIssuer TicketIndex = 'i'
 	TicketsInStatus TicketIndex = 's'
 )
 
@@ -83,8 +85,9 @@ type Tickets interface {
 	EachPaid(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error
 	// EachRecorded calls fn with the recorder of every ticket recorded from day from to day to.
 	EachRecorded(from, to string, fn func(id, recordedByID string) error) error
-	// CountBy is the number of tickets of a person (issued or recorded) or in a status, kept.
+	// CountBy is the number of tickets of a person (issued or recorded), of an issuer or in a
+	// status, kept.
 	CountBy(ix TicketIndex, value string) (int, error)
-	// EachPaidBy is EachPaid over the tickets of a person or in a status: it walks only those.
+	// EachPaidBy is EachPaid over the tickets of one index value: it walks only those.
 	EachPaidBy(ix TicketIndex, value, from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error
 }

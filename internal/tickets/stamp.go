@@ -224,8 +224,8 @@ func (s *Service) Globalize(ctx context.Context, c auth.Caller, in api.GlobalInv
 		if len(ids) == 0 {
 			// the issuer's tickets paid in the period's days (a Mexico City day, as PaidDay)
 			from, to := fmt.Sprintf("%04d-%02d-01", year, first), fmt.Sprintf("%04d-%02d-31", year, last)
-			return ts.EachPaidBy(storage.TicketsOfPerson, in.IssuerID, from, to, false, func(id, issuerID, _, status string) error {
-				if issuerID == in.IssuerID && status == api.TicketPending {
+			return ts.EachPaidBy(storage.TicketsOfIssuer, in.IssuerID, from, to, false, func(id, _, _, status string) error {
+				if status == api.TicketPending {
 					ids = append(ids, id)
 				}
 				return nil

@@ -315,10 +315,10 @@ const (
 )
 
 // List lists the tickets the caller sees, the latest paid first. It walks the smallest index
-// that holds them all: a person's tickets (a cashier's own: those they issued or recorded; the
-// issuer filter's), a status's, or, for the owner with dates alone or nothing, the payment days;
-// it stops at the page's end when the index's kept count is the total (the owner's unfiltered
-// list or one status, anyone's own list unfiltered) and decodes only the tickets of the page.
+// that holds them all: a person's tickets (a cashier's own: those they issued or recorded), an
+// issuer's, a status's, or, for the owner with dates alone or nothing, the payment days;
+// it stops at the page's end when the index's kept count is the total (the owner's list
+// unfiltered, of one status or of one issuer; anyone's own list) and decodes only the page.
 func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedList[api.Ticket], error) {
 	items := []api.Ticket{}
 	total := 0
@@ -345,7 +345,7 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedL
 			}
 		}
 		if f.IssuerID != "" {
-			if err := choose(storage.TicketsOfPerson, f.IssuerID, false); err != nil {
+			if err := choose(storage.TicketsOfIssuer, f.IssuerID, f.Status == "" && (c.IsOwner || f.IssuerID == c.PersonID)); err != nil {
 				return err
 			}
 		}
