@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +101,11 @@ func TestInvoiceListGetXML(t *testing.T) {
 	expectFailure(t, f.do("GET", "/api/v4/invoices?pageSize=51", ""), "pageSize", "'pageSize' debe estar entre 1 y 50.")
 
 	got := ok[api.Invoice](t, f.do("GET", "/api/v4/invoices/"+b.ID, "", m.headers()...))
+	// the stamp response made at creation (from the document in memory) is the one rebuilt
+	// from the stored XML
+	if !reflect.DeepEqual(got.Responses, b.Responses) {
+		t.Fatalf("responses differ:\ncreate %+v\nget    %+v", b.Responses, got.Responses)
+	}
 	if got.ID != b.ID || got.UUID != b.UUID || got.Total != b.Total || len(got.Responses) != 1 || got.Responses[0].InvoiceBase64 != b.Responses[0].InvoiceBase64 || got.Status != "Vigente" {
 		t.Fatalf("get: %+v", got)
 	}

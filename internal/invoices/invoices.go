@@ -289,11 +289,7 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 		return api.Invoice{}, err
 	}
 	s.wake(c.TenantID)
-	resp, err := Response(rec)
-	if err != nil {
-		return api.Invoice{}, err
-	}
-	view.Responses = []api.InvoiceResponse{resp}
+	view.Responses = []api.InvoiceResponse{responseOf(rec, &doc, tfd)}
 	return view, nil
 }
 
@@ -315,6 +311,12 @@ func Response(rec storage.Invoice) (api.InvoiceResponse, error) {
 	if tfd == nil {
 		return api.InvoiceResponse{}, fmt.Errorf("invoice %s: not stamped", rec.ID)
 	}
+	return responseOf(rec, doc, tfd), nil
+}
+
+// responseOf is the stamp response of an invoice from its document and stamp: parsed from the
+// stored XML, or, when just stamped, the ones its XML was written from.
+func responseOf(rec storage.Invoice, doc *cfdi.Comprobante, tfd *cfdi.TimbreFiscalDigital) api.InvoiceResponse {
 	qr := ""
 	if u, err := cfdi.QRURL(doc); err == nil {
 		if png, err := QRPNG(u); err == nil {
@@ -327,7 +329,7 @@ func Response(rec storage.Invoice) (api.InvoiceResponse, error) {
 		InvoiceBase64: base64.StdEncoding.EncodeToString(rec.XML), SatBase64Sello: tfd.SelloSAT,
 		SatBase64OriginalString: base64.StdEncoding.EncodeToString([]byte(tfd.Cadena())), SatCertificateNumber: tfd.NoCertificadoSAT,
 		CreatedAt: api.FormatAudit(rec.CreatedAt), UpdatedAt: api.FormatAudit(rec.UpdatedAt),
-	}, nil
+	}
 }
 
 // xmlFailure is the 400 of a text the XML cannot carry (a control character, say).
