@@ -261,7 +261,7 @@ func TestTaxFileRealPair(t *testing.T) {
 		t.Fatalf("default references = %s", refs.raw)
 	}
 
-	cert, pk, err := f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, ana.person)
+	cert, pk, _, err := f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, ana.person)
 	if err != nil || cert.Number != "30001000000500003416" || cert.RFC != "EKU9003173C9" || !cert.Matches(pk) {
 		t.Fatalf("DefaultPair = %+v, %v", cert, err)
 	}
@@ -402,7 +402,7 @@ func TestTaxFileDefaults(t *testing.T) {
 		})
 	}
 	for _, who := range []member{onlyCert, onlyKey} {
-		if _, _, err := f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, who.person); err == nil {
+		if _, _, _, err := f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, who.person); err == nil {
 			t.Fatal("DefaultPair found a pair where there is none")
 		}
 	}
@@ -578,7 +578,7 @@ func TestDeletePersonTaxFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, ana.person)
+	_, _, _, err = f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, ana.person)
 	if e, ok := apierr.As(err); !ok || e.Status != 404 || e.Details != fmt.Sprintf(taxfiles.MsgPersonAbsent, ana.person) {
 		t.Fatalf("DefaultPair of a deleted person: %v", err)
 	}
@@ -642,7 +642,7 @@ func TestTaxFileConcurrentUploads(t *testing.T) {
 		t.Fatalf("%d distinct certificate sequences, want %d", len(certSeq), n)
 	}
 	// the pair of each sequence really pairs: the default pair is the most recent certificate's
-	cert, key, err := f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, ana.person)
+	cert, key, _, err := f.srv.TaxFiles().DefaultPair(context.Background(), f.creds.TenantKey, ana.person)
 	if err != nil || !cert.Matches(key) {
 		t.Fatalf("DefaultPair: %v", err)
 	}

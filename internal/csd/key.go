@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"math/big"
 	"strings"
 
 	"golang.org/x/crypto/pbkdf2"
@@ -279,6 +280,31 @@ func (k *PrivateKey) PublicKeyID() string {
 		return ""
 	}
 	return rsaKeyID(&k.RSA.PublicKey)
+}
+
+// Zero overwrites the private parts of the key (the private exponent, the primes and their
+// precomputed CRT values; SAT's keys have two primes) with zeros and drops the key, so that Sign fails from then on. The
+// standard library keeps a copy of the precomputed values in an unexported field, out of reach:
+// it goes with the key to the garbage collector.
+func (k *PrivateKey) Zero() {
+	if k == nil || k.RSA == nil {
+		return
+	}
+	wipe := func(n *big.Int) {
+		if n != nil {
+			clear(n.Bits())
+			n.SetInt64(0)
+		}
+	}
+	r := k.RSA
+	wipe(r.D)
+	for _, p := range r.Primes {
+		wipe(p)
+	}
+	wipe(r.Precomputed.Dp)
+	wipe(r.Precomputed.Dq)
+	wipe(r.Precomputed.Qinv)
+	k.RSA = nil
 }
 
 // Sign signs data with RSA PKCS#1 v1.5 over SHA-256 (the CFDI 4.0 seal), returning standard

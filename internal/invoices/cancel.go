@@ -186,6 +186,7 @@ func relatedValid(tx storage.Tx, tenant string, rec storage.Invoice, except stri
 // cancelTarget checks the request and finds the invoice.
 func (s *Service) cancelTarget(ctx context.Context, c auth.Caller, in api.InvoiceCancel, now time.Time) (storage.Invoice, error) {
 	k := &checker{ctx: ctx, s: s, c: callerRef{tenantID: c.TenantID}}
+	defer k.done() // the credentials sent are only checked
 	id, u, tin := strings.TrimSpace(in.ID), strings.TrimSpace(in.InvoiceUUID), strings.ToUpper(strings.TrimSpace(in.Tin))
 	var is issuer
 	switch {

@@ -59,6 +59,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/people"
 	"github.com/timbra-mx/timbra/internal/secrets"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -70,8 +71,8 @@ type Catalogs interface {
 // DefaultPairs gives a person's default CSD, and opens a key sent by value; *taxfiles.Service
 // is one.
 type DefaultPairs interface {
-	DefaultPair(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, error)
-	OpenKey(tenantID string, der []byte, password string) (*csd.PrivateKey, error)
+	DefaultPair(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, taxfiles.Release, error)
+	OpenKey(tenantID string, der []byte, password string) (*csd.PrivateKey, taxfiles.Release, error)
 }
 
 // Emitter records events in the transaction of the change they tell of; *webhooks.Service is
@@ -131,6 +132,7 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 	paymentDefaults(&in)
 	payrollDefaults(&in)
 	k := &checker{ctx: ctx, s: s, c: callerRef{tenantID: c.TenantID}}
+	defer k.done()
 	doc, date, cd := k.header(&in, now)
 	is := k.issuerOf(in.Issuer)
 	k.certificateAt(&is, date)

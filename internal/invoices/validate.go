@@ -48,6 +48,17 @@ type checker struct {
 	c   callerRef
 	fs  []api.Failure
 	err error // a lookup error (catalogs not imported, storage): the answer instead of the failures
+	// lent are the releases of the keys opened for the request (taxfiles.Release): run by done
+	// when the request has signed, so that a key the cache dropped meanwhile is zeroed.
+	lent []taxfiles.Release
+}
+
+// done gives back the keys the request was lent.
+func (k *checker) done() {
+	for _, release := range k.lent {
+		release()
+	}
+	k.lent = nil
 }
 
 type callerRef struct{ tenantID string }
@@ -373,7 +384,10 @@ func (k *checker) issuerOf(in *api.InvoiceIssuerInput) issuer {
 			k.fail(errors.New("invoices: no tax files service"))
 			return out
 		}
-		cert, key, err := k.s.TaxFiles.DefaultPair(k.ctx, k.c.tenantID, id)
+		cert, key, release, err := k.s.TaxFiles.DefaultPair(k.ctx, k.c.tenantID, id)
+		if err == nil {
+			k.lent = append(k.lent, release)
+		}
 		if e, isAPI := apierr.As(err); isAPI && e.Status == 404 {
 			k.add("Issuer.Id", fmt.Sprintf(MsgIssuerNoFiles, id), id, CodeRule)
 			return out
@@ -467,10 +481,14 @@ func (k *checker) credentials(creds []api.InvoiceTaxCredential, out *issuer) {
 		}
 		var key *csd.PrivateKey
 		var err error
+		var release taxfiles.Release
 		if k.s.TaxFiles != nil { // the same key and password of the tenant: opened once, kept a while
-			key, err = k.s.TaxFiles.OpenKey(k.c.tenantID, keyDER, pw)
-		} else {
-			key, err = csd.ParsePrivateKey(keyDER, []byte(pw))
+			key, release, err = k.s.TaxFiles.OpenKey(k.c.tenantID, keyDER, pw)
+		} else if key, err = csd.ParsePrivateKey(keyDER, []byte(pw)); err == nil {
+			release = key.Zero
+		}
+		if err == nil {
+			k.lent = append(k.lent, release)
 		}
 		if err != nil {
 			// spec 1 §7.4: a password that does not open the key gives attemptedValue null

@@ -34,6 +34,11 @@ import (
 //     already holds the master key that unseals every file, so keeping opened keys adds no
 //     secret an attacker with the process's memory would not already have.
 //   - Errors are not cached: a key that fails to open is opened again on the next call.
+//   - Keys are lent, and zeroed when the last use ends: DefaultPair and OpenKey return a Release
+//     that the caller runs when it has signed. A key the cache drops (any of the ways above)
+//     while requests use it is zeroed (csd.PrivateKey.Zero) when the last of them gives it back;
+//     one nobody uses, at once; one that was not kept (no cache, or opened twice at once), when
+//     its only user gives it back.
 
 // Defaults of the key cache.
 const (
@@ -55,8 +60,8 @@ const byValue = "\x00by value"
 // the same password, for the same tenant, are opened once and kept like the default pairs (at
 // most KeyCacheTTL, least recently used dropped first): an entry's key is a SHA-256 of the key
 // bytes and the password, so only a request that sends both again finds it. Errors are not
-// kept.
-func (s *Service) OpenKey(tenantID string, der []byte, password string) (*csd.PrivateKey, error) {
+// kept. The caller runs the Release when it has signed.
+func (s *Service) OpenKey(tenantID string, der []byte, password string) (*csd.PrivateKey, Release, error) {
 	size, ttl, now := s.keyCacheSize(), s.keyCacheTTL(), time.Now()
 	k := pairKey{tenantID: tenantID, personID: byValue}
 	h := sha256.New()
@@ -66,19 +71,19 @@ func (s *Service) OpenKey(tenantID string, der []byte, password string) (*csd.Pr
 	}
 	h.Sum(k.sealed[:0])
 	if size > 0 {
-		if _, key, ok := s.cache.get(k, now, ttl); ok {
-			return key, nil
+		if _, key, release, ok := s.cache.get(k, now, ttl); ok {
+			return key, release, nil
 		}
 	}
 	s.cache.opens.Add(1)
 	key, err := csd.ParsePrivateKey(der, []byte(password))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if size > 0 {
-		s.cache.put(k, nil, key, now, size, ttl)
+		return key, s.cache.put(k, nil, key, now, size, ttl), nil
 	}
-	return key, nil
+	return key, notKept(key), nil
 }
 
 // personKey is a person of a tenant.
@@ -89,7 +94,17 @@ type openedPair struct {
 	cert   *csd.Certificate
 	pk     *csd.PrivateKey
 	opened time.Time
+	// users is how many callers hold the key; dropped, that it left the cache (zeroed when
+	// users is 0). Both under the cache's mutex.
+	users   int
+	dropped bool
 }
+
+// Release gives back a key DefaultPair or OpenKey lent; it may be called once.
+type Release func()
+
+// notKept is the Release of a key the cache does not hold: zeroed once used.
+func notKept(pk *csd.PrivateKey) Release { return pk.Zero }
 
 // keyCache is an LRU of opened pairs with a time to live; safe for concurrent use.
 type keyCache struct {
@@ -112,23 +127,39 @@ func newPairKey(tenantID, personID string, cert, key storage.TaxFile) pairKey {
 	return k
 }
 
-// get returns the pair of k when kept and opened less than ttl ago.
-func (c *keyCache) get(k pairKey, now time.Time, ttl time.Duration) (*csd.Certificate, *csd.PrivateKey, bool) {
+// get lends the pair of k when kept and opened less than ttl ago.
+func (c *keyCache) get(k pairKey, now time.Time, ttl time.Duration) (*csd.Certificate, *csd.PrivateKey, Release, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sweep(now, ttl)
 	e, ok := c.entries[k]
 	if !ok {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	c.lru.MoveToFront(e)
 	p := e.Value.(*openedPair)
-	return p.cert, p.pk, true
+	p.users++
+	return p.cert, p.pk, c.release(p), true
 }
 
-// put keeps a pair just opened, dropping the person's other pairs (replaced) and the least
-// recently used beyond size. A key sent by value (personID byValue) replaces nothing.
-func (c *keyCache) put(k pairKey, cert *csd.Certificate, pk *csd.PrivateKey, now time.Time, size int, ttl time.Duration) {
+// release is the Release of one use of p.
+func (c *keyCache) release(p *openedPair) Release {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if p.users--; p.users == 0 && p.dropped {
+				p.pk.Zero()
+			}
+		})
+	}
+}
+
+// put keeps a pair just opened, lent to its opener, dropping the person's other pairs
+// (replaced) and the least recently used beyond size. A key sent by value (personID byValue)
+// replaces nothing.
+func (c *keyCache) put(k pairKey, cert *csd.Certificate, pk *csd.PrivateKey, now time.Time, size int, ttl time.Duration) Release {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sweep(now, ttl)
@@ -137,15 +168,17 @@ func (c *keyCache) put(k pairKey, cert *csd.Certificate, pk *csd.PrivateKey, now
 	}
 	if e, ok := c.entries[k]; ok { // opened meanwhile by another request: keep the first
 		c.lru.MoveToFront(e)
-		return
+		return notKept(pk)
 	}
 	if c.entries == nil {
 		c.entries = map[pairKey]*list.Element{}
 	}
-	c.entries[k] = c.lru.PushFront(&openedPair{key: k, cert: cert, pk: pk, opened: now})
+	p := &openedPair{key: k, cert: cert, pk: pk, opened: now, users: 1}
+	c.entries[k] = c.lru.PushFront(p)
 	for c.lru.Len() > size {
 		c.remove(c.lru.Back())
 	}
+	return c.release(p)
 }
 
 // forgetPerson drops every pair of a person.
@@ -191,12 +224,16 @@ func (c *keyCache) drop(match func(pairKey) bool) {
 	}
 }
 
-// remove unlinks an entry and clears its references so the key is not reachable from the cache.
+// remove unlinks an entry; its key is zeroed now when nobody uses it, else by its last user.
+// c.mu held.
 func (c *keyCache) remove(e *list.Element) {
 	p := e.Value.(*openedPair)
 	delete(c.entries, p.key)
 	c.lru.Remove(e)
-	p.cert, p.pk = nil, nil
+	p.dropped = true
+	if p.users == 0 {
+		p.pk.Zero()
+	}
 }
 
 // keyCacheSize and keyCacheTTL are the settings in effect.

@@ -82,10 +82,11 @@ func (e *cacheEnv) upload(c auth.Caller, personID string, p csdtest.Pair) (cer, 
 
 func (e *cacheEnv) pair(c auth.Caller, personID string) (*csd.Certificate, *csd.PrivateKey) {
 	e.t.Helper()
-	cert, key, err := e.s.DefaultPair(context.Background(), c.TenantID, personID)
+	cert, key, release, err := e.s.DefaultPair(context.Background(), c.TenantID, personID)
 	if err != nil {
 		e.t.Fatalf("DefaultPair: %v", err)
 	}
+	e.t.Cleanup(release)
 	return cert, key
 }
 
@@ -158,7 +159,7 @@ func TestKeyCacheReusesAndInvalidates(t *testing.T) {
 	if err := e.s.Delete(context.Background(), c, keyA); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
+	_, _, _, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
 	notFound(t, err)
 	e.opened(3)
 	if e.s.KeysKept() != 0 {
@@ -197,7 +198,7 @@ func TestKeyCacheFollowsTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = e.s.DefaultPair(context.Background(), c.TenantID, person)
+	_, _, _, err = e.s.DefaultPair(context.Background(), c.TenantID, person)
 	notFound(t, err)
 	if e.s.KeysKept() != 0 {
 		t.Fatal("a deleted person's pair is still in memory")
@@ -218,7 +219,7 @@ func TestKeyCacheTenantIsolation(t *testing.T) {
 		t.Fatalf("two tenants share an opened key (kept %d)", e.s.KeysKept())
 	}
 	// a person of another tenant is not found, and nothing is opened for it
-	_, _, err := e.s.DefaultPair(context.Background(), cb.TenantID, personA)
+	_, _, _, err := e.s.DefaultPair(context.Background(), cb.TenantID, personA)
 	notFound(t, err)
 	e.opened(2)
 	// a delete in one tenant leaves the other's pair
@@ -230,7 +231,7 @@ func TestKeyCacheTenantIsolation(t *testing.T) {
 	}
 	e.pair(ca, personA)
 	e.opened(2)
-	_, _, err = e.s.DefaultPair(context.Background(), cb.TenantID, personB)
+	_, _, _, err = e.s.DefaultPair(context.Background(), cb.TenantID, personB)
 	notFound(t, err)
 }
 
@@ -286,15 +287,16 @@ func TestKeyCacheConcurrent(t *testing.T) {
 					return
 				default:
 				}
-				cert, key, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
+				cert, key, release, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
 				if e, ok := apierr.As(err); ok && e.Status == 404 {
 					continue
 				}
 				if err == nil && !cert.Matches(key) {
 					err = errors.New("certificate and key do not match")
 				}
-				if err == nil {
+				if err == nil { // a key lent is never zeroed while in use, whatever the uploads drop
 					_, err = key.Sign([]byte("cadena"))
+					release()
 				}
 				if err != nil {
 					errs <- err
@@ -319,5 +321,84 @@ func TestKeyCacheConcurrent(t *testing.T) {
 	}
 	if n := e.s.KeysKept(); n > 1 {
 		t.Errorf("%d pairs of one person kept", n)
+	}
+}
+
+// TestKeyCacheZeroesDroppedKeys: a key the cache drops while a request holds it still signs
+// until that request gives it back, and is zeroed then; one dropped while nobody holds it is
+// zeroed at once; one the cache does not keep is zeroed when its only user gives it back.
+func TestKeyCacheZeroesDroppedKeys(t *testing.T) {
+	zeroed := func(k *csd.PrivateKey) bool {
+		_, err := k.Sign([]byte("cadena"))
+		return k.RSA == nil && err != nil
+	}
+	e := newCacheEnv(t)
+	c, person := e.person("tenant-a", "EKU9003173C9")
+	e.upload(c, person, newTestPair(t, "EKU9003173C9", 0))
+
+	// held while an upload replaces the pair (which drops it): zeroed on release only
+	_, held, release, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, again, releaseAgain, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
+	if err != nil || again != held {
+		t.Fatalf("a second request was not lent the kept key: %v", err)
+	}
+	e.upload(c, person, newTestPair(t, "EKU9003173C9", 1))
+	if e.s.KeysKept() != 0 || zeroed(held) {
+		t.Fatalf("kept %d, zeroed while held: %v", e.s.KeysKept(), zeroed(held))
+	}
+	release()
+	release() // a second call does nothing
+	if zeroed(held) {
+		t.Fatal("zeroed while the other request holds it")
+	}
+	releaseAgain()
+	if !zeroed(held) {
+		t.Fatal("a dropped key was not zeroed when the last request gave it back")
+	}
+
+	// given back, then dropped (the person's key deleted): zeroed at once
+	_, idle, release, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if zeroed(idle) {
+		t.Fatal("a kept key was zeroed")
+	}
+	_, key := e.upload(c, person, newTestPair(t, "EKU9003173C9", 2))
+	_, idle, release, err = e.s.DefaultPair(context.Background(), c.TenantID, person)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := e.s.Delete(context.Background(), c, key); err != nil {
+		t.Fatal(err)
+	}
+	if !zeroed(idle) {
+		t.Fatal("a key dropped while nobody held it was not zeroed")
+	}
+
+	// kept no more than its request: zeroed when given back
+	e.s.KeyCacheSize = -1
+	e.upload(c, person, newTestPair(t, "EKU9003173C9", 0))
+	_, once, release, err := e.s.DefaultPair(context.Background(), c.TenantID, person)
+	if err != nil || zeroed(once) {
+		t.Fatalf("cache off: %v", err)
+	}
+	release()
+	if !zeroed(once) {
+		t.Fatal("a key not kept was not zeroed when given back")
+	}
+	p := newTestPair(t, "EKU9003173C9", 1)
+	byValue, release, err := e.s.OpenKey(c.TenantID, p.Key, p.Password)
+	if err != nil || zeroed(byValue) {
+		t.Fatalf("OpenKey: %v", err)
+	}
+	release()
+	if !zeroed(byValue) {
+		t.Fatal("a key sent by value and not kept was not zeroed when given back")
 	}
 }

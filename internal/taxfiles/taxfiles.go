@@ -574,7 +574,9 @@ func (s *Service) DefaultReferences(ctx context.Context, c auth.Caller, personID
 // Errors are those of default-references (the *apierr.Error of the spec's table); the caller
 // checks who may seal for the person. The pair is selected from the database on every call; an
 // opened pair of the same files is taken from memory when kept (keycache.go).
-func (s *Service) DefaultPair(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, error) {
+// The caller runs the Release when it has signed: the key is zeroed once the cache has dropped it
+// and nobody uses it.
+func (s *Service) DefaultPair(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, Release, error) {
 	var certFile, keyFile storage.TaxFile
 	now := s.now()
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
@@ -586,26 +588,26 @@ func (s *Service) DefaultPair(ctx context.Context, tenantID, personID string) (*
 		s.cache.forgetPerson(personKey{tenantID, personID})
 	}
 	if errors.Is(err, errNoCurrentFiles) {
-		return nil, nil, apierr.NotFoundText(fmt.Sprintf(MsgNoCurrentFiles, personID))
+		return nil, nil, nil, apierr.NotFoundText(fmt.Sprintf(MsgNoCurrentFiles, personID))
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	size, ttl := s.keyCacheSize(), s.keyCacheTTL()
 	k := newPairKey(tenantID, personID, certFile, keyFile)
 	if size > 0 {
-		if cert, key, ok := s.cache.get(k, now, ttl); ok {
-			return cert, key, nil
+		if cert, key, release, ok := s.cache.get(k, now, ttl); ok {
+			return cert, key, release, nil
 		}
 	}
 	cert, key, err := s.openPair(tenantID, certFile, keyFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if size > 0 {
-		s.cache.put(k, cert, key, now, size, ttl)
+		return cert, key, s.cache.put(k, cert, key, now, size, ttl), nil
 	}
-	return cert, key, nil
+	return cert, key, notKept(key), nil
 }
 
 // openPair opens and checks the files of a pair: the slow part of DefaultPair.
