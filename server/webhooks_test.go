@@ -530,3 +530,34 @@ func TestLoadQueries(t *testing.T) {
 		t.Fatalf("load deliveries: %d %s", status, body)
 	}
 }
+
+// TestWebhookPlainHTTPLoopback: in the test environment a webhook may be http:// to an
+// allow-listed loopback address, and its deliveries arrive signed; in production the same URL
+// is the spec's https refusal.
+func TestWebhookPlainHTTPLoopback(t *testing.T) {
+	got := make(chan http.Header, 4)
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(plain.Close)
+	url := plain.URL + "/hooks"
+
+	f := newHookFixture(t, "")
+	w := f.create(`{"url":"` + url + `","enabledEvents":["*"]}`)
+	if r := f.do("POST", "/api/v4/webhooks/"+w.ID+"/test", ""); r.status != 202 {
+		t.Fatalf("test event: %s", r.raw)
+	}
+	select {
+	case h := <-got:
+		if h.Get("Webhook-Signature") == "" || h.Get("Webhook-Id") == "" {
+			t.Fatalf("an unsigned delivery: %v", h)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery over plain http")
+	}
+	f.waitDelivery(w.ID, func(d api.Delivery) bool { return d.Status == "succeeded" })
+
+	prod := newHookFixture(t, "production")
+	expectFailure(t, prod.do("POST", "/api/v4/webhooks", `{"url":"`+url+`","enabledEvents":["*"]}`), "Url", webhook.MessageURLNotHTTPS)
+}

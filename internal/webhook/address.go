@@ -14,6 +14,11 @@ type Policy struct {
 	// AllowCIDRs are exempt from the address check, both at save time (IP literals, and
 	// localhost names when the allow-list holds 127.0.0.1 or ::1) and at connect time.
 	AllowCIDRs []netip.Prefix
+	// PlainHTTPLoopback accepts http:// URLs whose host is a loopback address the allow-list
+	// holds (127.0.0.1, ::1, or localhost when those are allow-listed): a receiver on the
+	// developer's own machine without a certificate. The server sets it in the test environment
+	// only; production takes https alone.
+	PlainHTTPLoopback bool
 }
 
 // NewPolicy parses the operator's allow-list: CIDRs ("127.0.0.0/8", "fd00::/8") or single

@@ -61,7 +61,8 @@ func (r Reason) String() string { return r.Message() }
 func CheckURL(raw string) (ok bool, reason Reason) { return Policy{}.CheckURL(raw) }
 
 // CheckURL validates the url of a webhook create or replace (spec 3 §4.5), in this order:
-// missing, too long, not an absolute https URL without user information, then the host.
+// missing, too long, not an absolute https URL without user information (http to an
+// allow-listed loopback host when PlainHTTPLoopback), then the host.
 // It never resolves names: the connect-time guard (DialContext) covers what names resolve to.
 //
 // An IP literal is refused unless AddrAllowed accepts it, in every form a resolver might read:
@@ -84,9 +85,34 @@ func (p Policy) CheckURL(raw string) (ok bool, reason Reason) {
 		return false, ReasonTooLong
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Opaque != "" || u.Host == "" || u.User != nil {
+	plain := err == nil && u.Scheme == "http" && p.PlainHTTPLoopback
+	if err != nil || u.Scheme != "https" && !plain || u.Opaque != "" || u.Host == "" || u.User != nil {
 		return false, ReasonNotHTTPS
 	}
+	if plain {
+		if ok, reason := p.checkHostOf(u); !ok || !loopbackHost(u.Hostname()) {
+			if !ok && reason != ReasonNotHTTPS && loopbackHost(u.Hostname()) {
+				return false, reason // a loopback host the allow-list does not hold
+			}
+			return false, ReasonNotHTTPS
+		}
+		return true, ReasonNone
+	}
+	return p.checkHostOf(u)
+}
+
+// loopbackHost tells whether a URL's host names the machine itself: a loopback IP literal, or
+// localhost and its subdomains.
+func loopbackHost(host string) bool {
+	host = foldHost(host)
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap().IsLoopback()
+	}
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
+}
+
+// checkHostOf checks the port and host of a URL whose scheme is accepted.
+func (p Policy) checkHostOf(u *url.URL) (bool, Reason) {
 	if port := u.Port(); port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			return false, ReasonNotHTTPS

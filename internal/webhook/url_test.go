@@ -258,3 +258,40 @@ func FuzzCheckURL(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckURLPlainHTTPLoopback: with PlainHTTPLoopback (the test environment), http:// is
+// taken for allow-listed loopback hosts only; without it, or to any other host, http is the
+// spec's https refusal; a loopback host the allow-list lacks is the address refusal.
+func TestCheckURLPlainHTTPLoopback(t *testing.T) {
+	p, err := NewPolicy("127.0.0.1/32", "::1", "10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow, err := NewPolicy("10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.PlainHTTPLoopback, narrow.PlainHTTPLoopback = true, true
+	for _, c := range []struct {
+		p    Policy
+		raw  string
+		want Reason
+	}{
+		{p, "http://127.0.0.1:3000/hooks", ReasonNone},
+		{p, "http://[::1]:3000/hooks", ReasonNone},
+		{p, "http://localhost:3000/hooks", ReasonNone},
+		{p, "http://api.localhost/hooks", ReasonNone},
+		{p, "https://127.0.0.1/hooks", ReasonNone},
+		{p, "http://10.1.2.3/hooks", ReasonNotHTTPS}, // allow-listed, not loopback
+		{p, "http://example.com/hooks", ReasonNotHTTPS},
+		{p, "http://user:pw@127.0.0.1/hooks", ReasonNotHTTPS},
+		{p, "ftp://127.0.0.1/hooks", ReasonNotHTTPS},
+		{narrow, "http://127.0.0.1:3000/hooks", ReasonForbiddenAddress},
+		{narrow, "http://localhost/hooks", ReasonForbiddenAddress},
+		{Policy{AllowCIDRs: p.AllowCIDRs}, "http://127.0.0.1:3000/hooks", ReasonNotHTTPS}, // production
+	} {
+		if ok, reason := c.p.CheckURL(c.raw); ok != (c.want == ReasonNone) || reason != c.want {
+			t.Errorf("CheckURL(%q) = %v, %v; want %v", c.raw, ok, reason, c.want)
+		}
+	}
+}
