@@ -301,6 +301,7 @@ func (f *Factory) ExitCode(ctx context.Context, err error) int {
 	w := f.IO.Err
 	var ue *UsageError
 	var ae *api.Error
+	var ex *Explained
 	var ec cli.ExitCoder
 	switch {
 	case errors.As(err, &ue):
@@ -310,6 +311,9 @@ func (f *Factory) ExitCode(ctx context.Context, err error) int {
 	case ctx.Err() != nil && (errors.As(err, &ae) || errors.Is(err, context.Canceled)):
 		fmt.Fprintln(w, "interrupted")
 		return 130
+	case errors.As(err, &ex) && ex.API.Status != 0 && ctx.Err() == nil:
+		printExplained(w, ex)
+		return 1
 	case errors.As(err, &ae):
 		printAPIError(w, ae)
 		return 1
@@ -339,6 +343,35 @@ func printAPIError(w io.Writer, e *api.Error) {
 	}
 	if e.Status >= 500 && e.TraceID != "" {
 		fmt.Fprintf(w, "trace: %s\n", e.TraceID)
+	}
+}
+
+// printExplained is printAPIError with the flag that carried each failed property after its
+// line, and the hints of the failures met, once each.
+func printExplained(w io.Writer, e *Explained) {
+	if len(e.API.Failures) == 0 {
+		printAPIError(w, e.API)
+		return
+	}
+	var hints []string
+	for _, fl := range e.API.Failures {
+		prop := fl.PropertyName
+		if prop == "" {
+			prop = "$"
+		}
+		line := prop + ": " + fl.ErrorMessage
+		if src := e.source(fl.PropertyName); src != "" {
+			line += " (" + src + ")"
+		}
+		fmt.Fprintln(w, OneLine(line))
+		for _, h := range e.hints {
+			if strings.EqualFold(h.Property, fl.PropertyName) && h.Message == fl.ErrorMessage && !slices.Contains(hints, h.Text) {
+				hints = append(hints, h.Text)
+			}
+		}
+	}
+	for _, h := range hints {
+		fmt.Fprintln(w, "hint: "+h)
 	}
 }
 

@@ -315,7 +315,7 @@ func uploadRun(c *cli.Context, o *uploadOptions) error {
 	saved := make([]api.TaxFile, 0, 2)
 	x, err := client.UploadTaxFile(ctx, api.TaxFileUpload{PersonID: o.Person, Base64File: base64.StdEncoding.EncodeToString(cer), FileType: cerType})
 	if err != nil {
-		return err
+		return cmdutil.Explain(err, cmdutil.Sources{"PersonId": "--person", "Tin": "--person", "Base64File": "--cer " + o.Cer})
 	}
 	saved = append(saved, x)
 	if !o.f.JSON() {
@@ -323,7 +323,8 @@ func uploadRun(c *cli.Context, o *uploadOptions) error {
 	}
 	x, err = client.UploadTaxFile(ctx, api.TaxFileUpload{PersonID: o.Person, Base64File: base64.StdEncoding.EncodeToString(key), FileType: keyType, Password: password})
 	if err != nil {
-		return err
+		return cmdutil.Explain(err, cmdutil.Sources{"PersonId": "--person", "Tin": "--person", "Base64File": "--key " + o.Key,
+			"Password": "--password-file, --password-env or --password-stdin"})
 	}
 	saved = append(saved, x)
 	p := o.f.Printer()

@@ -284,3 +284,26 @@ func TestTaxFilesBulkUploadCommand(t *testing.T) {
 		t.Error("a request was sent")
 	}
 }
+
+// TestTaxFilesUploadExplained: a refused key names the file and the password's flags.
+func TestTaxFilesUploadExplained(t *testing.T) {
+	cmdtest.Isolate(t)
+	srv := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		var in api.TaxFileUpload
+		json.NewDecoder(r.Body).Decode(&in)
+		if in.FileType == 0 {
+			cmdtest.WriteEnvelope(w, 200, api.TaxFile{ID: "tf-0", PersonID: "p-1", FileType: 0}, "", "t")
+			return
+		}
+		cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("Password", "La contraseña no abre la llave privada.")}, "One or more validation failures have occurred.", "t")
+	})
+	cmdtest.UseAPI(t, srv.URL)
+	dir := t.TempDir()
+	cer, key := filepath.Join(dir, "a.cer"), filepath.Join(dir, "a.key")
+	must(t, os.WriteFile(cer, []byte("CERT"), 0o600))
+	must(t, os.WriteFile(key, []byte("KEY"), 0o600))
+	t.Setenv("KEY_PW", "wrong")
+	r := run1(t, cmdtest.Opts{}, "tax-files", "upload", "--person", "p-1", "--cer", cer, "--key", key, "--password-env", "KEY_PW")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "Password: La contraseña no abre la llave privada. (--password-file, --password-env or --password-stdin)\n")
+}

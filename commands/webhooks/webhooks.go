@@ -9,6 +9,7 @@ import (
 
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/urfave/cli/v2"
 )
 
@@ -104,7 +105,7 @@ func createRun(c *cli.Context, o *createOptions) error {
 	url := strings.TrimSpace(o.URL)
 	w, err := client.CreateWebhook(ctx, api.WebhookCreate{URL: &url, Description: o.Description, EnabledEvents: o.Events, PersonIDs: o.People})
 	if err != nil {
-		return err
+		return explain(err)
 	}
 	p := o.f.Printer()
 	if err := p.Fields(w, webhookFields(p, w)); err != nil {
@@ -477,10 +478,20 @@ func updateRun(c *cli.Context, o *updateOptions) error {
 	in.Status = o.Status
 	out, err := client.ReplaceWebhook(ctx, w.ID, in)
 	if err != nil {
-		return err
+		return explain(err)
 	}
 	p := o.f.Printer()
 	return p.Fields(out, webhookFields(p, out))
+}
+
+// explain names the flags of a webhook's properties in the API's failures, with what to do
+// when a URL is refused.
+func explain(err error) error {
+	return cmdutil.Explain(err, cmdutil.Sources{"Url": "--url", "EnabledEvents": "--events", "Description": "--description", "PersonIds": "--person"},
+		cmdutil.Hint{Property: "Url", Message: webhook.MessageURLNotHTTPS,
+			Text: "a receiver on this machine can be http://127.0.0.1:PORT in the test environment when the server allows the address (timbra server --webhook-allow-cidr 127.0.0.1); or run `timbra listen --forward-to URL`, which needs no webhook"},
+		cmdutil.Hint{Property: "Url", Message: webhook.MessageURLForbidden,
+			Text: "private, loopback and local addresses are refused unless the server's operator allows them (timbra server --webhook-allow-cidr 127.0.0.1, or the receiver's network); or run `timbra listen --forward-to URL`, which needs no webhook"})
 }
 
 // webhookModel is the full model of w for a PUT, without a status.

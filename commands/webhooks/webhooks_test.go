@@ -338,7 +338,9 @@ func TestWebhooksAPIErrors(t *testing.T) {
 	cmdtest.UseAPI(t, srv.URL)
 	r = runArgs(t, "webhooks", "create", "--url", "https://localhost/x", "--events", "invoice.canceled,nope")
 	cmdtest.WantCode(t, r, 1)
-	want := "Url: La URL del webhook apunta a una dirección no permitida.\nEnabledEvents[1]: El tipo de evento 'nope' no existe.\n"
+	// the server's texts, each with the flag that carried the value, then what to do
+	want := "Url: La URL del webhook apunta a una dirección no permitida. (--url)\nEnabledEvents[1]: El tipo de evento 'nope' no existe. (--events)\n" +
+		"hint: private, loopback and local addresses are refused unless the server's operator allows them (timbra server --webhook-allow-cidr 127.0.0.1, or the receiver's network); or run `timbra listen --forward-to URL`, which needs no webhook\n"
 	if r.Err != want {
 		t.Errorf("stderr %q, want %q", r.Err, want)
 	}
