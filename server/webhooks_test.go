@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -560,4 +561,26 @@ func TestWebhookPlainHTTPLoopback(t *testing.T) {
 
 	prod := newHookFixture(t, "production")
 	expectFailure(t, prod.do("POST", "/api/v4/webhooks", `{"url":"`+url+`","enabledEvents":["*"]}`), "Url", webhook.MessageURLNotHTTPS)
+}
+
+// TestDeliveryKeepsTheFailureDetail: a failed attempt keeps why, in the network's words, on
+// the delivery and in its history; the URL (its query may hold a token) is not in it.
+func TestDeliveryKeepsTheFailureDetail(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close() // nobody listens there any more
+	f := newHookFixture(t, "")
+	w := f.create(`{"url":"https://` + closed + `/hooks?token=s3cret","enabledEvents":["*"]}`)
+	if r := f.do("POST", "/api/v4/webhooks/"+w.ID+"/test", ""); r.status != 202 {
+		t.Fatalf("test event: %s", r.raw)
+	}
+	d := f.waitDelivery(w.ID, func(d api.Delivery) bool { return d.Status == "failed" })
+	detail := api.Deref(d.LastErrorDetail)
+	if api.Deref(d.LastError) != webhook.ErrorConnectionFailed || !strings.Contains(detail, "connection refused") ||
+		strings.Contains(detail, "s3cret") || len(d.History) != 1 || api.Deref(d.History[0].ErrorDetail) != detail {
+		t.Fatalf("delivery: %+v", d)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -130,6 +131,7 @@ const (
 	hasError
 	hasNextAttempt
 	isSynthetic
+	hasDetails // since schema 18: the errors' details follow the history
 )
 
 func (d Delivery) appendBinary(b []byte) []byte {
@@ -145,6 +147,10 @@ func (d Delivery) appendBinary(b []byte) []byte {
 	}
 	if d.Synthetic {
 		flags |= isSynthetic
+	}
+	details := d.LastErrorDetail != "" || slices.ContainsFunc(d.History, func(a Attempt) bool { return a.ErrorDetail != "" })
+	if details {
+		flags |= hasDetails
 	}
 	for _, s := range []string{d.ID, d.TenantID, d.WebhookID, d.EventID, d.EventType, d.Kind, d.Status, d.LastResponseExcerpt} {
 		b = appendString(b, s)
@@ -170,6 +176,12 @@ func (d Delivery) appendBinary(b []byte) []byte {
 			b = append(b, 0)
 		}
 		b = binary.AppendVarint(appendString(b, a.Error), a.DurationMS)
+	}
+	if details {
+		b = appendString(b, d.LastErrorDetail)
+		for _, a := range d.History {
+			b = appendString(b, a.ErrorDetail)
+		}
 	}
 	return b
 }
@@ -210,6 +222,12 @@ func (d *Delivery) decodeBinary(b []byte) error {
 				a.StatusCode = &c
 			}
 			a.Error, a.DurationMS = r.string(), r.int()
+		}
+	}
+	if flags&hasDetails != 0 {
+		d.LastErrorDetail = r.string()
+		for i := range d.History {
+			d.History[i].ErrorDetail = r.string()
 		}
 	}
 	return r.done()

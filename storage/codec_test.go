@@ -15,8 +15,10 @@ func codecSamples() (Delivery, Delivery, Event, Event) {
 	next, code, msg, p := at.Add(time.Minute), 503, "HTTP 503", "person-1"
 	full := Delivery{ID: "0199c3f4-7a10-7c3e-9d41-2f6b8e0a1c01", TenantID: "t1", WebhookID: "w1", EventID: "e1",
 		EventType: "invoice.stamped", Kind: "automatic", Status: "pending", Attempts: 2, MaxAttempts: 8,
-		LastStatusCode: &code, LastError: &msg, LastResponseExcerpt: "busy ñ", NextAttemptAt: &next, Synthetic: true,
-		History:   []Attempt{{At: at, StatusCode: &code, Error: "HTTP 503", DurationMS: 12}, {At: at.Add(time.Second), Error: "timeout", DurationMS: -1}},
+		LastStatusCode: &code, LastError: &msg, LastErrorDetail: "dial tcp 127.0.0.1:3000: connect: connection refused", LastResponseExcerpt: "busy ñ",
+		NextAttemptAt: &next, Synthetic: true,
+		History: []Attempt{{At: at, StatusCode: &code, Error: "HTTP 503", DurationMS: 12},
+			{At: at.Add(time.Second), Error: "timeout", ErrorDetail: "context deadline exceeded ñ", DurationMS: -1}},
 		CreatedAt: at, UpdatedAt: at.Add(2 * time.Second)}
 	bare := Delivery{ID: "d2", Status: "succeeded"}
 	ev := Event{ID: "e1", TenantID: "t1", Type: "invoice.stamped", PersonID: &p, RelatedObjectID: "inv-1", Synthetic: true,

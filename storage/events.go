@@ -41,17 +41,19 @@ type Event struct {
 
 // Delivery is one event sent (or to be sent) to one webhook.
 type Delivery struct {
-	ID                  string     `json:"id"`
-	TenantID            string     `json:"tenantId"`
-	WebhookID           string     `json:"webhookId"`
-	EventID             string     `json:"eventId"`
-	EventType           string     `json:"eventType"`
-	Kind                string     `json:"kind"`   // automatic, manual, test
-	Status              string     `json:"status"` // pending, succeeded, failed
-	Attempts            int        `json:"attempts"`
-	MaxAttempts         int        `json:"maxAttempts"`
-	LastStatusCode      *int       `json:"lastStatusCode,omitempty"`
-	LastError           *string    `json:"lastError,omitempty"`
+	ID             string  `json:"id"`
+	TenantID       string  `json:"tenantId"`
+	WebhookID      string  `json:"webhookId"`
+	EventID        string  `json:"eventId"`
+	EventType      string  `json:"eventType"`
+	Kind           string  `json:"kind"`   // automatic, manual, test
+	Status         string  `json:"status"` // pending, succeeded, failed
+	Attempts       int     `json:"attempts"`
+	MaxAttempts    int     `json:"maxAttempts"`
+	LastStatusCode *int    `json:"lastStatusCode,omitempty"`
+	LastError      *string `json:"lastError,omitempty"`
+	// LastErrorDetail is the underlying error's text of the last attempt (webhook.Attempt.Detail).
+	LastErrorDetail     string     `json:"lastErrorDetail,omitempty"`
 	LastResponseExcerpt string     `json:"lastResponseExcerpt"`
 	NextAttemptAt       *time.Time `json:"nextAttemptAt,omitempty"` // set while pending: its place in the outbox
 	Synthetic           bool       `json:"synthetic,omitempty"`     // its event's Synthetic, kept for the outbox
@@ -65,7 +67,9 @@ type Attempt struct {
 	At         time.Time `json:"at"`
 	StatusCode *int      `json:"statusCode,omitempty"`
 	Error      string    `json:"error,omitempty"`
-	DurationMS int64     `json:"durationMs"`
+	// ErrorDetail is the underlying error's text (webhook.Attempt.Detail); "" without one.
+	ErrorDetail string `json:"errorDetail,omitempty"`
+	DurationMS  int64  `json:"durationMs"`
 }
 
 // Queued is a pending delivery as the outbox holds it: what an attempt needs besides the event's

@@ -425,7 +425,7 @@ func (m InspectModel) detailLines() []string {
 	}
 	last := s.Dim.Render("no attempt yet")
 	if d.Attempts > 0 || d.LastStatusCode != nil || d.LastError != nil {
-		last = describeResult(d.LastStatusCode, d.LastError)
+		last = describeResult(d.LastStatusCode, d.LastFailure())
 	}
 	out = append(out,
 		label("Last")+last,
@@ -461,7 +461,7 @@ func (m InspectModel) detailLines() []string {
 	}
 	for i := len(d.History) - 1; i >= 0; i-- { // newest first, as the deliveries
 		a := d.History[i]
-		out = append(out, fmt.Sprintf("  %s  %-32s %6d ms", m.when(a.At), describeResult(a.StatusCode, a.Error), a.DurationMS))
+		out = append(out, fmt.Sprintf("  %s  %-32s %6d ms", m.when(a.At), describeResult(a.StatusCode, a.Failure()), a.DurationMS))
 	}
 	out = append(out, "", s.Section.Render("Event")+s.Dim.Render("  GET /api/v4/events/"+d.EventID))
 	r, ok := m.events[d.EventID]
@@ -479,13 +479,13 @@ func (m InspectModel) detailLines() []string {
 }
 
 // describeResult is an attempt's outcome: the HTTP status and its text, or the error.
-func describeResult(code *int, errText *string) string {
+func describeResult(code *int, failure string) string {
 	var parts []string
 	if code != nil {
 		parts = append(parts, strconv.Itoa(*code)+" "+http.StatusText(*code))
 	}
-	if errText != nil && *errText != "" {
-		parts = append(parts, *errText)
+	if failure != "" {
+		parts = append(parts, oneLine(failure))
 	}
 	if len(parts) == 0 {
 		return "no response"

@@ -244,7 +244,7 @@ func attemptResult(a api.Attempt) string {
 	if a.StatusCode != nil {
 		parts = append(parts, strconv.Itoa(*a.StatusCode))
 	}
-	if e := api.Deref(a.Error); e != "" {
+	if e := a.Failure(); e != "" {
 		parts = append(parts, e)
 	}
 	if len(parts) == 0 {

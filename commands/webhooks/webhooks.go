@@ -712,7 +712,7 @@ func deliveryOutcome(p *cmdutil.Printer, d api.Delivery) []cmdutil.Field {
 		{Label: "Status", Value: p.ColorStatus(d.Status, d.Status)},
 		{Label: "Attempts", Value: strconv.Itoa(d.Attempts)},
 		{Label: "Status code", Value: code},
-		{Label: "Error", Value: api.Deref(d.LastError)},
+		{Label: "Error", Value: d.LastFailure()},
 		{Label: "Response", Value: d.LastResponseExcerpt},
 	}
 }
@@ -884,7 +884,7 @@ func lastResult(d api.Delivery) string {
 	if d.LastStatusCode != nil {
 		parts = append(parts, strconv.Itoa(*d.LastStatusCode))
 	}
-	if e := api.Deref(d.LastError); e != "" {
+	if e := d.LastFailure(); e != "" {
 		parts = append(parts, e)
 	}
 	return strings.Join(parts, " ")

@@ -50,14 +50,18 @@ type WebhookUpdate struct {
 
 // Delivery is one event sent to one webhook (spec 3 §2.3), with timbra's further fields.
 type Delivery struct {
-	ID                  string    `json:"id"`
-	CreatedAt           string    `json:"createdAt"`
-	EventID             string    `json:"eventId"`
-	Kind                string    `json:"kind"`
-	Status              string    `json:"status"`
-	Attempts            int       `json:"attempts"`
-	LastStatusCode      *int      `json:"lastStatusCode"`
-	LastError           *string   `json:"lastError"`
+	ID             string  `json:"id"`
+	CreatedAt      string  `json:"createdAt"`
+	EventID        string  `json:"eventId"`
+	Kind           string  `json:"kind"`
+	Status         string  `json:"status"`
+	Attempts       int     `json:"attempts"`
+	LastStatusCode *int    `json:"lastStatusCode"`
+	LastError      *string `json:"lastError"`
+	// LastErrorDetail is why the last attempt failed in the words of the network or TLS layer
+	// (connection refused, certificate signed by unknown authority); null when it did not fail
+	// or gave no detail.
+	LastErrorDetail     *string   `json:"lastErrorDetail"`
 	LastResponseExcerpt string    `json:"lastResponseExcerpt"`
 	WebhookID           string    `json:"webhookId"`
 	EventType           string    `json:"eventType"`
@@ -65,12 +69,32 @@ type Delivery struct {
 	History             []Attempt `json:"history"`
 }
 
+// FailureText is an attempt's error class with its detail, as a person reads it:
+// "TlsFailed (x509: certificate signed by unknown authority)"; "" without an error.
+func FailureText(class, detail *string) string {
+	c, d := Deref(class), Deref(detail)
+	switch {
+	case c == "":
+		return ""
+	case d == "":
+		return c
+	}
+	return c + " (" + d + ")"
+}
+
+// LastFailure is FailureText of the delivery's last attempt.
+func (d Delivery) LastFailure() string { return FailureText(d.LastError, d.LastErrorDetail) }
+
+// Failure is FailureText of the attempt.
+func (a Attempt) Failure() string { return FailureText(a.Error, a.ErrorDetail) }
+
 // Attempt is one try of a delivery.
 type Attempt struct {
-	At         string  `json:"at"`
-	StatusCode *int    `json:"statusCode"`
-	Error      *string `json:"error"`
-	DurationMS int64   `json:"durationMs"`
+	At          string  `json:"at"`
+	StatusCode  *int    `json:"statusCode"`
+	Error       *string `json:"error"`
+	ErrorDetail *string `json:"errorDetail"` // as Delivery.LastErrorDetail, for this attempt
+	DurationMS  int64   `json:"durationMs"`
 }
 
 // Event is the event envelope (spec 3 §2.4), exactly as signed and delivered.

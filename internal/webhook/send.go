@@ -9,9 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Values of Attempt.Error, as the delivery record's lastError shows them (spec 3 §2.3).
@@ -60,6 +62,32 @@ type Attempt struct {
 	Duration time.Duration
 	// Err is the underlying Go error, for logs; nil with Error "".
 	Err error
+	// Detail is Err's text as a user may see it: without the request's URL (whose query may
+	// hold a token), at most DetailBytes long; "" with Error "".
+	Detail string
+}
+
+// DetailBytes bounds Attempt.Detail.
+const DetailBytes = 256
+
+// detailOf is the text of an attempt's error without the URL net/http wraps it in.
+func detailOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := strings.ToValidUTF8(err.Error(), "")
+	if len(msg) > DetailBytes {
+		cut := DetailBytes
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut]
+	}
+	return msg
 }
 
 // OK reports whether the attempt got a complete 2xx response.
@@ -67,21 +95,22 @@ func (a Attempt) OK() bool {
 	return a.Error == "" && a.StatusCode != nil && *a.StatusCode >= 200 && *a.StatusCode <= 299
 }
 
-// Send makes one delivery attempt: POST body to url with the headers h (the Standard Webhooks
+// Send makes one delivery attempt: POST body to target (a URL) with the headers h (the Standard Webhooks
 // headers from Headers), Content-Type application/json and User-Agent UserAgent, through
 // client (Policy.Client). It reads at most ExcerptBytes of the body for the excerpt and drains
 // a bounded amount more so the connection can be reused. h becomes the request's header (Send
 // adds the two above to it), so give it one made for this attempt. Send never returns an
 // error: the outcome is in the Attempt.
-func Send(ctx context.Context, client *http.Client, url string, h http.Header, body []byte) Attempt {
+func Send(ctx context.Context, client *http.Client, target string, h http.Header, body []byte) Attempt {
 	start := time.Now()
 	if client == nil {
 		// Never fall back to http.DefaultClient: it has no guard.
-		return Attempt{Error: ErrorConnectionFailed, Err: errors.New("webhook: Send without a client")}
+		err := errors.New("webhook: Send without a client")
+		return Attempt{Error: ErrorConnectionFailed, Err: err, Detail: detailOf(err)}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return Attempt{Error: ErrorConnectionFailed, Err: err, Duration: time.Since(start)}
+		return Attempt{Error: ErrorConnectionFailed, Err: err, Detail: detailOf(err), Duration: time.Since(start)}
 	}
 	if h != nil {
 		req.Header = h // the caller's, made for this attempt: not copied again
@@ -91,7 +120,7 @@ func Send(ctx context.Context, client *http.Client, url string, h http.Header, b
 
 	resp, err := client.Do(req)
 	if err != nil {
-		return Attempt{Error: classify(err), Err: err, Duration: time.Since(start)}
+		return Attempt{Error: classify(err), Err: err, Detail: detailOf(err), Duration: time.Since(start)}
 	}
 	code := resp.StatusCode
 	a := Attempt{StatusCode: &code, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
@@ -105,7 +134,7 @@ func Send(ctx context.Context, client *http.Client, url string, h http.Header, b
 	}
 	resp.Body.Close()
 	if err != nil {
-		a.Error, a.Err = classify(err), err
+		a.Error, a.Err, a.Detail = classify(err), err, detailOf(err)
 	}
 	a.Duration = time.Since(start)
 	return a

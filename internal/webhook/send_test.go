@@ -276,9 +276,13 @@ func TestSendConnectionFailures(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	a = Send(context.Background(), c, "https://"+addr+"/", nil, []byte(`{}`))
+	a = Send(context.Background(), c, "https://"+addr+"/?token=s3cret", nil, []byte(`{}`))
 	if a.Error != ErrorConnectionFailed || a.StatusCode != nil {
 		t.Errorf("refused: attempt %+v (status %s), want ConnectionFailed", a, status(a))
+	}
+	// the detail says why, without the URL (its query may hold a token)
+	if !strings.Contains(a.Detail, "connection refused") || strings.Contains(a.Detail, "s3cret") || strings.Contains(a.Detail, "https://") {
+		t.Errorf("refused: detail %q", a.Detail)
 	}
 
 	// DNS failure, without the network: a resolver whose DNS server cannot be reached.
@@ -314,6 +318,9 @@ func TestSendTLS(t *testing.T) {
 	a := Send(context.Background(), untrusting, ts.URL+"/", nil, []byte(`{}`))
 	if a.Error != ErrorTLSFailed || a.StatusCode != nil {
 		t.Errorf("untrusted certificate: attempt %+v (status %s), want TlsFailed", a, status(a))
+	}
+	if !strings.Contains(a.Detail, "certificate signed by unknown authority") {
+		t.Errorf("untrusted certificate: detail %q", a.Detail)
 	}
 
 	// Trusted through the CA file.

@@ -942,12 +942,13 @@ func outcomeOn(d *storage.Delivery, o outcome, now time.Time, claimed bool) time
 	a := o.attempt
 	d.Attempts++
 	d.LastStatusCode, d.LastResponseExcerpt, d.UpdatedAt = a.StatusCode, a.Excerpt, now
-	d.LastError = nil
+	d.LastError, d.LastErrorDetail = nil, a.Detail
 	if a.Error != "" {
 		msg := a.Error
 		d.LastError = &msg
 	}
-	d.History = append(d.History, storage.Attempt{At: now, StatusCode: a.StatusCode, Error: a.Error, DurationMS: a.Duration.Milliseconds()})
+	d.History = append(d.History, storage.Attempt{At: now, StatusCode: a.StatusCode, Error: a.Error, ErrorDetail: a.Detail,
+		DurationMS: a.Duration.Milliseconds()})
 	if len(d.History) > maxHistory {
 		d.History = d.History[len(d.History)-maxHistory:]
 	}

@@ -616,15 +616,19 @@ func deliveryToAPI(d storage.Delivery, loc *time.Location) api.Delivery {
 		ID: d.ID, CreatedAt: api.FormatZoned(d.CreatedAt, loc), EventID: d.EventID, Kind: d.Kind, Status: d.Status,
 		Attempts: d.Attempts, LastStatusCode: d.LastStatusCode, LastError: d.LastError,
 		LastResponseExcerpt: d.LastResponseExcerpt, WebhookID: d.WebhookID, EventType: d.EventType,
-		NextAttemptAt: zoned(d.NextAttemptAt, loc), History: []api.Attempt{},
+		NextAttemptAt: zoned(d.NextAttemptAt, loc), History: []api.Attempt{}, LastErrorDetail: orNull(d.LastErrorDetail),
 	}
 	for _, a := range d.History {
-		h := api.Attempt{At: api.FormatZoned(a.At, loc), StatusCode: a.StatusCode, DurationMS: a.DurationMS}
-		if a.Error != "" {
-			e := a.Error
-			h.Error = &e
-		}
-		out.History = append(out.History, h)
+		out.History = append(out.History, api.Attempt{At: api.FormatZoned(a.At, loc), StatusCode: a.StatusCode, DurationMS: a.DurationMS,
+			Error: orNull(a.Error), ErrorDetail: orNull(a.ErrorDetail)})
 	}
 	return out
+}
+
+// orNull is s, or null when empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
