@@ -19,6 +19,29 @@ import (
 	"github.com/timbra-mx/timbra/storage"
 )
 
+// stampingCertificateOf reads GET /api/v4/stamping-certificate and parses its certificate.
+func stampingCertificateOf(t *testing.T, f *fixture) (api.StampingCertificate, *csd.Certificate) {
+	t.Helper()
+	r := f.do("GET", "/api/v4/stamping-certificate", "")
+	var sc api.StampingCertificate
+	if r.status != 200 || json.Unmarshal(r.env.Data, &sc) != nil {
+		t.Fatalf("stamping certificate: %s", r.raw)
+	}
+	der, err := base64.StdEncoding.DecodeString(sc.Base64Certificate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := csd.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Number != sc.CertificateNumber || invoices.ProviderRFC(cert) != sc.Tin || cert.Name != sc.LegalName ||
+		api.FormatAudit(cert.ValidFrom) != sc.ValidFrom || api.FormatAudit(cert.ValidTo) != sc.ValidTo {
+		t.Fatalf("the answer's fields do not describe its certificate: %+v", sc)
+	}
+	return sc, cert
+}
+
 // stampedXML is the stamped XML of an invoice answer and its Timbre Fiscal Digital, the SelloSAT
 // verified with cert (and the cadenas with SAT's XSLT when present).
 func stampedXML(t *testing.T, inv api.Invoice, cert *csd.Certificate) (xml []byte, tfd *stampFields) {
@@ -57,9 +80,10 @@ func installPAC(t *testing.T, f *fixture, env string, cer, key []byte, password 
 }
 
 // TestProductionStampsWithTheOperatorsCertificate: production never stamps with a certificate of
-// its own (503, no stamp used) until the operator gave one; then its stamps name the operator's
-// certificate (NoCertificadoSAT its number, RfcProvCertif its RFC) and their SelloSAT verifies
-// with that certificate, and a stamp after the certificate's end is a 503 again.
+// its own (503, no stamp used) and answers no stamping certificate until the operator gave one;
+// then its stamps name the operator's certificate (NoCertificadoSAT its number, RfcProvCertif its
+// RFC), their SelloSAT verifies with the certificate GET /api/v4/stamping-certificate answers,
+// and a stamp after the certificate's end is a 503 again.
 func TestProductionStampsWithTheOperatorsCertificate(t *testing.T) {
 	cer, key, password := realPair(t)
 	clk := &clock{t: time.Date(2026, 3, 14, 18, 0, 0, 0, time.UTC)}
@@ -72,11 +96,15 @@ func TestProductionStampsWithTheOperatorsCertificate(t *testing.T) {
 	if got := stampsOf(t, f, m.person); got != 5 {
 		t.Fatalf("a refused stamp used a credit: %v left", got)
 	}
+	if r := f.do("GET", "/api/v4/stamping-certificate", ""); r.status != 503 || r.env.Details != invoices.MsgNoStampingCertificate {
+		t.Fatalf("the stamping certificate of production without one: %s", r.raw)
+	}
 
 	installPAC(t, f, accounts.EnvProduction, cer, key, password, clk.Now())
-	cert, err := csd.ParseCertificate(cer)
-	if err != nil {
-		t.Fatal(err)
+	sc, cert := stampingCertificateOf(t, f)
+	if sc.CertificateNumber != "30001000000500003416" || sc.Tin != "EKU9003173C9" || sc.Base64Certificate != base64.StdEncoding.EncodeToString(cer) ||
+		sc.ValidTo != "2027-05-18T11:43:51.000" {
+		t.Fatalf("the operator's certificate answered as %+v", sc)
 	}
 	inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t)), m.headers()...))
 	_, tfd := stampedXML(t, inv, cert)
@@ -121,31 +149,34 @@ func restart(t *testing.T, f *fixture) *fixture {
 	return &fixture{t: t, srv: s, http: hs, creds: f.creds, logs: f.logs}
 }
 
-// TestReplacedStampingCertificateStaysTheServers: in the test environment the operator's
-// certificate given at a later start replaces the generated one, and the stamps of the replaced
-// certificate stay the server's (their SelloSAT trusted and their status its own in production
-// validations).
-func TestReplacedStampingCertificateStaysTheServers(t *testing.T) {
+// TestStampingCertificateIsTheOneStampsUse: in the test environment the answer is the
+// certificate stamps use, made on the first need when there is none yet; the operator's one
+// given at a later start replaces it, and the stamps of the replaced certificate stay the
+// server's (their SelloSAT trusted and their status its own in production validations).
+func TestStampingCertificateIsTheOneStampsUse(t *testing.T) {
 	cer, key, password := realPair(t)
 	clk := &clock{t: time.Date(2026, 3, 14, 18, 0, 0, 0, time.UTC)}
 	f := newFixture(t, func(c *Config) { c.Now = clk.Now })
 	withMiniCatalogs(t, f)
 	m := addMemberDirect(t, f, f.creds.TenantKey, f.creds.PersonID, "stamper@example.com", storage.Balance{CreditType: 1, Available: 5})
 
-	old := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t)), m.headers()...))
-	generated, err := f.srv.Invoices().PAC(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	sc, generated := stampingCertificateOf(t, f)
+	if sc.Tin != invoices.RfcProvCertif || len(sc.CertificateNumber) != 20 {
+		t.Fatalf("the generated certificate: %+v", sc)
 	}
-	if _, tfd := stampedXML(t, old, generated.Cert); tfd.number != generated.Cert.Number || tfd.rfc != invoices.RfcProvCertif {
-		t.Fatalf("stamped as %+v", tfd)
+	if again, _ := stampingCertificateOf(t, f); again != sc {
+		t.Fatalf("a second read answered another certificate: %+v", again)
+	}
+	old := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t)), m.headers()...))
+	if _, tfd := stampedXML(t, old, generated); tfd.number != sc.CertificateNumber || tfd.rfc != invoices.RfcProvCertif {
+		t.Fatalf("stamped as %+v, the answer said %+v", tfd, sc)
 	}
 
 	installPAC(t, f, accounts.EnvTest, cer, key, password, clk.Now())
 	f = restart(t, f)
-	operator, err := csd.ParseCertificate(cer)
-	if err != nil {
-		t.Fatal(err)
+	sc, operator := stampingCertificateOf(t, f)
+	if sc.CertificateNumber != "30001000000500003416" {
+		t.Fatalf("after the operator's: %+v", sc)
 	}
 	inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(byValue(t)), m.headers()...))
 	if _, tfd := stampedXML(t, inv, operator); tfd.number != "30001000000500003416" || tfd.rfc != "EKU9003173C9" {

@@ -77,7 +77,7 @@ const PACHint = "Give the certificate, the key and a file holding the key's pass
 	"TIMBRA_STAMP_KEY_PASSWORD_FILE); they are kept in the database, the key sealed under the master key, so later " +
 	"starts need them only to change it"
 
-// Texts of a stamp that production cannot make (503).
+// Texts of a stamp (or GET /api/v4/stamping-certificate) that production cannot make (503).
 const (
 	MsgNoStampingCertificate      = "El servidor de producción no tiene el certificado de sello de su proveedor de certificación (PAC): el operador debe iniciarlo con --stamp-cert, --stamp-key y --stamp-key-password-file."
 	MsgStampingCertificateInvalid = "El certificado de sello del servidor (%s) no está vigente (del %s al %s, UTC): el operador debe iniciarlo con uno vigente (--stamp-cert, --stamp-key y --stamp-key-password-file)."
@@ -476,4 +476,24 @@ func (s *Service) stampingPAC(ctx context.Context, now time.Time) (*PAC, error) 
 			pac.Cert.Number, api.FormatAudit(pac.Cert.ValidFrom), api.FormatAudit(pac.Cert.ValidTo))}
 	}
 	return pac, nil
+}
+
+// StampingCertificate is the certificate the server stamps with (GET
+// /api/v4/stamping-certificate, timbra's own resource): its number is the NoCertificadoSAT of
+// every stamp from now on, its subject's RFC their RfcProvCertif, and its public key verifies their
+// SelloSAT. A test database without one makes it, as its first stamp would; production without
+// the operator's answers 503.
+func (s *Service) StampingCertificate(ctx context.Context) (api.StampingCertificate, error) {
+	pac, err := s.PAC(ctx)
+	if err != nil {
+		return api.StampingCertificate{}, err
+	}
+	return api.StampingCertificate{
+		CertificateNumber: pac.Cert.Number,
+		Tin:               pac.RFC,
+		LegalName:         pac.Cert.Name,
+		ValidFrom:         api.FormatAudit(pac.Cert.ValidFrom),
+		ValidTo:           api.FormatAudit(pac.Cert.ValidTo),
+		Base64Certificate: pac.Cert.Base64(),
+	}, nil
 }
