@@ -102,7 +102,7 @@ your PAC's certificate and key: give --stamp-cert, --stamp-key and --stamp-key-p
 (a file holding the key's password) once; they are stored in the database, the key sealed
 under the master key, and later starts use them (give them again only to change them). Without
 them a production database does not start. The test environment makes its own on the first
-stamp unless you give one.
+stamp unless you give one. 'timbra stamping-certificate' fetches the one in use.
 
 --tls-cert and --tls-key serve HTTPS directly. GET /metrics (Prometheus text) answers to the
 operator token; 'timbra server backup FILE' copies the running database, 'restore' and 'check'
