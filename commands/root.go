@@ -26,6 +26,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/timbra-mx/timbra/commands/server"
+	"github.com/timbra-mx/timbra/commands/stampingcertificate"
 	"github.com/timbra-mx/timbra/commands/taxfiles"
 	"github.com/timbra-mx/timbra/commands/tickets"
 	"github.com/timbra-mx/timbra/commands/trigger"
@@ -84,6 +85,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			tickets.NewCmd(f),
 			invoices.NewCmd(f),
 			validate.NewCmd(f),
+			stampingcertificate.NewCmd(f),
 			taxfiles.NewCmd(f),
 			apikeys.NewCmd(f),
 			credits.NewCmd(f),

@@ -12,13 +12,19 @@ import (
 	"github.com/timbra-mx/timbra/internal/invoices"
 )
 
-// invoiceRoutes are invoice creation (spec 3 §4.1) and the per-type endpoints discontinued on
-// 2026-01-01 (spec 1 §9), which answer 410 naming the replacement.
+// invoiceRoutes are invoice creation (spec 3 §4.1), the per-type endpoints discontinued on
+// 2026-01-01 (spec 1 §9), which answer 410 naming the replacement, and the certificate stamps
+// are made with (timbra's own).
 func (s *Server) invoiceRoutes() {
 	s.mux.Handle("POST /api/v4/invoices", s.apiRoute(s.standard, s.createInvoice))
 	for _, p := range []string{"income", "credit-note", "payment", "payroll", "local-taxes"} {
 		s.mux.Handle("POST /api/v4/invoices/"+p, s.apiRoute(s.standard, s.deprecatedInvoice))
 	}
+	s.mux.Handle("GET /api/v4/stamping-certificate", s.apiRoute(s.standard, s.stampingCertificate))
+}
+
+func (s *Server) stampingCertificate(r *http.Request) (any, error) {
+	return s.invoices.StampingCertificate(r.Context())
 }
 
 // Invoices is the invoices service.

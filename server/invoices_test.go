@@ -101,7 +101,7 @@ func verifyAnswer(t *testing.T, f *fixture, inv api.Invoice) *cfdi.Comprobante {
 	if resp.InvoiceUUID != tfd.UUID || inv.UUID != tfd.UUID || tfd.UUID != strings.ToUpper(tfd.UUID) || len(tfd.UUID) != 36 ||
 		tfd.UUID[14] != '4' || resp.InvoiceCertificateNumber != doc.NoCertificado || resp.InvoiceBase64Sello != doc.Sello ||
 		resp.SatBase64Sello != tfd.SelloSAT || string(cadena) != tfd.Cadena() || resp.SatCertificateNumber != pac.Cert.Number ||
-		len(pac.Cert.Number) != 20 || tfd.RfcProvCertif != invoices.RfcProvCertif || resp.InvoiceID != inv.ID || resp.ID == "" {
+		len(pac.Cert.Number) != 20 || tfd.RfcProvCertif != pac.RFC || resp.InvoiceID != inv.ID || resp.ID == "" {
 		t.Fatalf("responses[0] does not describe the XML: %+v\nTFD %+v", resp, tfd)
 	}
 	qrURL, err := cfdi.QRURL(doc)

@@ -326,6 +326,7 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 	a.do("POST", "/api/v4/invoices/pdf", `{"invoiceId":"`+small.ID+`","bandColor":"blue"}`)
 	a.do("POST", "/api/v4/invoices/send", `{"invoiceId":"`+small.ID+`"}`)
 	a.do("POST", "/api/v4/invoices/status", `{"id":"`+small.ID+`"}`)
+	a.do("GET", "/api/v4/stamping-certificate", "")
 	a.do("DELETE", "/api/v4/invoices", cancelBody(small.ID, "02", ""))
 	f.clock.Add(25 * time.Hour) // past the 24 hours in which no acceptance is needed
 	a.do("DELETE", "/api/v4/invoices", cancelBody(big.ID, "02", ""))

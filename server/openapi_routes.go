@@ -149,6 +149,9 @@ var routeDocs = []routeDoc{
 	{pattern: "POST /api/v4/invoices/{id}/cancellation-answer", summary: "The recipient's answer to a cancellation request", tag: "Invoices", body: of[api.InvoiceCancellationAnswer](), data: of[api.InvoiceStatus](), errors: []int{404, 409}},
 	{pattern: "POST /api/v4/invoices/status", summary: "SAT status of an invoice", tag: "Invoices", body: of[api.InvoiceStatusQuery](), data: of[api.InvoiceStatus](), errors: []int{404}},
 	{pattern: "POST /api/v4/invoices/send", summary: "Send an invoice by e-mail (XML and PDF)", tag: "Invoices", body: of[invoices.SendInput](), data: of[bool](), errors: []int{404, 502, 503}},
+	{pattern: "GET /api/v4/stamping-certificate", summary: "The certificate stamps are made with (timbra's own)", tag: "Invoices", data: of[api.StampingCertificate](), errors: []int{503},
+		notes: "Its number is the NoCertificadoSAT and its subject's RFC the RfcProvCertif of every stamp from now on; its public key verifies their SelloSAT. " +
+			"In production it is the operator's PAC certificate (503 until the operator gives one); in test, the server's own, made on the first need."},
 
 	// Auto CFDI (spec 3 §4.6).
 	{pattern: "GET /api/v4/auto-invoice/settings", summary: "Auto CFDI settings", tag: "Auto CFDI", data: of[api.AutoInvoiceSettings]()},

@@ -169,7 +169,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		PerDestination: cfg.WebhookConcurrency,
 	})
 	s.engine = s.webhooks.Engine()
-	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks, Now: cfg.Now, Log: cfg.Logger}
+	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks,
+		Environment: cfg.Environment, Now: cfg.Now, Log: cfg.Logger}
 	if s.validations, err = newValidations(cfg, store, s.invoices); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/internal/validations"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -36,24 +37,11 @@ func newValidations(cfg Config, store storage.Store, own validations.OwnStatus) 
 	return &validations.Service{Store: store, Checker: checker, Now: cfg.Now}, nil
 }
 
-// ownStampCertificate reads the server's stamping certificate (the invoices area makes it on the
-// first stamp and keeps it in the database's meta): nil until then.
+// ownStampCertificate reads the server's stamping certificates (the current one and those it
+// replaced; the invoices area keeps them): none before the first.
 func ownStampCertificate(store storage.Store) validations.CertSource {
 	return func(ctx context.Context) ([]*csd.Certificate, error) {
-		var der []byte
-		err := store.View(ctx, func(tx storage.Tx) error {
-			var err error
-			der, err = tx.Meta().Get(storage.MetaPACCertificate)
-			return err
-		})
-		if err != nil || der == nil {
-			return nil, err
-		}
-		c, err := csd.ParseCertificate(der)
-		if err != nil {
-			return nil, err
-		}
-		return []*csd.Certificate{c}, nil
+		return invoices.StampingCertificates(ctx, store)
 	}
 }
 

@@ -46,11 +46,16 @@ func Fold(s string) string { return strings.ToUpper(strings.ToLower(s)) }
 const StatusCanceling = "EnProcesoDeCancelacion"
 
 // Meta keys of the server's stamping identity (the certification provider of its environment):
-// the certificate (DER) and its private key (PKCS#8 DER sealed under the master key). Both are
-// made once, on the first stamp, and never change.
+// the certificate (DER) and its private key (PKCS#8 DER sealed under the master key), where they
+// came from ("generated" by the server on the first stamp of a test database, or "operator":
+// given to `timbra server`; absent on identities stored before it was kept, all generated), and
+// the certificates an operator's identity replaced (a JSON array of DER, base64), so the stamps
+// they made are still the server's.
 const (
 	MetaPACCertificate = "pac_certificate"
 	MetaPACKey         = "pac_key"
+	MetaPACOrigin      = "pac_origin"
+	MetaPACPrevious    = "pac_previous"
 )
 
 // Invoice is a stamped CFDI of a tenant as stored: the stamped XML as SAT would receive it, what

@@ -13,6 +13,8 @@
 //	                     "created_at"                     → RFC 3339 time the database was made
 //	                     "key_check"                      → a value sealed with the master key
 //	                     "pac_certificate", "pac_key"     → the server's stamping certificate (DER) and key (sealed PKCS#8)
+//	                     "pac_origin"                     → "generated" | "operator" (absent: generated)
+//	                     "pac_previous"                   → JSON array of the stamping certificates replaced (DER, base64)
 //	tenants              <tenantID>                       → Tenant
 //	people               <tenantID>/<personID>            → Person
 //	people_by_email      <normalized email>               → <tenantID>/<personID>   (all tenants)

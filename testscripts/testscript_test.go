@@ -52,7 +52,8 @@ func TestScripts(t *testing.T) {
 			rs := &receivers{byName: map[string]*receiver{}}
 			env.Values[receiversKey{}] = rs
 			env.Defer(rs.close)
-			for _, k := range []string{"TIMBRA_BASE_URL", "TIMBRA_TENANT_KEY", "TIMBRA_API_KEY", "TIMBRA_PROFILE", "TIMBRA_ADMIN_TOKEN", "TIMBRA_DATA", "TIMBRA_ENVIRONMENT"} {
+			for _, k := range []string{"TIMBRA_BASE_URL", "TIMBRA_TENANT_KEY", "TIMBRA_API_KEY", "TIMBRA_PROFILE", "TIMBRA_ADMIN_TOKEN", "TIMBRA_DATA", "TIMBRA_ENVIRONMENT",
+				"TIMBRA_STAMP_CERT", "TIMBRA_STAMP_KEY", "TIMBRA_STAMP_KEY_PASSWORD_FILE"} {
 				env.Setenv(k, "")
 			}
 			return nil

@@ -19,7 +19,8 @@ func TestCommandsParse(t *testing.T) {
 	for _, k := range []string{"TIMBRA_ADDR", "TIMBRA_ADDR_FILE", "TIMBRA_ADMIN_TOKEN_FILE", "TIMBRA_LOG_FORMAT", "TIMBRA_LOG_LEVEL",
 		"TIMBRA_RATE_LIMIT", "TIMBRA_WEBHOOK_ALLOW_CIDR", "TIMBRA_CATALOGS", "TIMBRA_TLS_CERT", "TIMBRA_TLS_KEY", "TIMBRA_WEBHOOK_CA_FILE",
 		"TIMBRA_WEBHOOK_CONCURRENCY", "TIMBRA_STAMP_TRUST", "TIMBRA_LIST_69B", "TIMBRA_LIST_69BBIS", "TIMBRA_CFDI_STATUS_URL",
-		"TIMBRA_SMTP_URL", "TIMBRA_SMTP_FROM", "TIMBRA_SMTP_PASSWORD_FILE", "TIMBRA_DATA", "TIMBRA_ENVIRONMENT", "TIMBRA_MASTER_KEY_FILE"} {
+		"TIMBRA_SMTP_URL", "TIMBRA_SMTP_FROM", "TIMBRA_SMTP_PASSWORD_FILE", "TIMBRA_DATA", "TIMBRA_ENVIRONMENT", "TIMBRA_MASTER_KEY_FILE",
+		"TIMBRA_STAMP_CERT", "TIMBRA_STAMP_KEY", "TIMBRA_STAMP_KEY_PASSWORD_FILE"} {
 		cmdtest.Unsetenv(t, k)
 	}
 	f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "dev")
@@ -37,7 +38,8 @@ func TestCommandsParse(t *testing.T) {
 			"--rate-limit", "5", "--webhook-allow-cidr", "10.0.0.0/8", "--webhook-allow-cidr", "127.0.0.1/32", "--catalogs", "none",
 			"--tls-cert", "c.pem", "--tls-key", "k.pem", "--webhook-ca-file", "ca.pem", "--webhook-concurrency", "64",
 			"--stamp-trust", "certs", "--list-69b", "69b.csv", "--list-69bbis", "69bbis.csv", "--cfdi-status-url", "http://s",
-			"--smtp-url", "smtp://u@h", "--smtp-from", "a@b.mx", "--smtp-password-file", "pw")
+			"--smtp-url", "smtp://u@h", "--smtp-from", "a@b.mx", "--smtp-password-file", "pw",
+			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw")
 		if !errors.Is(err, errRan) {
 			t.Fatalf("err %v", err)
 		}
@@ -45,7 +47,8 @@ func TestCommandsParse(t *testing.T) {
 			Addr: "127.0.0.1:0", AddrFile: "addr", AdminTokenFile: "tok", LogFormat: "json", LogLevel: "debug", RateLimit: 5,
 			WebhookCAFile: "ca.pem", WebhookConcurrency: 64, TLSCert: "c.pem", TLSKey: "k.pem", Catalogs: "none",
 			Validations: validationFlags{list69B: "69b.csv", list69BBis: "69bbis.csv", statusURL: "http://s"},
-			Mail:        mailFlags{url: "smtp://u@h", from: "a@b.mx", passwordFile: "pw"}}
+			Mail:        mailFlags{url: "smtp://u@h", from: "a@b.mx", passwordFile: "pw"},
+			Stamp:       stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}}
 		g := *got
 		if !reflect.DeepEqual(g.WebhookAllow.Value(), []string{"10.0.0.0/8", "127.0.0.1/32"}) ||
 			!reflect.DeepEqual(g.Validations.stampTrust.Value(), []string{"certs"}) || g.log == nil {
@@ -67,6 +70,9 @@ func TestCommandsParse(t *testing.T) {
 			{[]string{"server", "--tls-key", "k.pem"}, "--tls-cert and --tls-key go together"},
 			{[]string{"server", "--webhook-concurrency", "0"}, "--webhook-concurrency: 0 is not between 1 and 64"},
 			{[]string{"server", "--webhook-concurrency", "65"}, "--webhook-concurrency: 65 is not between 1 and 64"},
+			{[]string{"server", "--stamp-cert", "pac.cer"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
+			{[]string{"server", "--stamp-cert", "pac.cer", "--stamp-key", "pac.key"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
+			{[]string{"server", "--stamp-key-password-file", "pac.pw"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
 		} {
 			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 				var got *serveOptions
@@ -82,12 +88,25 @@ func TestCommandsParse(t *testing.T) {
 		if !errors.Is(err, errRan) || got.Data != "./t.db" || got.OwnerEmail != DefaultOwnerEmail || got.JSON {
 			t.Fatalf("err %v, options %+v", err, got)
 		}
-		err = cmdtest.Parse(t, newInitCmd(f, run), "init", "--data", "./live.db", "--environment", "production", "--owner-email", "me@example.com", "--json")
-		if !errors.Is(err, errRan) || got.Environment != "production" || got.OwnerEmail != "me@example.com" || !got.JSON {
+		err = cmdtest.Parse(t, newInitCmd(f, run), "init", "--data", "./live.db", "--environment", "production", "--owner-email", "me@example.com", "--json",
+			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw")
+		if !errors.Is(err, errRan) || got.Environment != "production" || got.OwnerEmail != "me@example.com" || !got.JSON ||
+			got.Stamp != (stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}) {
 			t.Fatalf("err %v, options %+v", err, got)
 		}
 		got = nil
 		cmdtest.WantUsage(t, cmdtest.Parse(t, newInitCmd(f, run), "init", "x"), got != nil, `unexpected argument "x"`)
+		t.Setenv("TIMBRA_STAMP_KEY", "env.key") // a variable counts as its flag
+		got = nil
+		cmdtest.WantUsage(t, cmdtest.Parse(t, newInitCmd(f, run), "init", "--stamp-cert", "pac.cer"), got != nil, "go together: give all three, or none")
+		err = cmdtest.Parse(t, newInitCmd(f, run), "init", "--stamp-cert", "pac.cer", "--stamp-key-password-file", "pac.pw")
+		if !errors.Is(err, errRan) || got.Stamp.key != "env.key" {
+			t.Fatalf("err %v, options %+v", err, got)
+		}
+		err = cmdtest.Parse(t, newInitCmd(f, run), "init", "--stamp-cert", "pac.cer", "--stamp-key", "flag.key", "--stamp-key-password-file", "pac.pw")
+		if !errors.Is(err, errRan) || got.Stamp.key != "flag.key" {
+			t.Fatalf("a flag wins over its variable: err %v, options %+v", err, got)
+		}
 	})
 	t.Run("backup", func(t *testing.T) {
 		var got *backupOptions

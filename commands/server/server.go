@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -65,6 +66,7 @@ type serveOptions struct {
 	Catalogs                       string
 	Validations                    validationFlags
 	Mail                           mailFlags
+	Stamp                          stampFlags
 
 	// made from the flags above when they are checked
 	log    *slog.Logger   // --log-format, --log-level
@@ -94,6 +96,13 @@ SOURCE imports a folder, .zip or URL when the database has no catalogs or SOURCE
 --catalogs none skips. 'timbra catalogs status' tells what a running server has.
 Invoices sent by e-mail go through --smtp-url (smtp://USER@HOST:PORT, STARTTLS when offered) from
 --smtp-from; the password comes from TIMBRA_SMTP_PASSWORD or --smtp-password-file, never a flag.
+
+The server is the certification provider (PAC) of its environment. Production stamps only with
+your PAC's certificate and key: give --stamp-cert, --stamp-key and --stamp-key-password-file
+(a file holding the key's password) once; they are stored in the database, the key sealed
+under the master key, and later starts use them (give them again only to change them). Without
+them a production database does not start. The test environment makes its own on the first
+stamp unless you give one. 'timbra stamping-certificate' fetches the one in use.
 
 --tls-cert and --tls-key serve HTTPS directly. GET /metrics (Prometheus text) answers to the
 operator token; 'timbra server backup FILE' copies the running database, 'restore' and 'check'
@@ -125,7 +134,7 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
 			&cli.IntFlag{Name: "webhook-concurrency", EnvVars: []string{"TIMBRA_WEBHOOK_CONCURRENCY"}, Value: webhooks.DefaultPerDestination, Destination: &o.WebhookConcurrency,
 				Usage: "attempts in flight to one destination, a webhook or a listen session (`N`, 1 to 64); a slow one holds only its own"},
-		}, append(append(o.Validations.flags(), o.Mail.flags()...), dataFlags(&o.dataOptions)...)...),
+		}, append(append(append(o.Validations.flags(), o.Mail.flags()...), o.Stamp.flags()...), dataFlags(&o.dataOptions)...)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
@@ -144,6 +153,9 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 			if o.WebhookConcurrency < 1 || o.WebhookConcurrency > 64 {
 				return cmdutil.UsageErrorf(c, "--webhook-concurrency: %d is not between 1 and 64", o.WebhookConcurrency)
 			}
+			if err := o.Stamp.check(c); err != nil {
+				return err
+			}
 			o.log, o.policy = log, policy
 			return run(c, o)
 		},
@@ -156,6 +168,7 @@ type initOptions struct {
 	dataOptions
 	OwnerEmail string
 	JSON       bool
+	Stamp      stampFlags
 }
 
 func newInitCmd(f *cmdutil.Factory, run cmdutil.RunFunc[initOptions]) *cli.Command {
@@ -166,16 +179,22 @@ func newInitCmd(f *cmdutil.Factory, run cmdutil.RunFunc[initOptions]) *cli.Comma
 		Usage: "Make a new database with one tenant and its owner, and print their credentials",
 		Description: `Makes the database (failing if it exists), its master key beside it, one tenant and its owner
 person with an API key. In the test environment the owner starts with 1000 credits of each type.
+A production database needs your PAC's stamping certificate, key and key password file
+(--stamp-cert, --stamp-key, --stamp-key-password-file), stored with it; without them none is made.
 
 Examples:
   timbra server init --data ./t.db
-  timbra server init --data ./live.db --environment production --owner-email me@example.com --json`,
-		Flags: append(dataFlags(&o.dataOptions),
+  timbra server init --data ./live.db --environment production --owner-email me@example.com --json \
+    --stamp-cert pac.cer --stamp-key pac.key --stamp-key-password-file pac.password`,
+		Flags: append(append(dataFlags(&o.dataOptions),
 			&cli.StringFlag{Name: "owner-email", Value: DefaultOwnerEmail, Destination: &o.OwnerEmail, Usage: "email of the owner `EMAIL`"},
 			&cli.BoolFlag{Name: "json", Destination: &o.JSON, Usage: "print exactly one JSON object {tenantKey, apiKey, personId, environment}"},
-		),
+		), o.Stamp.flags()...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
+				return err
+			}
+			if err := o.Stamp.check(c); err != nil {
 				return err
 			}
 			return run(c, o)
@@ -187,8 +206,18 @@ func initRun(c *cli.Context, o *initOptions) error {
 	if o.Data == "" {
 		o.Data = cmdutil.DefaultDataPath()
 	}
+	now := o.f.Now()
+	stamp, err := o.Stamp.open(now)
+	if err != nil {
+		return err
+	}
 	d, err := apiserver.OpenData(apiserver.DataOptions{Path: o.Data, MasterKeyFile: o.MasterKeyFile, Environment: o.Environment, New: true})
 	if err != nil {
+		return err
+	}
+	var said bytes.Buffer
+	if err := installStamping(c.Context, d, stamp, now, printSay(&said)); err != nil {
+		discard(d)
 		return err
 	}
 	creds, err := bootstrap(c.Context, d, o.OwnerEmail)
@@ -203,7 +232,10 @@ func initRun(c *cli.Context, o *initOptions) error {
 		return enc.Encode(creds)
 	}
 	printCredentials(o.f.IO.Out, o.Data, creds)
-	return nil
+	if stamp != nil {
+		_, err = o.f.IO.Out.Write(said.Bytes())
+	}
+	return err
 }
 
 // bootstrap makes the first tenant of a database made by this open. When that fails it closes
@@ -310,11 +342,21 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 	if o.Data == "" {
 		o.Data = cmdutil.DefaultDataPath()
 	}
+	stamp, err := o.Stamp.open(f.Now())
+	if err != nil {
+		return err
+	}
 	d, err := apiserver.OpenData(apiserver.DataOptions{Path: o.Data, MasterKeyFile: o.MasterKeyFile, Environment: o.Environment})
 	if err != nil {
 		return err
 	}
 	defer d.Store.Close()
+	if err := installStamping(c.Context, d, stamp, f.Now(), logSay(log)); err != nil {
+		if d.Created {
+			discard(d) // a retry starts clean
+		}
+		return err
+	}
 	if d.Created {
 		creds, err := bootstrap(c.Context, d, DefaultOwnerEmail)
 		if err != nil {

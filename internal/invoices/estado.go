@@ -3,6 +3,7 @@ package invoices
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/csd"
@@ -11,27 +12,25 @@ import (
 
 // OwnEstado is the status of a CFDI this server stamped, as SAT's ConsultaCFDI would answer it:
 // this server is the certification provider (and SAT) of its environment, so it knows. ok is
-// false when the CFDI's stamp is not this server's (another provider's RfcProvCertif, or not its
-// stamping certificate). The CFDI is looked for by UUID in every tenant (SAT answers anybody who
-// has the CFDI) and must be the same document (issuer, recipient, total and seal); otherwise, or
-// when absent, it is "No Encontrado". A cancellation waiting for the recipient is still
-// "Vigente", as in SAT.
+// false when the CFDI's stamp is not this server's: its NoCertificadoSAT and RfcProvCertif are
+// not those of one of the server's stamping certificates (the current one or one it replaced).
+// The CFDI is looked for by UUID in every tenant (SAT answers anybody who has the CFDI) and must
+// be the same document (issuer, recipient, total and seal); otherwise, or when absent, it is "No
+// Encontrado". A cancellation waiting for the recipient is still "Vigente", as in SAT.
 func (s *Service) OwnEstado(ctx context.Context, doc *cfdi.Comprobante) (estado string, ok bool, err error) {
 	tfd := doc.TFD()
-	if tfd == nil || tfd.RfcProvCertif != RfcProvCertif {
+	if tfd == nil {
 		return "", false, nil
 	}
 	err = s.Store.View(ctx, func(tx storage.Tx) error {
-		der, err := tx.Meta().Get(storage.MetaPACCertificate)
-		if err != nil || der == nil {
-			return err // no stamp made yet: none is ours
-		}
-		pac, err := csd.ParseCertificate(der)
+		certs, err := stampingCertificates(tx)
 		if err != nil {
 			return err
 		}
-		if pac.Number != tfd.NoCertificadoSAT {
-			return nil
+		if !slices.ContainsFunc(certs, func(c *csd.Certificate) bool {
+			return c.Number == tfd.NoCertificadoSAT && ProviderRFC(c) == tfd.RfcProvCertif
+		}) {
+			return nil // another provider's stamp, or no stamp made yet
 		}
 		ok, estado = true, StatusNotFound
 		tenants, err := tx.Tenants().List()

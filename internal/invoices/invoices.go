@@ -98,8 +98,10 @@ type Service struct {
 	Catalogs Catalogs
 	TaxFiles DefaultPairs
 	Events   Emitter
-	Now      func() time.Time
-	Log      *slog.Logger
+	// Environment decides the stamping identity (pac.go): in production only the operator's.
+	Environment string
+	Now         func() time.Time
+	Log         *slog.Logger
 
 	pac pacStore
 }
@@ -109,11 +111,6 @@ func (s *Service) now() time.Time {
 		return time.Now()
 	}
 	return s.Now()
-}
-
-// PAC returns the server's stamping identity, made on first need.
-func (s *Service) PAC(ctx context.Context) (*PAC, error) {
-	return s.pac.get(ctx, s.Store, s.Keys, s.now())
 }
 
 // Create checks, builds, seals, stamps and stores an invoice, debiting one stamp of the caller.
@@ -200,12 +197,12 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 	if _, err := cfdi.Seal(&doc, is.cert, is.key); err != nil {
 		return api.Invoice{}, xmlFailure(err)
 	}
-	pac, err := s.PAC(ctx)
+	pac, err := s.stampingPAC(ctx, now)
 	if err != nil {
 		return api.Invoice{}, err
 	}
 	id := ids.New(now)
-	tfd, err := cfdi.Stamp(&doc, pac.Cert, pac.Key, uuid.New().String(), now, RfcProvCertif)
+	tfd, err := cfdi.Stamp(&doc, pac.Cert, pac.Key, uuid.New().String(), now, pac.RFC)
 	if err != nil {
 		return api.Invoice{}, err
 	}
