@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/ratelimit"
@@ -116,6 +117,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	trace := newTraceID(r)
 	r = r.WithContext(context.WithValue(r.Context(), traceKey{}, trace))
 	securityHeaders(w.Header(), r)
+	w.Header().Set(api.EnvironmentHeader, s.cfg.Environment)
 	if r.Body != nil && r.Body != http.NoBody {
 		// not supported by every writer (a test's recorder): then only the size is bounded
 		_ = http.NewResponseController(w).SetReadDeadline(start.Add(bodyReadTimeout))

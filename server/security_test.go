@@ -172,7 +172,8 @@ func TestSecurityHeaders(t *testing.T) {
 		{"GET", "/healthz", ""},
 	} {
 		r := f.do(c.method, c.path, c.body)
-		if r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Cache-Control") != "no-store" {
+		if r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Cache-Control") != "no-store" ||
+			r.header.Get(api.EnvironmentHeader) != "test" {
 			t.Errorf("%s %s (%d): headers %v", c.method, c.path, r.status, r.header)
 		}
 		if r.header.Get("Strict-Transport-Security") != "" {

@@ -50,6 +50,9 @@ func newValidateCmd(f *cmdutil.Factory, run cmdutil.RunFunc[validateOptions]) *c
 			"the status of each type, then the details of what failed and the validation credits used.\n" +
 			"With --tin only the two list checks apply (--all means both). Exit code 0 when every check\n" +
 			"passed, 1 when any failed, 2 on usage errors.\n\n" +
+			"A server in the test environment does not ask SAT: each type gets a random status it can\n" +
+			"have, whatever the XML (the same API as production, fictitious results). The command says\n" +
+			"so after the results (\"simulated\": true with -o json); only production results are real.\n\n" +
 			"Examples:\n" +
 			"  timbra validate factura.xml --all\n" +
 			"  timbra validate 'facturas/*.xml' --types sat.cfdi.sello,sat.tfd.sello -o json\n" +
@@ -116,6 +119,9 @@ func expandFiles(args []string) ([]string, error) {
 	return out, nil
 }
 
+// envTest is the environment whose validations are fictitious (spec 3 §4.7 rule 4).
+const envTest = "test"
+
 // validateResult is one file's (or the RFC's) answer, as -o json prints it.
 type validateResult struct {
 	File    string                    `json:"file,omitempty"`
@@ -128,6 +134,8 @@ type validateReport struct {
 	Items       []validateResult `json:"items"`
 	Passed      bool             `json:"passed"`
 	CreditsUsed int              `json:"creditsUsed"`
+	// Simulated: the server is in the test environment, whose results are random.
+	Simulated bool `json:"simulated"`
 }
 
 // chosenTypes resolves --types and --all against the server's catalog (a free request), so that
@@ -202,7 +210,7 @@ func validateRun(c *cli.Context, o *validateOptions) error {
 	if err := c.Context.Err(); err != nil {
 		return err
 	}
-	rep := validateReport{Items: items, Passed: true}
+	rep := validateReport{Items: items, Passed: true, Simulated: client.Environment() == envTest}
 	for _, it := range items {
 		rep.CreditsUsed += len(it.Results) // a failed request uses none (spec 3 §4.7 rule 2)
 		if it.Error != nil {
@@ -214,6 +222,10 @@ func validateRun(c *cli.Context, o *validateOptions) error {
 	}
 	if err := printValidation(o.f, types, rep); err != nil {
 		return err
+	}
+	if rep.Simulated && !o.f.Printer().JSON {
+		o.f.IO.Warn("These results are simulated: the server is in the test environment, where SAT is not asked and each\n" +
+			"validation gets a random status. A production server gives real results.")
 	}
 	if !rep.Passed {
 		return cli.Exit("", 1)

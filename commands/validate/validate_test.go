@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -92,6 +93,7 @@ func TestValidateCommand(t *testing.T) {
 		t.Fatalf("table:\n%s", r.Out)
 	}
 	cmdtest.WantContains(t, "stderr", r.Err, "b-amount.xml: sat.cfdi.sello Invalido", "c-broken.xml: sat.xml.structure Invalido", "Validation credits used: 9.")
+	cmdtest.WantNotContains(t, "stderr", r.Err, "simulated") // production: real results
 
 	// JSON for scripts.
 	r = run1(t, cmdtest.Opts{}, "validate", filepath.Join(dir, "b-amount.xml"), "--all", "-o", "json")
@@ -100,7 +102,7 @@ func TestValidateCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, r.Out)
 	}
-	if rep.Passed || rep.CreditsUsed != 7 || len(rep.Items) != 1 || len(rep.Items[0].Results) != 7 ||
+	if rep.Passed || rep.Simulated || rep.CreditsUsed != 7 || len(rep.Items) != 1 || len(rep.Items[0].Results) != 7 ||
 		rep.Items[0].Results[0].Type.ID != "sat.xml.structure" || rep.Items[0].Results[2].Passed {
 		t.Fatalf("report: %+v", rep)
 	}
@@ -152,5 +154,32 @@ func TestValidateUsage(t *testing.T) {
 	}
 	if balance() != before {
 		t.Fatal("usage errors used credits")
+	}
+}
+
+// TestValidateSaysSimulated: against a server in the test environment (it says so in its
+// Timbra-Environment header) the results are said to be simulated, in text and in JSON; in
+// production (TestValidateCommand) they are not.
+func TestValidateSaysSimulated(t *testing.T) {
+	cmdtest.Isolate(t)
+	fake := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(api.EnvironmentHeader, "test")
+		typ := api.SatValidationType{ID: "sat.cfdi.sello", Description: "Sello del CFDI"}
+		if r.Method == http.MethodGet {
+			cmdtest.WriteEnvelope(w, 200, []api.SatValidationType{typ}, "", "t")
+			return
+		}
+		cmdtest.WriteEnvelope(w, 200, []api.SatValidationResult{{Type: typ, Status: api.SatValidationStatus{ID: "Invalido"}}}, "", "t")
+	})
+	cmdtest.UseAPI(t, fake.URL)
+	file := filepath.Join(t.TempDir(), "f.xml")
+	os.WriteFile(file, []byte("<cfdi:Comprobante/>"), 0o600)
+	r := run1(t, cmdtest.Opts{}, "validate", file, "--types", "sat.cfdi.sello")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "These results are simulated: the server is in the test environment")
+	r = run1(t, cmdtest.Opts{}, "validate", file, "--types", "sat.cfdi.sello", "-o", "json")
+	var rep validateReport
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil || !rep.Simulated {
+		t.Fatalf("json: %v %s", err, r.Out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,19 @@ type Client struct {
 
 	// header, when set, replaces the tenant and API key headers (the operator client uses it).
 	header func(http.Header)
+	// environment is the last EnvironmentHeader the server sent (a string).
+	environment atomic.Value
+}
+
+// EnvironmentHeader is the header with which the server says its environment (test or
+// production) on every answer: a client tells its user when results are the test
+// environment's (fictitious SAT validations, say).
+const EnvironmentHeader = "Timbra-Environment"
+
+// Environment is the environment the server said in its last answer ("" before any).
+func (c *Client) Environment() string {
+	v, _ := c.environment.Load().(string)
+	return v
 }
 
 // NewAdminClient returns a client for the operator API, authenticated by the operator token.
@@ -134,6 +148,9 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		return &Error{Details: fmt.Sprintf("cannot reach %s: %v", c.BaseURL, err)}
 	}
 	defer resp.Body.Close()
+	if env := resp.Header.Get(EnvironmentHeader); env != "" {
+		c.environment.Store(env)
+	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return &Error{Status: resp.StatusCode, Details: fmt.Sprintf("read answer: %v", err)}
