@@ -526,3 +526,36 @@ func TestInvoiceRateRounded(t *testing.T) {
 		t.Fatalf("the withheld IVA is not written at 0.106667:\n%s", xml)
 	}
 }
+
+// TestInvoiceRFCDate: an RFC whose date is no day of the calendar is refused wherever an invoice
+// takes one: the issuer and recipient by value, a recipient person saved before people checked
+// it; 29 February of a leap year and a real RFC that SAT's check digit does not give are stamped
+// (issue 25, item 6).
+func TestInvoiceRFCDate(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	body := byValue(t)
+	body["issuer"].(map[string]any)["tin"] = "EKU900230XX1"
+	body["recipient"].(map[string]any)["tin"] = "gode010229ab1" // folded to upper case, as before
+	r := f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...)
+	expectFailure(t, r, "Issuer.Tin", "El RFC 'EKU900230XX1' no es válido: su fecha 900230 (AAMMDD) no existe en el calendario.")
+	expectFailure(t, r, "Recipient.Tin", "El RFC 'GODE010229AB1' no es válido: su fecha 010229 (AAMMDD) no existe en el calendario.")
+	for _, fl := range failures(t, r) {
+		if fl.PropertyName == "Recipient.Tin" && (fl.ErrorCode == nil || *fl.ErrorCode != invoices.CodeFormat || fl.AttemptedValue != "GODE010229AB1") {
+			t.Fatalf("recipient failure %+v", fl)
+		}
+	}
+
+	recipient := taxPerson(t, f, "april@example.com", "GODE560431AB1")
+	body = byValue(t)
+	body["recipient"] = map[string]any{"id": recipient.person}
+	expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...), "Recipient.Id",
+		"El RFC 'GODE560431AB1' no es válido: su fecha 560431 (AAMMDD) no existe en el calendario.")
+
+	for _, tin := range []string{"GODE000229AB1", "BSM970519DU8"} {
+		body = byValue(t)
+		body["recipient"].(map[string]any)["tin"] = tin
+		if inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...)); inv.Recipient.Tin != tin {
+			t.Fatalf("recipient %q stamped as %q", tin, inv.Recipient.Tin)
+		}
+	}
+}
