@@ -27,6 +27,11 @@ import (
 //   - DELETE /api/v4/people/<id>, no body, answers `data` true; the person's API keys are
 //     revoked in the same transaction, so they stop authenticating at once.
 //
+// RFC: tin is checked by cfdi.CheckRFC (its shape and a date that is a day of the calendar; not
+// the check digit, which real RFCs do not all follow), in upper case as invoices and download
+// rules read it, on create and on update when it differs from the saved one (as countryId: a
+// person saved before the rule can still change another field; an invoice refuses the RFC).
+//
 // Catalog checks: satTaxRegimeId and satCfdiUseId are checked whenever they are sent with a
 // value; countryId on create, and on update only when it differs from the saved one (the spec
 // rejects it "on create"; an unchanged country is not checked again, a new one is). Without SAT
@@ -151,6 +156,9 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 		fail(apierr.Field("UserTypeId", MsgUserTypeInvalid, v, "", nil))
 	}
 
+	if f := checkTin(in.Tin, p.Tin, create); f != nil {
+		fail(*f)
+	}
 	if in.ForeignTin != nil {
 		if f, long := apierr.TooLong("ForeignTin", *in.ForeignTin, MaxForeignTin, *in.ForeignTin); long {
 			fail(f)
