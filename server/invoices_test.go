@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -558,4 +559,49 @@ func TestInvoiceRFCDate(t *testing.T) {
 			t.Fatalf("recipient %q stamped as %q", tin, inv.Recipient.Tin)
 		}
 	}
+}
+
+// TestInvoiceForeignTin: a foreign recipient's number (NumRegIdTrib) has the format c_Pais gives
+// its country (ResidenciaFiscal) when it gives one, by value and by reference (issue 25, item 6).
+func TestInvoiceForeignTin(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	foreign := func(country, number string) map[string]any {
+		body := byValue(t)
+		rc := body["recipient"].(map[string]any)
+		rc["tin"], rc["legalName"], rc["taxRegimeCode"], rc["cfdiUseCode"], rc["zipCode"] = "XEXX010101000", "ACME INC", "616", "S01", "42501"
+		rc["countryId"], rc["foreignTin"] = country, number
+		return body
+	}
+	msg := "El número de registro de identidad tributaria '%s' no tiene el formato que el catálogo c_Pais del SAT da para el país %s: [0-9]{9}."
+	r := f.do("POST", "/api/v4/invoices", empBody(foreign("USA", "12-3456789")), m.headers()...)
+	expectFailure(t, r, "Recipient.ForeignTin", fmt.Sprintf(msg, "12-3456789", "USA"))
+	if fs := failures(t, r); len(fs) != 1 {
+		t.Fatalf("want the one failure: %s", r.raw)
+	}
+
+	for _, c := range [][2]string{{"USA", "123456789"}, {"DEU", "DE 123/456/78901"}} {
+		inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(foreign(c[0], c[1])), m.headers()...))
+		doc := verifyAnswer(t, f, inv)
+		if doc.Receptor.ResidenciaFiscal != c[0] || doc.Receptor.NumRegIdTrib != c[1] {
+			t.Fatalf("Receptor %+v", doc.Receptor)
+		}
+	}
+
+	// a person saved before people checked the number
+	p := taxPerson(t, f, "acme@example.com", "XEXX010101000")
+	err := f.srv.Accounts().Store.Update(context.Background(), func(tx storage.Tx) error {
+		sp, err := tx.People(f.creds.TenantKey).Get(p.person)
+		if err != nil {
+			return err
+		}
+		country, number, zip, regime, use := "CAN", "12345678", "42501", "616", "S01"
+		sp.LegalName, sp.CountryID, sp.ForeignTin, sp.ZipCode, sp.SatTaxRegimeID, sp.SatCfdiUseID = "ACME LTD", &country, &number, &zip, &regime, &use
+		return tx.People(f.creds.TenantKey).Put(sp)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := byValue(t)
+	body["recipient"] = map[string]any{"id": p.person}
+	expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...), "Recipient.Id", fmt.Sprintf(msg, "12345678", "CAN"))
 }

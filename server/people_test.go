@@ -135,6 +135,8 @@ func TestCreatePersonErrors(t *testing.T) {
 		{"tin of day 32", map[string]any{"tin": "EKU9003323C9"}, "Tin", "El RFC 'EKU9003323C9' no tiene un formato válido.", "InvalidFormat", "EKU9003323C9"},
 		{"tin that is no RFC", map[string]any{"tin": "ABC"}, "Tin", "El RFC 'ABC' no tiene un formato válido.", "InvalidFormat", "ABC"},
 		{"tin with spaces", map[string]any{"tin": " EKU9003173C9"}, "Tin", "El RFC ' EKU9003173C9' no tiene un formato válido.", "InvalidFormat", " EKU9003173C9"},
+		{"foreign TIN not in the format c_Pais gives the country", map[string]any{"countryId": "USA", "foreignTin": "12-3456789"}, "ForeignTin",
+			"El número de registro de identidad tributaria '12-3456789' no tiene el formato que el catálogo c_Pais del SAT da para el país USA: [0-9]{9}.", "InvalidFormat", "12-3456789"},
 		{"foreign TIN over 40", map[string]any{"foreignTin": strings.Repeat("9", 41)}, "ForeignTin",
 			"'Foreign Tin' debe ser menor o igual que 40 caracteres. Ingresó 41 caracteres.", "MaximumLengthValidator", strings.Repeat("9", 41)},
 		{"email over 256 (longer than the store can key)", map[string]any{"email": strings.Repeat("a", 40000) + "@example.com"}, "Email",
@@ -395,6 +397,38 @@ func TestPersonTin(t *testing.T) {
 		"El RFC 'GODE560431AB1' no es válido: su fecha 560431 (AAMMDD) no existe en el calendario.")
 	if got := person(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"tin":"GODE560430AB1"}`)); deref(got.Tin) != "GODE560430AB1" {
 		t.Fatalf("tin = %q", deref(got.Tin))
+	}
+}
+
+// TestPersonForeignTin: foreignTin has the format c_Pais gives its country, when it gives one
+// (USA and CAN nine digits), checked on create and when the number or the country changes;
+// without catalogs such a write is the 503 of the other catalog checks (issue 25, item 6).
+func TestPersonForeignTin(t *testing.T) {
+	f := newPeopleFixture(t)
+	msg := "El número de registro de identidad tributaria '%s' no tiene el formato que el catálogo c_Pais del SAT da para el país %s: [0-9]{9}."
+	us := f.createPerson(f.creds, "us@example.com", `,"countryId":"USA","foreignTin":"123456789"`)
+	f.createPerson(f.creds, "de@example.com", `,"countryId":"DEU","foreignTin":"DE 123/456/78901"`) // c_Pais gives Germany no format
+	f.createPerson(f.creds, "none@example.com", `,"foreignTin":"12-3456789"`)                       // no country, nothing to check against
+	expectFailure(t, f.do("PUT", "/api/v4/people/"+us.ID, `{"foreignTin":"1234567890"}`), "ForeignTin", fmt.Sprintf(msg, "1234567890", "USA"))
+	// a new country checks the saved number
+	p := f.createPerson(f.creds, "moves@example.com", `,"countryId":"DEU","foreignTin":"DE123456789X"`)
+	expectFailure(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"countryId":"CAN"}`), "ForeignTin", fmt.Sprintf(msg, "DE123456789X", "CAN"))
+	if got := person(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"countryId":"CAN","foreignTin":"987654321"}`)); deref(got.CountryID) != "CAN" || deref(got.ForeignTin) != "987654321" {
+		t.Fatalf("moved = %+v", got)
+	}
+	// cleared, the country checks nothing
+	if r := f.do("PUT", "/api/v4/people/"+us.ID, `{"foreignTin":"","countryId":"USA"}`); r.status != 200 {
+		t.Fatalf("cleared: %s", r.raw)
+	}
+
+	bare := newFixture(t)
+	bare.srv.people.HashPassword = func(string) string { return "x" }
+	r := bare.do("POST", "/api/v4/people", `{"legalName":"Bea","email":"bea@example.com","password":"Clave#123","foreignTin":"123456789"}`)
+	if r.status != 200 {
+		t.Fatalf("a foreign number without a country needs no catalog: %s", r.raw)
+	}
+	if r := bare.do("PUT", "/api/v4/people/"+person(t, r).ID, `{"foreignTin":"987654321"}`); r.status != 200 {
+		t.Fatalf("nor on update: %s", r.raw)
 	}
 }
 

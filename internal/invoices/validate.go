@@ -13,6 +13,7 @@ import (
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/products"
@@ -569,8 +570,29 @@ func (k *checker) recipientOf(in *api.InvoiceRecipientInput) recipient {
 	}
 	if out.tin == RFCForeign {
 		out.residenciaFiscal, out.numRegIdTrib = out.countryID, out.foreignTin
+		if out.byReference {
+			k.foreignTin("Recipient.Id", out.countryID, out.foreignTin, *out.personID)
+		} else {
+			k.foreignTin("Recipient.ForeignTin", out.countryID, out.foreignTin, out.foreignTin)
+		}
 	}
 	return out
+}
+
+// foreignTin checks the number a foreign recipient's CFDI carries (NumRegIdTrib) against the
+// format c_Pais gives its country (ResidenciaFiscal), when it gives one, as SAT does.
+func (k *checker) foreignTin(prop, country, tin string, attempted any) {
+	if country == "" || tin == "" || k.s.Catalogs == nil {
+		return
+	}
+	formats, err := k.s.Catalogs.TaxIDPatterns(k.ctx)
+	if err != nil {
+		k.fail(err)
+		return
+	}
+	if f, ok := formats[country]; ok && !f.Match(tin) {
+		k.add(prop, fmt.Sprintf(catalogs.MsgTaxIDFormat, tin, country, f.Pattern), attempted, CodeFormat)
+	}
 }
 
 // lines resolves the items: products of the tenant by reference, the request's data by value.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
@@ -30,6 +31,10 @@ func (f fakeCatalogs) Lookup(_ context.Context, name, id string) (api.CatalogRec
 		}
 	}
 	return api.CatalogRecord{}, false, nil
+}
+
+func (f fakeCatalogs) TaxIDPatterns(context.Context) (map[string]catalogs.TaxIDFormat, error) {
+	return nil, f.err
 }
 
 // want is the one failure a check reports, or none (prop "").

@@ -111,6 +111,17 @@ func checkTin(tin, saved *string, create bool) *api.Failure {
 	return nil
 }
 
+// sentOr is an optional field after a write: what was sent (empty clears), else the saved value.
+func sentOr(sent, saved *string) string {
+	if sent != nil {
+		return *sent
+	}
+	return api.Deref(saved)
+}
+
+// changed tells whether an optional field sent differs from the saved value.
+func changed(sent, saved *string) bool { return sent != nil && *sent != api.Deref(saved) }
+
 // notEmpty is the failure of a required value that is missing or blank.
 func notEmpty(property, message string, attempted any) api.Failure {
 	return apierr.Field(property, message, attempted, CodeNotEmpty, nil)
