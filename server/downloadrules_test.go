@@ -95,6 +95,10 @@ func TestDownloadRules(t *testing.T) {
 	expectDetails(t, f.do("POST", "/api/v4/download-rules", ruleBody(bob.person, "d", "CFDI", "Emitidos", "Vigente"), ana.headers()...), 400, fmt.Sprintf(downloadrules.MsgPersonNoFiel, bob.person))
 	expectDetails(t, f.do("POST", "/api/v4/download-rules", ruleBody(norfc.person, "d", "CFDI", "Emitidos", "Vigente"), ana.headers()...), 400, fmt.Sprintf(downloadrules.MsgPersonNoRFC, norfc.person))
 	expectDetails(t, f.do("POST", "/api/v4/download-rules", ruleBody(bad.person, "d", "CFDI", "Emitidos", "Vigente"), ana.headers()...), 400, fmt.Sprintf(downloadrules.MsgPersonNoRFC, bad.person))
+	// an RFC saved before people checked it, of a day that does not exist, even with its e.firma
+	leap := taxPerson(t, f, "leap@example.com", "LEA990229AB1")
+	uploadFiel(leap, "LEA990229AB1", 1)
+	expectDetails(t, f.do("POST", "/api/v4/download-rules", ruleBody(leap.person, "d", "CFDI", "Emitidos", "Vigente"), ana.headers()...), 400, fmt.Sprintf(downloadrules.MsgPersonNoRFC, leap.person))
 
 	// created Pendiente, expanded records null; the same RFC and download type share a seat
 	r := f.do("POST", "/api/v4/download-rules", ruleBody(ana.person, " Emitidos de Ana ", "CFDI", "Emitidos", "Vigente"), ana.headers()...)

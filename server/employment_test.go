@@ -154,6 +154,9 @@ func TestEmployerData(t *testing.T) {
 		{"person id missing", empBody(employerBase(beto), "personId", nil), "PersonId", "'Person Id' no debería estar vacío."},
 		{"person id of another", empBody(employerBase(beto), "personId", ana), "PersonId", employment.MsgIDsMismatch},
 		{"fund source outside the catalog", empBody(employerBase(beto), "satFundSourceId", "XX"), "SatFundSourceId", "El origen de recurso 'XX' no existe en el catálogo c_OrigenRecurso del SAT."},
+		{"origin employer RFC of 29 February of a common year", empBody(employerBase(beto), "originEmployerTin", "ure180229tm6"), "OriginEmployerTin",
+			"El RFC 'URE180229TM6' no es válido: su fecha 180229 (AAMMDD) no existe en el calendario."},
+		{"origin employer RFC that is no RFC", empBody(employerBase(beto), "originEmployerTin", "URE18"), "OriginEmployerTin", "El RFC 'URE18' no tiene un formato válido."},
 		{"amount of another type", empBody(employerBase(beto), "ownResourceAmount", "10"), "$.ownResourceAmount",
 			"The JSON value could not be converted to a number. Path: $.ownResourceAmount | LineNumber: 0 | BytePositionInLine: 101."},
 	}
@@ -284,6 +287,8 @@ func TestEmployeeData(t *testing.T) {
 		{"periodicity", "satPaymentPeriodicityId", "SatPaymentPeriodicityId", "La periodicidad de pago '77' no existe en el catálogo c_PeriodicidadPago del SAT.", "77"},
 		{"state", "satPayrollStateId", "SatPayrollStateId", "El estado 'XYZ' no existe en el catálogo c_Estado del SAT.", "XYZ"},
 		{"bank", "satBankId", "SatBankId", "El banco '777' no existe en el catálogo c_Banco del SAT.", "777"},
+		{"subcontractor RFC of 31 June", "subcontractorRfc", "SubcontractorRfc", "El RFC 'FUNK670631PH6' no es válido: su fecha 670631 (AAMMDD) no existe en el calendario.", "FUNK670631PH6"},
+		{"subcontractor RFC of month 13", "subcontractorRfc", "SubcontractorRfc", "El RFC 'FUNK671328PH6' no tiene un formato válido.", "FUNK671328PH6"},
 		{"unionized without accent", "satUnionizedStatusId", "SatUnionizedStatusId", "El valor de sindicalizado 'Si' no existe en el catálogo c_Sindicalizado del SAT: usa Sí o No.", "Si"},
 	}
 	for _, x := range cases {

@@ -121,6 +121,7 @@ func TestInvoicePaymentValidation(t *testing.T) {
 	body["items"] = []any{map[string]any{"itemCode": "01010101", "quantity": 2, "unitOfMeasurementCode": "H87", "description": "x", "unitPrice": 5, "taxObjectCode": "02"}}
 	pay := body["complement"].(map[string]any)["payment"].(map[string]any)
 	pay["paymentFormCode"], pay["currencyCode"], pay["sourceBankAccount"] = "99", "USD", "12"
+	pay["targetBankTin"] = "bba830230lj2" // 30 February
 	delete(pay, "exchangeRate")
 	pay["paidInvoices"] = []any{
 		map[string]any{"uuid": "nope", "partialityNumber": 0, "previousBalance": 100, "paymentAmount": 150, "taxObjectCode": "02", "currencyCode": "USD"},
@@ -140,6 +141,7 @@ func TestInvoicePaymentValidation(t *testing.T) {
 		{p + ".PaymentFormCode", invoices.MsgPaymentForm99},
 		{p + ".ExchangeRate", "Con la moneda USD el tipo de cambio del pago (MXN por unidad) es requerido y debe ser mayor a 0."},
 		{p + ".SourceBankAccount", "La cuenta '12' no es válida: de 10 a 50 letras mayúsculas, dígitos o guion bajo."},
+		{p + ".TargetBankTin", "El RFC 'BBA830230LJ2' no es válido: su fecha 830230 (AAMMDD) no existe en el calendario."},
 		{p + ".PaidInvoices[0].Uuid", "El UUID 'nope' no es válido."},
 		{p + ".PaidInvoices[0].PartialityNumber", "El número de parcialidad debe ser un entero de 1 a 999; se recibió '0'."},
 		{p + ".PaidInvoices[0].PaymentAmount", "El monto pagado 150.00 no puede ser mayor al saldo anterior 100.00."},

@@ -117,6 +117,35 @@ func TestInvoicePayrollByReference(t *testing.T) {
 	if r := f.do("POST", "/api/v4/people/"+employee.person+"/employee", empBody(employeeBase(employee.person, issuer.person), "subcontractorRfc", nil, "timePercentage", nil)); r.status != 200 {
 		t.Fatalf("employee data: %s", r.raw)
 	}
+	// RFCs of the employment data saved before employment checked them: no such days
+	stale := func(origin, subcontractor *string) {
+		t.Helper()
+		err := f.srv.Accounts().Store.Update(context.Background(), func(tx storage.Tx) error {
+			er, err := tx.Employers(f.creds.TenantKey).Get(issuer.person)
+			if err != nil {
+				return err
+			}
+			ee, err := tx.Employees(f.creds.TenantKey).Get(employee.person)
+			if err != nil {
+				return err
+			}
+			er.OriginEmployerTin, ee.SubcontractorRfc = origin, subcontractor
+			if err := tx.Employers(f.creds.TenantKey).Put(er); err != nil {
+				return err
+			}
+			return tx.Employees(f.creds.TenantKey).Put(ee)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	origin, subcontractor := "URE180229TM6", "FUNK670931PH6"
+	stale(&origin, &subcontractor)
+	r = f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...)
+	expectFailure(t, r, "Issuer.Id", "El RFC 'URE180229TM6' no es válido: su fecha 180229 (AAMMDD) no existe en el calendario.")
+	expectFailure(t, r, "Recipient.Id", "El RFC 'FUNK670931PH6' no es válido: su fecha 670931 (AAMMDD) no existe en el calendario.")
+	stale(nil, nil)
+
 	// the employee has no CURP; bad codes; a regime other than 605 for the recipient is refused too
 	bad := payrollComplement()
 	bad["payrollTypeCode"] = "X"

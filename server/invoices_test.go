@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -525,4 +526,82 @@ func TestInvoiceRateRounded(t *testing.T) {
 	if !strings.Contains(string(xml), `Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.106667"`) {
 		t.Fatalf("the withheld IVA is not written at 0.106667:\n%s", xml)
 	}
+}
+
+// TestInvoiceRFCDate: an RFC whose date is no day of the calendar is refused wherever an invoice
+// takes one: the issuer and recipient by value, a recipient person saved before people checked
+// it; 29 February of a leap year and a real RFC that SAT's check digit does not give are stamped
+// (issue 25, item 6).
+func TestInvoiceRFCDate(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	body := byValue(t)
+	body["issuer"].(map[string]any)["tin"] = "EKU900230XX1"
+	body["recipient"].(map[string]any)["tin"] = "gode010229ab1" // folded to upper case, as before
+	r := f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...)
+	expectFailure(t, r, "Issuer.Tin", "El RFC 'EKU900230XX1' no es válido: su fecha 900230 (AAMMDD) no existe en el calendario.")
+	expectFailure(t, r, "Recipient.Tin", "El RFC 'GODE010229AB1' no es válido: su fecha 010229 (AAMMDD) no existe en el calendario.")
+	for _, fl := range failures(t, r) {
+		if fl.PropertyName == "Recipient.Tin" && (fl.ErrorCode == nil || *fl.ErrorCode != invoices.CodeFormat || fl.AttemptedValue != "GODE010229AB1") {
+			t.Fatalf("recipient failure %+v", fl)
+		}
+	}
+
+	recipient := taxPerson(t, f, "april@example.com", "GODE560431AB1")
+	body = byValue(t)
+	body["recipient"] = map[string]any{"id": recipient.person}
+	expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...), "Recipient.Id",
+		"El RFC 'GODE560431AB1' no es válido: su fecha 560431 (AAMMDD) no existe en el calendario.")
+
+	for _, tin := range []string{"GODE000229AB1", "BSM970519DU8"} {
+		body = byValue(t)
+		body["recipient"].(map[string]any)["tin"] = tin
+		if inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...)); inv.Recipient.Tin != tin {
+			t.Fatalf("recipient %q stamped as %q", tin, inv.Recipient.Tin)
+		}
+	}
+}
+
+// TestInvoiceForeignTin: a foreign recipient's number (NumRegIdTrib) has the format c_Pais gives
+// its country (ResidenciaFiscal) when it gives one, by value and by reference (issue 25, item 6).
+func TestInvoiceForeignTin(t *testing.T) {
+	f, m := invoiceFixture(t, 5)
+	foreign := func(country, number string) map[string]any {
+		body := byValue(t)
+		rc := body["recipient"].(map[string]any)
+		rc["tin"], rc["legalName"], rc["taxRegimeCode"], rc["cfdiUseCode"], rc["zipCode"] = "XEXX010101000", "ACME INC", "616", "S01", "42501"
+		rc["countryId"], rc["foreignTin"] = country, number
+		return body
+	}
+	msg := "El número de registro de identidad tributaria '%s' no tiene el formato que el catálogo c_Pais del SAT da para el país %s: [0-9]{9}."
+	r := f.do("POST", "/api/v4/invoices", empBody(foreign("USA", "12-3456789")), m.headers()...)
+	expectFailure(t, r, "Recipient.ForeignTin", fmt.Sprintf(msg, "12-3456789", "USA"))
+	if fs := failures(t, r); len(fs) != 1 {
+		t.Fatalf("want the one failure: %s", r.raw)
+	}
+
+	for _, c := range [][2]string{{"USA", "123456789"}, {"DEU", "DE 123/456/78901"}} {
+		inv := invoiceOf(t, f.do("POST", "/api/v4/invoices", empBody(foreign(c[0], c[1])), m.headers()...))
+		doc := verifyAnswer(t, f, inv)
+		if doc.Receptor.ResidenciaFiscal != c[0] || doc.Receptor.NumRegIdTrib != c[1] {
+			t.Fatalf("Receptor %+v", doc.Receptor)
+		}
+	}
+
+	// a person saved before people checked the number
+	p := taxPerson(t, f, "acme@example.com", "XEXX010101000")
+	err := f.srv.Accounts().Store.Update(context.Background(), func(tx storage.Tx) error {
+		sp, err := tx.People(f.creds.TenantKey).Get(p.person)
+		if err != nil {
+			return err
+		}
+		country, number, zip, regime, use := "CAN", "12345678", "42501", "616", "S01"
+		sp.LegalName, sp.CountryID, sp.ForeignTin, sp.ZipCode, sp.SatTaxRegimeID, sp.SatCfdiUseID = "ACME LTD", &country, &number, &zip, &regime, &use
+		return tx.People(f.creds.TenantKey).Put(sp)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := byValue(t)
+	body["recipient"] = map[string]any{"id": p.person}
+	expectFailure(t, f.do("POST", "/api/v4/invoices", empBody(body), m.headers()...), "Recipient.Id", fmt.Sprintf(msg, "12345678", "CAN"))
 }

@@ -127,6 +127,16 @@ func TestCreatePersonErrors(t *testing.T) {
 		{"email missing", map[string]any{"email": nil}, "Email", "'Email' no debería estar vacío.", "NotEmptyValidator", nil},
 		{"password missing", map[string]any{"password": nil}, "Password", "'Password' no debería estar vacío.", "NotEmptyValidator", nil},
 		{"password empty", map[string]any{"password": ""}, "Password", "'Password' no debería estar vacío.", "NotEmptyValidator", "[masked: 0]"},
+		{"tin of 30 February", map[string]any{"tin": "gode000230ab1"}, "Tin",
+			"El RFC 'GODE000230AB1' no es válido: su fecha 000230 (AAMMDD) no existe en el calendario.", "InvalidFormat", "gode000230ab1"},
+		{"tin of 29 February of a common year", map[string]any{"tin": "GOD990229AB1"}, "Tin",
+			"El RFC 'GOD990229AB1' no es válido: su fecha 990229 (AAMMDD) no existe en el calendario.", "InvalidFormat", "GOD990229AB1"},
+		{"tin of month 13", map[string]any{"tin": "EKU9013173C9"}, "Tin", "El RFC 'EKU9013173C9' no tiene un formato válido.", "InvalidFormat", "EKU9013173C9"},
+		{"tin of day 32", map[string]any{"tin": "EKU9003323C9"}, "Tin", "El RFC 'EKU9003323C9' no tiene un formato válido.", "InvalidFormat", "EKU9003323C9"},
+		{"tin that is no RFC", map[string]any{"tin": "ABC"}, "Tin", "El RFC 'ABC' no tiene un formato válido.", "InvalidFormat", "ABC"},
+		{"tin with spaces", map[string]any{"tin": " EKU9003173C9"}, "Tin", "El RFC ' EKU9003173C9' no tiene un formato válido.", "InvalidFormat", " EKU9003173C9"},
+		{"foreign TIN not in the format c_Pais gives the country", map[string]any{"countryId": "USA", "foreignTin": "12-3456789"}, "ForeignTin",
+			"El número de registro de identidad tributaria '12-3456789' no tiene el formato que el catálogo c_Pais del SAT da para el país USA: [0-9]{9}.", "InvalidFormat", "12-3456789"},
 		{"foreign TIN over 40", map[string]any{"foreignTin": strings.Repeat("9", 41)}, "ForeignTin",
 			"'Foreign Tin' debe ser menor o igual que 40 caracteres. Ingresó 41 caracteres.", "MaximumLengthValidator", strings.Repeat("9", 41)},
 		{"email over 256 (longer than the store can key)", map[string]any{"email": strings.Repeat("a", 40000) + "@example.com"}, "Email",
@@ -352,6 +362,74 @@ func TestUpdatePerson(t *testing.T) {
 		t.Fatalf("absent: %s", r.raw)
 	}
 	expectFailure(t, f.do("PUT", "/api/v4/people/"+p.ID, ``), "$", "El cuerpo de la petición es requerido y no debe estar vacío.")
+}
+
+// TestPersonTin: a person's RFC is checked on create and on update (TestCreatePersonErrors has
+// the failures); 29 February of a leap year, lower case, SAT's generic RFCs and real RFCs whose
+// check digit SAT's algorithm does not give are accepted; a tin saved before the rule stays
+// until it changes (issue 25, item 6).
+func TestPersonTin(t *testing.T) {
+	f := newPeopleFixture(t)
+	for i, tin := range []string{"GODE000229AB1", "eku9003173c9", "XAXX010101000", "XEXX010101000", "BSM970519DU8", "AAA010101AAA", "MCI7306249Y1", "AÑÑ801231JK0", "A&A050908GT0"} {
+		if p := f.createPerson(f.creds, fmt.Sprintf("tin%d@example.com", i), `,"tin":"`+tin+`"`); deref(p.Tin) != tin {
+			t.Fatalf("tin %q saved as %q", tin, deref(p.Tin))
+		}
+	}
+	p := f.createPerson(f.creds, "ana@example.com", `,"tin":"EKU9003173C9"`)
+	expectFailure(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"tin":"EKU900431XX1"}`), "Tin",
+		"El RFC 'EKU900431XX1' no es válido: su fecha 900431 (AAMMDD) no existe en el calendario.")
+	stale := "GODE560431AB1"
+	err := f.srv.Accounts().Store.Update(context.Background(), func(tx storage.Tx) error {
+		sp, err := tx.People(f.creds.TenantKey).Get(p.ID)
+		if err != nil {
+			return err
+		}
+		sp.Tin = &stale
+		return tx.People(f.creds.TenantKey).Put(sp)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := person(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"tin":"GODE560431AB1","phoneNumber":"5512345678"}`)); deref(got.PhoneNumber) != "5512345678" {
+		t.Fatalf("an update sending the saved tin: %+v", got)
+	}
+	expectFailure(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"tin":"gode560431ab1"}`), "Tin",
+		"El RFC 'GODE560431AB1' no es válido: su fecha 560431 (AAMMDD) no existe en el calendario.")
+	if got := person(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"tin":"GODE560430AB1"}`)); deref(got.Tin) != "GODE560430AB1" {
+		t.Fatalf("tin = %q", deref(got.Tin))
+	}
+}
+
+// TestPersonForeignTin: foreignTin has the format c_Pais gives its country, when it gives one
+// (USA and CAN nine digits), checked on create and when the number or the country changes;
+// without catalogs such a write is the 503 of the other catalog checks (issue 25, item 6).
+func TestPersonForeignTin(t *testing.T) {
+	f := newPeopleFixture(t)
+	msg := "El número de registro de identidad tributaria '%s' no tiene el formato que el catálogo c_Pais del SAT da para el país %s: [0-9]{9}."
+	us := f.createPerson(f.creds, "us@example.com", `,"countryId":"USA","foreignTin":"123456789"`)
+	f.createPerson(f.creds, "de@example.com", `,"countryId":"DEU","foreignTin":"DE 123/456/78901"`) // c_Pais gives Germany no format
+	f.createPerson(f.creds, "none@example.com", `,"foreignTin":"12-3456789"`)                       // no country, nothing to check against
+	expectFailure(t, f.do("PUT", "/api/v4/people/"+us.ID, `{"foreignTin":"1234567890"}`), "ForeignTin", fmt.Sprintf(msg, "1234567890", "USA"))
+	// a new country checks the saved number
+	p := f.createPerson(f.creds, "moves@example.com", `,"countryId":"DEU","foreignTin":"DE123456789X"`)
+	expectFailure(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"countryId":"CAN"}`), "ForeignTin", fmt.Sprintf(msg, "DE123456789X", "CAN"))
+	if got := person(t, f.do("PUT", "/api/v4/people/"+p.ID, `{"countryId":"CAN","foreignTin":"987654321"}`)); deref(got.CountryID) != "CAN" || deref(got.ForeignTin) != "987654321" {
+		t.Fatalf("moved = %+v", got)
+	}
+	// cleared, the country checks nothing
+	if r := f.do("PUT", "/api/v4/people/"+us.ID, `{"foreignTin":"","countryId":"USA"}`); r.status != 200 {
+		t.Fatalf("cleared: %s", r.raw)
+	}
+
+	bare := newFixture(t)
+	bare.srv.people.HashPassword = func(string) string { return "x" }
+	r := bare.do("POST", "/api/v4/people", `{"legalName":"Bea","email":"bea@example.com","password":"Clave#123","foreignTin":"123456789"}`)
+	if r.status != 200 {
+		t.Fatalf("a foreign number without a country needs no catalog: %s", r.raw)
+	}
+	if r := bare.do("PUT", "/api/v4/people/"+person(t, r).ID, `{"foreignTin":"987654321"}`); r.status != 200 {
+		t.Fatalf("nor on update: %s", r.raw)
+	}
 }
 
 // TestPersonOwnerRules: two people of a tenant (the owner and another) and a second tenant.

@@ -100,6 +100,8 @@ func TestValidateRequestRules(t *testing.T) {
 			"'xml' no puede pasar de 4000000 caracteres: tiene 4000004."},
 		{"empty tin", `{"tin":" ","validationTypes":["sat.blacklist.69b"]}`, "Tin", validations.MsgTINEmpty},
 		{"bad tin", `{"tin":"ABC","validationTypes":["sat.blacklist.69b"]}`, "Tin", validations.MsgTINInvalid},
+		{"tin of 31 September", `{"tin":"aaa010931aaa","validationTypes":["sat.blacklist.69b"]}`, "Tin",
+			"El RFC 'AAA010931AAA' no es válido: su fecha 010931 (AAMMDD) no existe en el calendario."},
 		{"types missing", `{"tin":"AAA010101AAA"}`, "ValidationTypes", validations.MsgTypesRequired},
 		{"types null", `{"tin":"AAA010101AAA","validationTypes":null}`, "ValidationTypes", validations.MsgTypesRequired},
 		{"types empty", `{"tin":"AAA010101AAA","validationTypes":[]}`, "ValidationTypes", validations.MsgTypesEmpty},

@@ -280,6 +280,53 @@ func TestSourceWithAnotherStructureIsRefused(t *testing.T) {
 	}
 }
 
+// TestTaxIDPatterns: c_Pais's pattern of a resident's tax number is kept, anchored, for the
+// countries that give one; a source whose table lacks the column gives none, and imports.
+func TestTaxIDPatterns(t *testing.T) {
+	ps, err := mini(t).TaxIDPatterns(ctx)
+	if err != nil || len(ps) != 3 {
+		t.Fatalf("patterns = %v, %v; want CAN, USA and MEX", ps, err)
+	}
+	for _, c := range []struct {
+		country, tin string
+		ok           bool
+	}{
+		{"USA", "123456789", true}, {"USA", "12-3456789", false}, {"USA", "1234567890", false}, {"USA", "x123456789", false},
+		{"CAN", "123456789", true}, {"CAN", "12345678", false},
+		{"MEX", "EKU9003173C9", true}, {"MEX", "EKU9003173C9 ", false},
+	} {
+		if got := ps[c.country].Match(c.tin); got != c.ok {
+			t.Errorf("%s %q: %v, want %v", c.country, c.tin, got, c.ok)
+		}
+	}
+
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "mini"), dir)
+	f := filepath.Join(dir, "schemas", "cfdi_40_paises.sql")
+	raw, _ := os.ReadFile(f)
+	os.WriteFile(f, []byte(strings.Replace(string(raw), `"patron_identidad_tributaria"`, `"otro"`, 1)), 0o644)
+	store := openStore(t)
+	importDir(t, store, dir)
+	s, err := New(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := s.TaxIDPatterns(ctx); err != nil || len(ps) != 0 {
+		t.Fatalf("patterns of a source without the column = %v, %v", ps, err)
+	}
+	if _, found, err := s.Lookup(ctx, "SatCountries", "USA"); !found || err != nil {
+		t.Fatalf("USA = %v, %v", found, err)
+	}
+
+	s, err = New(ctx, openStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TaxIDPatterns(ctx); !errors.Is(err, ErrNotImported) {
+		t.Fatalf("patterns without catalogs = %v", err)
+	}
+}
+
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
@@ -354,6 +401,10 @@ func TestImportTheWholeSource(t *testing.T) {
 				t.Errorf("%s: %s (%s)", c.Name, c.State, c.Reason)
 			}
 		}
+	}
+	ps, err := s.TaxIDPatterns(ctx)
+	if err != nil || len(ps) != 3 || ps["USA"].Pattern != "[0-9]{9}" || ps["CAN"].Pattern != "[0-9]{9}" || !ps["MEX"].Match("EKU9003173C9") {
+		t.Errorf("c_Pais's tax number patterns = %v, %v; want CAN, USA and MEX", ps, err)
 	}
 	for _, c := range []struct{ name, id, desc string }{
 		{"SatTaxRegimes", "626", "Régimen Simplificado de Confianza"},

@@ -28,6 +28,9 @@ func docRow(c *Catalog) string {
 			desc = "the id"
 		}
 		from = "`" + c.Table + "`, id " + id + ", description " + desc
+		if c.TaxIDPattern != "" {
+			from += "; the pattern of a resident's tax number `" + c.TaxIDPattern + "`, kept for the `foreignTin` checks, not shown"
+		}
 	default:
 		ids := make([]string, len(c.Records))
 		for i, r := range c.Records {

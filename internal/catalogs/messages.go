@@ -21,6 +21,11 @@ const ImportHint = "timbra catalogs import <folder|file.zip|https://...> (server
 // none imported: in the API's language, naming the same commands as ImportHint.
 const MsgNotImported = "Los catálogos del SAT no están importados en este servidor, así que no se puede consultar ni validar contra ellos. Impórtelos con: timbra catalogs import <carpeta|archivo.zip|https://...> (con el servidor detenido), o timbra server --catalogs <fuente>."
 
+// MsgTaxIDFormat is the failure of a foreign tax registration number (foreignTin, NumRegIdTrib)
+// that does not have the format c_Pais gives its country (TaxIDPatterns): the number, the
+// country and SAT's pattern as the catalog writes it.
+const MsgTaxIDFormat = "El número de registro de identidad tributaria '%s' no tiene el formato que el catálogo c_Pais del SAT da para el país %s: %s."
+
 // MaxSearchTerm bounds a search term, in characters: every word of a term costs a pass over
 // the index, and no catalog description is longer.
 const MaxSearchTerm = 100

@@ -20,6 +20,10 @@ type Catalog struct {
 	// Unlisted catalogs are served but not named by GET /api/v4/catalogs, whose list spec 3
 	// §4.2 gives exactly.
 	Unlisted bool
+	// TaxIDPattern names the column holding, for a country, the pattern of its residents' tax
+	// registration numbers (c_Pais's "Formato de registro de identidad tributaria"), kept for
+	// TaxIDPatterns and never shown by the API. Optional: a source without it gives none.
+	TaxIDPattern string
 }
 
 // Record is a catalog record as the API shows it.
@@ -38,7 +42,7 @@ func sat(name, satName, table string) Catalog {
 // Carta Porte 3.1, Comercio Exterior 2.0.
 var All = []Catalog{
 	sat("SatCfdiUses", "c_UsoCFDI", "cfdi_40_usos_cfdi"),
-	sat("SatCountries", "c_Pais", "cfdi_40_paises"),
+	{Name: "SatCountries", SAT: "c_Pais", Table: "cfdi_40_paises", ID: []string{"id"}, Desc: "texto", TaxIDPattern: "patron_identidad_tributaria"},
 	sat("SatCurrencies", "c_Moneda", "cfdi_40_monedas"),
 	sat("SatExportCodes", "c_Exportacion", "cfdi_40_exportaciones"),
 	sat("SatInvoiceTypes", "c_TipoDeComprobante", "cfdi_40_tipos_comprobantes"),

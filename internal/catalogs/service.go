@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -46,7 +47,19 @@ type loaded struct {
 	wholeOnce sync.Once
 	whole     *Answer
 	wholeErr  error
+
+	taxIDs map[string]TaxIDFormat // by record id: only those that give one
 }
+
+// A TaxIDFormat is the pattern c_Pais gives the tax registration numbers of a country's
+// residents.
+type TaxIDFormat struct {
+	Pattern string // as SAT writes it
+	re      *regexp.Regexp
+}
+
+// Match tells whether s has the format, whole (SAT's patterns are XSD patterns).
+func (f TaxIDFormat) Match(s string) bool { return f.re != nil && f.re.MatchString(s) }
 
 // Answer is an answer made once and given to every caller as it is: its JSON, the same
 // compressed with gzip, and an entity tag of its content.
@@ -148,9 +161,10 @@ func (s *Service) load(ctx context.Context, c *Catalog) (*loaded, error) {
 
 func (l *loaded) fill(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) error {
 	var recs []Record
+	var taxIDs map[string]string
 	if c.Imported() {
 		var err error
-		if recs, err = readTable(ctx, store, c, set); err != nil {
+		if recs, taxIDs, err = readTable(ctx, store, c, set); err != nil {
 			return err
 		}
 	} else {
@@ -169,20 +183,31 @@ func (l *loaded) fill(ctx context.Context, store storage.Store, c *Catalog, set 
 		ids[i], descs[i] = r.ID, r.Description
 	}
 	l.index = search.New(ids, descs)
+	for id, p := range taxIDs {
+		// SAT writes XSD patterns, which match the whole value; one Go cannot read is no pattern
+		if re, err := regexp.Compile(`^(?:` + p + `)$`); err == nil {
+			if l.taxIDs == nil {
+				l.taxIDs = map[string]TaxIDFormat{}
+			}
+			l.taxIDs[id] = TaxIDFormat{Pattern: p, re: re}
+		}
+	}
 	return nil
 }
 
-// readTable reads the records of an imported catalog from its table.
-func readTable(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) ([]Record, error) {
+// readTable reads the records of an imported catalog from its table, and the TaxIDPattern of
+// those that give one.
+func readTable(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) ([]Record, map[string]string, error) {
 	t, ok := set.Table(c.Table)
 	if !ok {
-		return nil, nil // the source has no such table: the catalog is empty, status says so
+		return nil, nil, nil // the source has no such table: the catalog is empty, status says so
 	}
 	cols, err := columnsOf(t, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var recs []Record
+	var taxIDs map[string]string
 	err = store.View(ctx, func(tx storage.Tx) error {
 		return tx.Catalogs().Rows(c.Table, func(_, raw []byte) error {
 			vals, err := decodeRow(raw)
@@ -192,17 +217,26 @@ func readTable(ctx context.Context, store storage.Store, c *Catalog, set *storag
 			r := cols.record(vals)
 			if c.Keep == nil || c.Keep(r.ID) {
 				recs = append(recs, r)
+				if cols.taxID >= 0 {
+					if p := valueText(vals, cols.taxID); p != "" {
+						if taxIDs == nil {
+							taxIDs = map[string]string{}
+						}
+						taxIDs[r.ID] = p
+					}
+				}
 			}
 			return nil
 		})
 	})
-	return recs, err
+	return recs, taxIDs, err
 }
 
 // columns are the positions of a catalog's id and description columns in its table's rows.
 type columns struct {
-	id   []int
-	desc int // -1: the id
+	id    []int
+	desc  int // -1: the id
+	taxID int // -1: none (Catalog.TaxIDPattern unset or absent from the table)
 }
 
 func columnsOf(t storage.CatalogTable, c *Catalog) (columns, error) {
@@ -214,7 +248,10 @@ func columnsOf(t storage.CatalogTable, c *Catalog) (columns, error) {
 		}
 		return -1
 	}
-	cols := columns{desc: -1}
+	cols := columns{desc: -1, taxID: -1}
+	if c.TaxIDPattern != "" {
+		cols.taxID = pos(c.TaxIDPattern)
+	}
 	for _, name := range c.ID {
 		p := pos(name)
 		if p < 0 {
@@ -341,6 +378,19 @@ func (s *Service) Lookup(ctx context.Context, name, id string) (api.CatalogRecor
 		return api.CatalogRecord{}, false, nil
 	}
 	return l.records[i], true, nil
+}
+
+// TaxIDPatterns are the formats c_Pais (SatCountries) gives the tax registration numbers of a
+// country's residents, by country id, anchored as SAT's XSD patterns are: only the countries that
+// give one (in SAT's catalog 10.14: CAN and USA nine digits, MEX the RFC's t_RFC). The map is
+// shared: read it, never change it. ErrNotImported without catalogs.
+func (s *Service) TaxIDPatterns(ctx context.Context) (map[string]TaxIDFormat, error) {
+	c, _ := Lookup("SatCountries")
+	l, err := s.load(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return l.taxIDs, nil
 }
 
 // DownloadList is GET /api/v4/download-catalogs.

@@ -222,7 +222,7 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRule
 		if p.Tin != nil {
 			tin = strings.ToUpper(strings.TrimSpace(*p.Tin))
 		}
-		if !cfdi.ValidRFC(tin) {
+		if cfdi.CheckRFC(tin) != nil { // spec 2: the person needs a valid RFC
 			return apierr.BadRequest(fmt.Sprintf(MsgPersonNoRFC, p.ID))
 		}
 		r.Tin = tin

@@ -31,6 +31,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -127,6 +128,17 @@ func (k *checker) catalog(prop, catalog, msg, id string) error {
 		k.add(apierr.Field(prop, fmt.Sprintf(msg, id), id, "", apierr.Placeholders(prop, id)))
 	}
 	return nil
+}
+
+// rfc checks an optional RFC (originEmployerTin, subcontractorRfc) by cfdi.CheckRFC, in upper
+// case as the payroll complement writes it; empty is absent.
+func (k *checker) rfc(prop string, v *string) {
+	if v == nil || *v == "" {
+		return
+	}
+	if err := cfdi.CheckRFC(strings.ToUpper(*v)); err != nil {
+		k.add(apierr.Field(prop, err.Error(), *v, CodeInvalidFormat, apierr.Placeholders(prop, *v)))
+	}
 }
 
 // amount checks an amount against 0 and MaxAmount; it returns the text to store.
@@ -252,6 +264,7 @@ func (s *Service) checkEmployer(ctx context.Context, personID string, in api.Emp
 		OriginEmployerTin:    optional(in.OriginEmployerTin),
 		SatFundSourceID:      optional(in.SatFundSourceID),
 	}
+	k.rfc("OriginEmployerTin", in.OriginEmployerTin)
 	if err := k.catalog("SatFundSourceId", catalogFundSources, MsgNoFundSource, api.Deref(e.SatFundSourceID)); err != nil {
 		return e, nil, err
 	}
@@ -377,6 +390,7 @@ func (s *Service) checkEmployee(ctx context.Context, personID string, in api.Emp
 		SubcontractorRfc:     optional(in.SubcontractorRfc),
 		TimePercentage:       number(in.TimePercentage),
 	}
+	k.rfc("SubcontractorRfc", in.SubcontractorRfc)
 	if v := k.required("LaborRelationStartDate", in.LaborRelationStartDate); v != "" {
 		if d, ok := startDate(v); ok {
 			e.LaborRelationStartDate = d

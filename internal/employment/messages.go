@@ -31,6 +31,9 @@ const (
 	MsgEmployerNotValid = "La persona especificada no es válida o no pertenece a tu organización."
 	MsgSeniority        = "La antigüedad '%s' no es válida: usa una duración ISO 8601 en semanas, P<n>W (por ejemplo P52W), o en años, meses y días, P<a>Y<m>M<d>D (por ejemplo P1Y2M15D); omite los años o los meses en cero, los días siempre van (P0D como mínimo)."
 	MsgStartDate        = "La fecha de inicio de la relación laboral '%s' no es válida: usa el formato AAAA-MM-DD, por ejemplo 2024-01-15."
+	// An RFC (originEmployerTin, subcontractorRfc) that cfdi.CheckRFC refuses has its text
+	// (cfdi.MsgRFCFormat, cfdi.MsgRFCDate) and the errorCode people and invoices give it.
+	CodeInvalidFormat = "InvalidFormat"
 	// apierr.MsgNotEmpty and apierr.MsgNotNull are the required-field texts of the validator the reference
 	// service uses (NotEmptyValidator for strings, NotNullValidator for numbers), with the
 	// property's name in words ('Employee Number').

@@ -54,6 +54,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/ids"
@@ -63,9 +64,11 @@ import (
 	"github.com/timbra-mx/timbra/storage"
 )
 
-// Catalogs finds catalog records; *catalogs.Service is one.
+// Catalogs finds catalog records, and c_Pais's formats of foreign tax numbers; *catalogs.Service
+// is one.
 type Catalogs interface {
 	Lookup(ctx context.Context, name, id string) (api.CatalogRecord, bool, error)
+	TaxIDPatterns(ctx context.Context) (map[string]catalogs.TaxIDFormat, error)
 }
 
 // DefaultPairs gives a person's default CSD, and opens a key sent by value; *taxfiles.Service

@@ -1,6 +1,9 @@
 package invoices
 
-import "github.com/timbra-mx/timbra/internal/apierr"
+import (
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/cfdi"
+)
 
 // Texts of the invoices area. The spec shows none ("messages: not shown", spec 3 §4.1); these
 // follow its style: Spanish, the value sent between quotes, the SAT catalog or CFDI 4.0
@@ -12,7 +15,7 @@ const (
 	MsgDateTooOld   = "La fecha del comprobante '%s' tiene más de 72 horas: el SAT no admite timbrar comprobantes emitidos hace más de 72 horas."
 	MsgNotInCatalog = "El valor '%s' no existe en el catálogo %s del SAT."
 	MsgZipCode      = "El código postal '%s' no es válido: debe tener 5 dígitos."
-	MsgRFC          = "El RFC '%s' no tiene un formato válido."
+	MsgRFC          = cfdi.MsgRFCFormat // and cfdi.MsgRFCDate: cfdi.CheckRFC's texts
 	MsgSeriesLength = "La serie admite de 1 a 25 caracteres (atributo Serie del CFDI). Ingresó %d caracteres."
 	MsgTooLong      = "'%s' admite hasta %d caracteres. Ingresó %d caracteres."
 

@@ -240,12 +240,14 @@ func (k *checker) pago(p string, in api.InvoicePaymentInput) (cfdi.PagoInput, bo
 	}{{".SourceBankTin", in.SourceBankTin, &out.RfcEmisorCtaOrd, true}, {".SourceBankAccount", in.SourceBankAccount, &out.CtaOrdenante, false},
 		{".TargetBankTin", in.TargetBankTin, &out.RfcEmisorCtaBen, true}, {".TargetBankAccount", in.TargetBankAccount, &out.CtaBeneficiario, false}} {
 		v := strings.TrimSpace(b.v)
-		switch {
-		case v == "":
+		if v == "" {
 			continue
-		case b.rfc && !cfdi.ValidRFC(strings.ToUpper(v)):
-			k.add(p+b.prop, fmt.Sprintf(MsgRFC, v), v, CodeFormat)
-		case !b.rfc && !bankAccountPattern.MatchString(v):
+		}
+		if b.rfc {
+			if err := cfdi.CheckRFC(strings.ToUpper(v)); err != nil {
+				k.add(p+b.prop, err.Error(), v, CodeFormat)
+			}
+		} else if !bankAccountPattern.MatchString(v) {
 			k.add(p+b.prop, fmt.Sprintf(MsgBankAccount, v), v, CodeFormat)
 		}
 		if b.rfc {

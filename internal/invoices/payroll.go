@@ -576,7 +576,13 @@ func (k *checker) payrollEmployer(in *api.InvoiceIssuerInput, is *issuer) *cfdi.
 			k.fail(err)
 			return nil
 		}
-		out := &cfdi.NominaEmisor{RegistroPatronal: e.EmployerRegistration, RfcPatronOrigen: api.Deref(e.OriginEmployerTin)}
+		out := &cfdi.NominaEmisor{RegistroPatronal: e.EmployerRegistration}
+		if t := strings.ToUpper(strings.TrimSpace(api.Deref(e.OriginEmployerTin))); t != "" {
+			if err := cfdi.CheckRFC(t); err != nil { // saved before employment checked it
+				k.add("Issuer.Id", err.Error(), id, CodeFormat)
+			}
+			out.RfcPatronOrigen = t
+		}
 		if individual {
 			curp := strings.ToUpper(strings.TrimSpace(api.Deref(p.Curp)))
 			switch {
@@ -684,7 +690,10 @@ func (k *checker) payrollEmployee(in *api.InvoiceRecipientInput, rc *recipient, 
 			SalarioBaseCotApor: salary(e.BaseSalaryForContributions), SalarioDiarioIntegrado: salary(e.IntegratedDailySalary),
 			ClaveEntFed: e.SatPayrollStateID,
 		}
-		if r := api.Deref(e.SubcontractorRfc); r != "" {
+		if r := strings.ToUpper(strings.TrimSpace(api.Deref(e.SubcontractorRfc))); r != "" {
+			if err := cfdi.CheckRFC(r); err != nil { // saved before employment checked it
+				k.add("Recipient.Id", err.Error(), id, CodeFormat)
+			}
 			out.SubContratacion = []cfdi.SubContratacion{{RfcLabora: r, PorcentajeTiempo: api.Deref(e.TimePercentage)}}
 		}
 		return out

@@ -56,8 +56,8 @@ func (f *Fields) Issuer(prop, id string) (storage.Person, bool) {
 	n := len(f.k.fs)
 	if tin := strings.ToUpper(api.Deref(p.Tin)); tin == "" {
 		f.k.add(prop, fmt.Sprintf(MsgPersonNoTin, id), id, CodeRule)
-	} else if !cfdi.ValidRFC(tin) {
-		f.k.add(prop, fmt.Sprintf(MsgRFC, tin), id, CodeFormat)
+	} else if err := cfdi.CheckRFC(tin); err != nil {
+		f.k.add(prop, err.Error(), id, CodeFormat)
 	}
 	if api.Deref(p.SatTaxRegimeID) == "" {
 		f.k.add(prop, fmt.Sprintf(MsgPersonNoRegime, id), id, CodeRule)

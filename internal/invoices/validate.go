@@ -13,6 +13,7 @@ import (
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/products"
@@ -27,8 +28,8 @@ var (
 
 // Generic RFCs of SAT: the general public and foreign residents.
 const (
-	RFCPublic  = "XAXX010101000"
-	RFCForeign = "XEXX010101000"
+	RFCPublic  = cfdi.RFCGeneric
+	RFCForeign = cfdi.RFCForeign
 )
 
 // masked is the attemptedValue of an object or list that holds a secret (spec 1 §7.4).
@@ -109,12 +110,14 @@ func (k *checker) optionalCode(prop, catalog, id string) bool {
 	return id == "" || k.catalog(prop, catalog, id)
 }
 
+// rfc checks a required RFC by cfdi.CheckRFC (shape and date; see there why not the check
+// digit); the text says which.
 func (k *checker) rfc(prop, v string) bool {
 	if !k.required(prop, v) {
 		return false
 	}
-	if !cfdi.ValidRFC(v) {
-		k.add(prop, fmt.Sprintf(MsgRFC, v), v, CodeFormat)
+	if err := cfdi.CheckRFC(v); err != nil {
+		k.add(prop, err.Error(), v, CodeFormat)
 		return false
 	}
 	return true
@@ -372,8 +375,8 @@ func (k *checker) issuerOf(in *api.InvoiceIssuerInput) issuer {
 		out.tin, out.name, out.regime = strings.ToUpper(api.Deref(p.Tin)), p.LegalName, api.Deref(p.SatTaxRegimeID)
 		if out.tin == "" {
 			k.add("Issuer.Id", fmt.Sprintf(MsgPersonNoTin, id), id, CodeRule)
-		} else if !cfdi.ValidRFC(out.tin) {
-			k.add("Issuer.Id", fmt.Sprintf(MsgRFC, out.tin), id, CodeFormat)
+		} else if err := cfdi.CheckRFC(out.tin); err != nil {
+			k.add("Issuer.Id", err.Error(), id, CodeFormat)
 		}
 		if out.regime == "" {
 			k.add("Issuer.Id", fmt.Sprintf(MsgPersonNoRegime, id), id, CodeRule)
@@ -556,11 +559,10 @@ func (k *checker) recipientOf(in *api.InvoiceRecipientInput) recipient {
 			out.use = in.CfdiUseCode
 			k.catalog("Recipient.CfdiUseCode", CatalogCfdiUses, in.CfdiUseCode)
 		}
-		switch {
-		case out.tin == "":
+		if out.tin == "" {
 			k.add("Recipient.Id", fmt.Sprintf(MsgPersonNoTin, id), id, CodeRule)
-		case !cfdi.ValidRFC(out.tin):
-			k.add("Recipient.Id", fmt.Sprintf(MsgRFC, out.tin), id, CodeFormat)
+		} else if err := cfdi.CheckRFC(out.tin); err != nil {
+			k.add("Recipient.Id", err.Error(), id, CodeFormat)
 		}
 		if out.zip == "" {
 			k.add("Recipient.Id", fmt.Sprintf(MsgPersonNoZip, id), id, CodeRule)
@@ -586,8 +588,29 @@ func (k *checker) recipientOf(in *api.InvoiceRecipientInput) recipient {
 	}
 	if out.tin == RFCForeign {
 		out.residenciaFiscal, out.numRegIdTrib = out.countryID, out.foreignTin
+		if out.byReference {
+			k.foreignTin("Recipient.Id", out.countryID, out.foreignTin, *out.personID)
+		} else {
+			k.foreignTin("Recipient.ForeignTin", out.countryID, out.foreignTin, out.foreignTin)
+		}
 	}
 	return out
+}
+
+// foreignTin checks the number a foreign recipient's CFDI carries (NumRegIdTrib) against the
+// format c_Pais gives its country (ResidenciaFiscal), when it gives one, as SAT does.
+func (k *checker) foreignTin(prop, country, tin string, attempted any) {
+	if country == "" || tin == "" || k.s.Catalogs == nil {
+		return
+	}
+	formats, err := k.s.Catalogs.TaxIDPatterns(k.ctx)
+	if err != nil {
+		k.fail(err)
+		return
+	}
+	if f, ok := formats[country]; ok && !f.Match(tin) {
+		k.add(prop, fmt.Sprintf(catalogs.MsgTaxIDFormat, tin, country, f.Pattern), attempted, CodeFormat)
+	}
 }
 
 // lines resolves the items: products of the tenant by reference, the request's data by value.

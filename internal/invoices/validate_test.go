@@ -11,6 +11,7 @@ import (
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
@@ -30,6 +31,10 @@ func (f fakeCatalogs) Lookup(_ context.Context, name, id string) (api.CatalogRec
 		}
 	}
 	return api.CatalogRecord{}, false, nil
+}
+
+func (f fakeCatalogs) TaxIDPatterns(context.Context) (map[string]catalogs.TaxIDFormat, error) {
+	return nil, f.err
 }
 
 // want is the one failure a check reports, or none (prop "").
@@ -74,6 +79,9 @@ func TestCheckerTexts(t *testing.T) {
 		{"rfc valid", func(k *checker) bool { return k.rfc("Recipient.Tin", "XAXX010101000") }, true, want{}},
 		{"rfc malformed", func(k *checker) bool { return k.rfc("Recipient.Tin", "ABC") }, false,
 			want{"Recipient.Tin", fmt.Sprintf(MsgRFC, "ABC"), CodeFormat}},
+		{"rfc of 31 April", func(k *checker) bool { return k.rfc("Recipient.Tin", "GODE560431AB1") }, false,
+			want{"Recipient.Tin", fmt.Sprintf(cfdi.MsgRFCDate, "GODE560431AB1", "560431"), CodeFormat}},
+		{"rfc whose check digit SAT's algorithm does not give", func(k *checker) bool { return k.rfc("Recipient.Tin", "BSM970519DU8") }, true, want{}},
 		{"rfc empty reports emptiness, not format", func(k *checker) bool { return k.rfc("Recipient.Tin", "") }, false,
 			want{"Recipient.Tin", "'Tin' no debería estar vacío.", CodeNotEmpty}},
 		{"zip valid", func(k *checker) bool { return k.zip("Recipient.ZipCode", "42501") }, true, want{}},

@@ -1,10 +1,12 @@
 package people
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
 // Texts of the write side (spec 2 §4.3; the required and length texts in the style the rest of
@@ -48,6 +50,7 @@ const (
 	CodePasswordRequiresDigit  = "PasswordRequiresDigit"
 	CodePasswordRequiresNonAlp = "PasswordRequiresNonAlphanumeric"
 	CodeNotEmpty               = "NotEmptyValidator"
+	CodeInvalidFormat          = "InvalidFormat" // as invoices name a malformed RFC
 	CodeDuplicateEmail         = "DuplicateEmail"
 )
 
@@ -94,6 +97,30 @@ func CheckPassword(password string) *api.Failure {
 	f := apierr.Field("Password", MsgPasswordRule, nil, code, nil)
 	return &f
 }
+
+// checkTin returns the failure of a tin sent that is not an RFC (cfdi.CheckRFC's text), or nil;
+// an empty tin clears it, and on update the saved tin is not checked again.
+func checkTin(tin, saved *string, create bool) *api.Failure {
+	if tin == nil || *tin == "" || (!create && saved != nil && *saved == *tin) {
+		return nil
+	}
+	if err := cfdi.CheckRFC(strings.ToUpper(*tin)); err != nil {
+		f := apierr.Field("Tin", err.Error(), *tin, CodeInvalidFormat, apierr.Placeholders("Tin", *tin))
+		return &f
+	}
+	return nil
+}
+
+// sentOr is an optional field after a write: what was sent (empty clears), else the saved value.
+func sentOr(sent, saved *string) string {
+	if sent != nil {
+		return *sent
+	}
+	return api.Deref(saved)
+}
+
+// changed tells whether an optional field sent differs from the saved value.
+func changed(sent, saved *string) bool { return sent != nil && *sent != api.Deref(saved) }
 
 // notEmpty is the failure of a required value that is missing or blank.
 func notEmpty(property, message string, attempted any) api.Failure {

@@ -27,6 +27,14 @@ import (
 //   - DELETE /api/v4/people/<id>, no body, answers `data` true; the person's API keys are
 //     revoked in the same transaction, so they stop authenticating at once.
 //
+// RFC: tin is checked by cfdi.CheckRFC (its shape and a date that is a day of the calendar; not
+// the check digit, which real RFCs do not all follow), in upper case as invoices and download
+// rules read it, on create and on update when it differs from the saved one (as countryId: a
+// person saved before the rule can still change another field; an invoice refuses the RFC).
+// foreignTin must have the format c_Pais gives its country (catalogs.TaxIDPatterns: USA and CAN
+// nine digits), where it gives one, the country being countryId as sent or as saved; checked on
+// create and when either changes; needing the catalogs, such a write without them is a 503.
+//
 // Catalog checks: satTaxRegimeId and satCfdiUseId are checked whenever they are sent with a
 // value; countryId on create, and on update only when it differs from the saved one (the spec
 // rejects it "on create"; an unchanged country is not checked again, a new one is). Without SAT
@@ -41,6 +49,15 @@ import (
 type catalogCheck struct {
 	found bool
 	err   error
+}
+
+// lookedUp is what the catalogs answered before the write: the ids in carries, and c_Pais's
+// formats of tax numbers when a foreignTin or a countryId is sent (the other may be the saved
+// one, known only in the transaction).
+type lookedUp struct {
+	ids      map[string]catalogCheck
+	taxIDs   map[string]catalogs.TaxIDFormat
+	taxIDErr error
 }
 
 func (s *Service) now() time.Time {
@@ -58,8 +75,15 @@ func (s *Service) hash(password string) string {
 }
 
 // lookups checks the SAT catalog ids that in carries.
-func (s *Service) lookups(ctx context.Context, in api.PersonInput) map[string]catalogCheck {
-	out := map[string]catalogCheck{}
+func (s *Service) lookups(ctx context.Context, in api.PersonInput) lookedUp {
+	out := lookedUp{ids: map[string]catalogCheck{}}
+	if api.Deref(in.ForeignTin) != "" || api.Deref(in.CountryID) != "" {
+		if s.Catalogs == nil {
+			out.taxIDErr = catalogs.ErrNotImported
+		} else {
+			out.taxIDs, out.taxIDErr = s.Catalogs.TaxIDPatterns(ctx)
+		}
+	}
 	for name, id := range map[string]*string{
 		CatalogTaxRegimes: in.SatTaxRegimeID, CatalogCfdiUses: in.SatCfdiUseID, CatalogCountries: in.CountryID,
 	} {
@@ -67,11 +91,11 @@ func (s *Service) lookups(ctx context.Context, in api.PersonInput) map[string]ca
 			continue
 		}
 		if s.Catalogs == nil {
-			out[name] = catalogCheck{err: catalogs.ErrNotImported}
+			out.ids[name] = catalogCheck{err: catalogs.ErrNotImported}
 			continue
 		}
 		_, found, err := s.Catalogs.Lookup(ctx, name, *id)
-		out[name] = catalogCheck{found: found, err: err}
+		out.ids[name] = catalogCheck{found: found, err: err}
 	}
 	return out
 }
@@ -79,7 +103,7 @@ func (s *Service) lookups(ctx context.Context, in api.PersonInput) map[string]ca
 // apply checks in and writes what it carries into p: the saved person on update, a new one on
 // create. The sign-in password is checked, not hashed (the caller hashes it once all checks
 // pass).
-func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, create bool, checks map[string]catalogCheck) error {
+func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, create bool, checks lookedUp) error {
 	var fs []api.Failure
 	fail := func(f api.Failure) { fs = append(fs, f) }
 
@@ -119,7 +143,7 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 		if id == nil || *id == "" || !check {
 			return nil
 		}
-		ch := checks[name]
+		ch := checks.ids[name]
 		if ch.err != nil {
 			return ch.err
 		}
@@ -151,9 +175,24 @@ func (s *Service) apply(tx storage.Tx, p *storage.Person, in api.PersonInput, cr
 		fail(apierr.Field("UserTypeId", MsgUserTypeInvalid, v, "", nil))
 	}
 
+	if f := checkTin(in.Tin, p.Tin, create); f != nil {
+		fail(*f)
+	}
 	if in.ForeignTin != nil {
 		if f, long := apierr.TooLong("ForeignTin", *in.ForeignTin, MaxForeignTin, *in.ForeignTin); long {
 			fail(f)
+		}
+	}
+	// foreignTin in the format c_Pais gives the country, when it gives one, as SAT checks
+	// NumRegIdTrib against ResidenciaFiscal: checked when either changes
+	tin, country := sentOr(in.ForeignTin, p.ForeignTin), sentOr(in.CountryID, p.CountryID)
+	if tin != "" && country != "" && (create || changed(in.ForeignTin, p.ForeignTin) || changed(in.CountryID, p.CountryID)) {
+		if checks.taxIDErr != nil {
+			return checks.taxIDErr
+		}
+		if f, ok := checks.taxIDs[country]; ok && !f.Match(tin) {
+			fail(apierr.Field("ForeignTin", fmt.Sprintf(catalogs.MsgTaxIDFormat, tin, country, f.Pattern), tin,
+				CodeInvalidFormat, apierr.Placeholders("ForeignTin", tin)))
 		}
 	}
 	if in.TaxPassword != nil {

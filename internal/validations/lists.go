@@ -96,7 +96,7 @@ func ReadList(r io.Reader) (*List, error) {
 		if rfc == "" {
 			continue
 		}
-		if !cfdi.ValidRFC(rfc) {
+		if !cfdi.ValidRFC(rfc) { // t_RFC only: SAT's RFCs are taken as SAT publishes them
 			return nil, fmt.Errorf("line %d: %q is not an RFC", line, rfc)
 		}
 		st := Definitivo

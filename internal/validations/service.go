@@ -150,10 +150,13 @@ func (s *Service) checkRequest(in api.SatValidationRequest) (Input, []string, er
 		}
 	default:
 		t := strings.ToUpper(strings.TrimSpace(*in.TIN))
+		err := cfdi.CheckRFC(t)
 		switch {
 		case t == "":
 			fs = append(fs, apierr.Field("Tin", MsgTINEmpty, *in.TIN, ErrCodeNotEmpty, nil))
-		case !cfdi.ValidRFC(t):
+		case errors.Is(err, cfdi.ErrRFCDate): // no such day: no RFC SAT lists
+			fs = append(fs, apierr.Field("Tin", err.Error(), *in.TIN, ErrCodeTIN, nil))
+		case err != nil:
 			fs = append(fs, apierr.Field("Tin", MsgTINInvalid, *in.TIN, ErrCodeTIN, nil))
 		}
 		input.TIN = t

@@ -191,6 +191,8 @@ func Structure(doc *cfdi.Comprobante) []string {
 		}
 	}
 
+	// RFCs are checked as SAT's schema does (t_RFC), not by cfdi.CheckRFC: this check is SAT's
+	// structure, and the stamp's SAT checked the taxpayers against its own list.
 	e := doc.Emisor
 	r.attr("Emisor", "Rfc", e.Rfc, true, cfdi.ValidRFC, wRFC)
 	f, w := txt(300)
