@@ -367,6 +367,12 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 			return err
 		}
 	}
+	// bind first: a port in use is said at once, not after a catalog download
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Addr, err)
+	}
+	defer ln.Close() // Serve closes it; this is for the returns before
 	if err := ensureCatalogs(c.Context, o, d.Store); err != nil {
 		return err
 	}
@@ -381,17 +387,13 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Addr, err)
-	}
 	addr, scheme := ln.Addr().String(), "http"
+	serving := ln
 	if tlsConfig != nil {
-		ln, scheme = tls.NewListener(ln, tlsConfig), "https"
+		serving, scheme = tls.NewListener(ln, tlsConfig), "https"
 	}
 	if o.AddrFile != "" {
 		if err := apiserver.WriteAddrFile(o.AddrFile, addrFileLine(scheme, addr)); err != nil {
-			ln.Close()
 			return fmt.Errorf("write --addr-file: %w", err)
 		}
 	}
@@ -401,11 +403,10 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 		Mail: mailer, MailFrom: mailFrom,
 	}, d.Store, d.Keys)
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	log.Info("listening", "addr", scheme+"://"+addr, "environment", d.Environment, "data", o.Data, "version", f.Version)
-	if err := srv.Serve(c.Context, ln); err != nil {
+	if err := srv.Serve(c.Context, serving); err != nil {
 		return err
 	}
 	if err := d.Store.Close(); err != nil {

@@ -15,7 +15,7 @@ import (
 func MsgNoSuchCatalog(name string) string { return "No existe el catálogo '" + name + "'." }
 
 // ImportHint is how an operator imports catalogs, for the server's log and the status.
-const ImportHint = "timbra catalogs import <folder|file.zip|https://...> (server stopped), or timbra server --catalogs <source>"
+const ImportHint = "restart as timbra server --catalogs ./folder (a folder or .zip of the SAT catalogs' SQL, or an https:// address; imported before it serves), or stop it and run timbra catalogs import ./folder"
 
 // MsgNotImported is the details of a request that needs the SAT catalogs on a server that has
 // none imported: in the API's language, naming the same commands as ImportHint.
