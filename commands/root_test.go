@@ -315,3 +315,44 @@ func TestNothingWrittenToProcessStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredFlagsAreUsageErrors: every command with required flags, run without them, says
+// which are missing in one line with the hint to its help and exit code 2, like every other
+// usage error (the cli package would print the whole help and exit 1).
+func TestRequiredFlagsAreUsageErrors(t *testing.T) {
+	cmdtest.Isolate(t)
+	app := NewApp(cmdutil.NewFactory(&cmdutil.IOStreams{}, "dev"))
+	n := 0
+	var walk func(path []string, cs []*cli.Command)
+	walk = func(path []string, cs []*cli.Command) {
+		for _, c := range cs {
+			p := append(append([]string(nil), path...), c.Name)
+			walk(p, c.Subcommands)
+			required := cmdutil.RequiredFlags(c)
+			if len(required) == 0 || len(c.Subcommands) > 0 {
+				continue
+			}
+			n++
+			args := p
+			for _, a := range strings.Fields(c.ArgsUsage) { // the positional arguments it needs
+				if !strings.HasPrefix(a, "[") {
+					args = append(args, "x")
+				}
+			}
+			r := runArgs(t, args...)
+			name := strings.Join(p, " ")
+			if r.Code != 2 {
+				t.Errorf("%s: exit code %d, want 2:\n%s", name, r.Code, r.Err)
+				continue
+			}
+			cmdtest.WantContains(t, name, r.Err, "missing flag", "--"+required[0], "Run 'timbra "+name+" --help'.")
+			if lines := strings.Count(strings.TrimSpace(r.Err), "\n"); lines != 1 || r.Out != "" {
+				t.Errorf("%s: want one error line and the hint, got:\n%s%s", name, r.Out, r.Err)
+			}
+		}
+	}
+	walk(nil, app.Commands)
+	if n < 2 {
+		t.Fatalf("only %d commands with required flags found", n)
+	}
+}

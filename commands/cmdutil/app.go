@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
@@ -98,6 +100,7 @@ func prepare(c *cli.Command, parent string, flags func() []cli.Flag) {
 			c.Flags = append(c.Flags, fl)
 		}
 	}
+	requireFlags(c)
 	if len(c.Subcommands) == 0 {
 		c.HideHelpCommand = true
 		return
@@ -113,6 +116,62 @@ func prepare(c *cli.Command, parent string, flags func() []cli.Flag) {
 			prepare(s, full, flags)
 		}
 	}
+}
+
+// requireFlags checks a command's required flags itself, as one usage error (one line, the
+// hint to the help, exit 2) like every other: the cli package would print the whole help and
+// exit 1. Each such flag is marked "(required)" in the help instead.
+func requireFlags(c *cli.Command) {
+	var names []string
+	for _, fl := range c.Flags {
+		rf, ok := fl.(cli.RequiredFlag)
+		if !ok || !rf.IsRequired() {
+			continue
+		}
+		v := reflect.ValueOf(fl)
+		if v.Kind() != reflect.Pointer || !v.Elem().FieldByName("Required").CanSet() {
+			continue
+		}
+		v.Elem().FieldByName("Required").SetBool(false)
+		if u := v.Elem().FieldByName("Usage"); u.CanSet() && !strings.Contains(u.String(), "(required)") {
+			u.SetString(u.String() + " (required)")
+		}
+		names = append(names, fl.Names()[0])
+	}
+	if len(names) == 0 || c.Action == nil {
+		return
+	}
+	requiredMu.Lock()
+	required[c] = names
+	requiredMu.Unlock()
+	action := c.Action
+	c.Action = func(ctx *cli.Context) error {
+		var missing []string
+		for _, n := range names {
+			if !ctx.IsSet(n) {
+				missing = append(missing, "--"+n)
+			}
+		}
+		switch len(missing) {
+		case 0:
+			return action(ctx)
+		case 1:
+			return UsageErrorf(ctx, "missing flag %s", missing[0])
+		}
+		return UsageErrorf(ctx, "missing flags %s", strings.Join(missing, ", "))
+	}
+}
+
+var (
+	requiredMu sync.Mutex
+	required   = map[*cli.Command][]string{}
+)
+
+// RequiredFlags are the names of the flags a prepared command requires (for tests).
+func RequiredFlags(c *cli.Command) []string {
+	requiredMu.Lock()
+	defer requiredMu.Unlock()
+	return required[c]
 }
 
 func hasAnyName(flags []cli.Flag, names []string) bool {
