@@ -44,7 +44,8 @@ type (
 		Ready       listener.Ready
 		Reconnected bool
 	}
-	// EventMsg is one event and what was done with it.
+	// EventMsg is one event as it arrives (Pending while it is forwarded) or with what was
+	// done with it: the row of its delivery is added, or updated in place.
 	EventMsg listener.EventResult
 	// DisconnectMsg tells the connection dropped (Attempt 1) or a reconnection failed.
 	DisconnectMsg struct {
@@ -122,7 +123,7 @@ func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case DisconnectMsg:
 		m.state, m.disconnect = reconnecting, msg
 	case EventMsg:
-		m.list.add(listener.EventResult(msg))
+		m.list.put(listener.EventResult(msg))
 	case ResendResultMsg:
 		if msg.Err != nil {
 			m.status = "Resend of " + msg.EventID + " failed: " + oneLine(msg.Err.Error())
@@ -307,10 +308,12 @@ func (m ListenModel) outcome(r listener.EventResult) string {
 	switch {
 	case !r.Verified:
 		return s.Unverified.Render("✗ signature NOT verified: not forwarded")
+	case r.Pending:
+		return s.Pending.Render("⋯ forwarding…")
 	case fr == nil:
 		return s.Dim.Render("(not forwarded)")
 	}
-	latency := fr.Latency.Round(time.Millisecond).String()
+	latency := Latency(fr.Latency)
 	if fr.StatusCode == nil {
 		msg := fr.Error
 		if msg == "" {
@@ -355,7 +358,11 @@ func (m ListenModel) details(r listener.EventResult) []string {
 	out = append(out, s.Section.Render("Forward"))
 	fr := r.Forward
 	if fr == nil {
-		out = append(out, "  "+m.outcome(r))
+		if r.Pending {
+			out = append(out, "  POST "+m.opts.ForwardTo+"  "+m.outcome(r))
+		} else {
+			out = append(out, "  "+m.outcome(r))
+		}
 		return out
 	}
 	out = append(out, "  POST "+fr.URL+"  "+m.outcome(r))
@@ -374,6 +381,17 @@ func (m ListenModel) details(r listener.EventResult) []string {
 type eventList struct {
 	items    []listener.EventResult
 	selected int
+}
+
+// put adds an event, or updates the row of its delivery (its forward ended).
+func (l *eventList) put(r listener.EventResult) {
+	for i := len(l.items) - 1; i >= 0; i-- {
+		if l.items[i].Event.DeliveryID == r.Event.DeliveryID {
+			l.items[i] = r
+			return
+		}
+	}
+	l.add(r)
 }
 
 func (l *eventList) add(r listener.EventResult) {
@@ -447,6 +465,24 @@ func sanitize(s string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(sanitize(s)), " ")
+}
+
+// Latency is a forward's duration for people, to two or three significant digits: 420µs,
+// 4.2ms, 12ms, 1.23s; never 0s.
+func Latency(d time.Duration) string {
+	switch {
+	case d < time.Microsecond:
+		return "<1µs"
+	case d < time.Millisecond:
+		d = d.Round(time.Microsecond)
+	case d < 10*time.Millisecond:
+		d = d.Round(100 * time.Microsecond)
+	case d < time.Second:
+		d = d.Round(time.Millisecond)
+	default:
+		d = d.Round(10 * time.Millisecond)
+	}
+	return d.String()
 }
 
 func roundDuration(d time.Duration) time.Duration {

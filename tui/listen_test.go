@@ -43,6 +43,12 @@ func testEvent(id string, status *int, verified bool) EventMsg {
 	return EventMsg(r)
 }
 
+// pending is an event as it arrives, its forward under way.
+func pending(e EventMsg) EventMsg {
+	e.Forward, e.Pending = nil, true
+	return e
+}
+
 func update(t *testing.T, m tea.Model, msgs ...tea.Msg) (ListenModel, tea.Cmd) {
 	t.Helper()
 	var cmd tea.Cmd
@@ -99,6 +105,34 @@ func TestReadyEventsSelectDetails(t *testing.T) {
 	m, _ = update(t, m, keyMsg("enter"))
 	if m.detail {
 		t.Fatal("enter did not close the details")
+	}
+}
+
+// An event shows as a pending row the moment it arrives; its forward's outcome updates that
+// row in place, whichever row is selected.
+func TestArrivalThenOutcomeInPlace(t *testing.T) {
+	m, _ := update(t, NewListen(testOptions()), tea.WindowSizeMsg{Width: 100, Height: 30}, testReady(),
+		testEvent("evt_1", code(200), true), pending(testEvent("evt_2", code(500), true)))
+	v := m.View()
+	if len(m.list.items) != 2 || !strings.Contains(v, "evt_2  ⋯ forwarding…") || strings.Contains(v, "500") {
+		t.Fatalf("%d rows, the pending one not shown as such:\n%s", len(m.list.items), v)
+	}
+	m, _ = update(t, m, keyMsg("up"), testEvent("evt_2", code(500), true))
+	v = m.View()
+	if len(m.list.items) != 2 || m.list.selected != 0 || strings.Contains(v, "forwarding") || !strings.Contains(v, "evt_2  → 500 Internal Server Error  12ms") {
+		t.Fatalf("%d rows, selected %d, not updated in place:\n%s", len(m.list.items), m.list.selected, v)
+	}
+}
+
+func TestLatency(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "<1µs", 420 * time.Nanosecond: "<1µs", 420 * time.Microsecond: "420µs", 999*time.Microsecond + 700: "1ms",
+		4230 * time.Microsecond: "4.2ms", 12 * time.Millisecond: "12ms", 999 * time.Millisecond: "999ms",
+		1234 * time.Millisecond: "1.23s", 65 * time.Second: "1m5s",
+	} {
+		if got := Latency(d); got != want {
+			t.Errorf("Latency(%s) = %q, want %q", d, got, want)
+		}
 	}
 }
 

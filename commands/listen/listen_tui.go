@@ -43,6 +43,7 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 		p.Send(tui.ReadyMsg{Ready: r, Reconnected: reconnected})
 		return nil
 	}
+	lc.OnReceived = func(r listener.EventResult) { p.Send(tui.EventMsg(r)) }
 	lc.OnEvent = func(r listener.EventResult) { p.Send(tui.EventMsg(r)) }
 	lc.OnDisconnect = func(err error, retryIn time.Duration, attempt int) {
 		p.Send(tui.DisconnectMsg{Err: err, RetryIn: retryIn, Attempt: attempt})
