@@ -165,19 +165,29 @@ func (fr *ForwardResult) ErrorText() string {
 	return fr.Error
 }
 
-// Forward posts one event; it never fails, the outcome says what happened.
-func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
-	h := make(http.Header, 3+len(f.Header))
+// ForwardHeader is the header a forward of e sends: the event's three Standard Webhooks
+// headers, extra (timbra listen --headers), and Content-Type and User-Agent as a delivery has
+// them.
+func ForwardHeader(e Event, extra http.Header) http.Header {
+	h := make(http.Header, 5+len(extra))
 	for _, name := range []string{webhook.HeaderID, webhook.HeaderTimestamp, webhook.HeaderSignature} {
 		if v, ok := clientEventHeader(e.Headers, name); ok {
 			h.Set(name, v)
 		}
 	}
-	for k, vs := range f.Header {
+	for k, vs := range extra {
 		for _, v := range vs {
 			h.Add(k, v)
 		}
 	}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", webhook.UserAgent)
+	return h
+}
+
+// Forward posts one event; it never fails, the outcome says what happened.
+func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
+	h := ForwardHeader(e, f.Header)
 	hc := f.Client
 	if hc == nil {
 		hc = NewForwardClient(DefaultForwardTimeout, false)

@@ -22,6 +22,7 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 	opts := tui.ListenOptions{
 		BaseURL:   client.BaseURL,
 		ForwardTo: o.ForwardTo,
+		Header:    o.Headers.h,
 		Events:    o.Events,
 		Location:  l.loc,
 		Resend: func(id string) tea.Cmd {

@@ -1,0 +1,304 @@
+package tui
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/timbra-mx/timbra/listener"
+)
+
+// listenLayout is where the parts of the view go at the current size.
+type listenLayout struct {
+	width, height int
+	top, bottom   []string
+	// listRoom is the rows of events; detailRoom the details pane's, its title line included.
+	listRoom, detailRoom int
+}
+
+// layout places the header (one line while the details are open), the banner of a lost
+// connection, the events, the details pane, the status line and the help.
+func (m ListenModel) layout() listenLayout {
+	w, h := m.width, m.height
+	if w <= 0 {
+		w = defaultWidth
+	}
+	if h <= 0 {
+		h = defaultHeight
+	}
+	l := listenLayout{width: w, height: h}
+	if m.detail {
+		l.top = []string{m.title() + "  " + m.forwardTo()}
+	} else {
+		l.top = m.header()
+	}
+	if m.state == reconnecting {
+		l.top = append(l.top, m.banner())
+	}
+	l.top = append(l.top, "")
+	if m.status != "" {
+		l.bottom = append(l.bottom, m.styles.Status.Render(m.status))
+	}
+	hm := m.help
+	hm.Width = w
+	if m.focus == focusDetails {
+		l.bottom = append(l.bottom, strings.Split(hm.View(detailsHelp{m.keys}), "\n")...)
+	} else {
+		l.bottom = append(l.bottom, strings.Split(hm.View(m.keys), "\n")...)
+	}
+	room := max(h-len(l.top)-len(l.bottom), 0)
+	l.listRoom = room
+	if m.detail {
+		l.listRoom = min(max(room/4, 3), room)
+		l.detailRoom = room - l.listRoom
+	}
+	return l
+}
+
+// View draws the layout, every line cut to the width.
+func (m ListenModel) View() string {
+	l := m.layout()
+	lines := append(l.top, m.rows(l.width, l.listRoom)...)
+	if m.detail && l.detailRoom > 0 {
+		for len(lines) < len(l.top)+l.listRoom { // the pane stays in place
+			lines = append(lines, "")
+		}
+		lines = append(lines, m.detailsTitle())
+		if l.detailRoom > 1 {
+			for _, line := range strings.Split(m.details.View(), "\n") {
+				lines = append(lines, strings.TrimRight(line, " ")) // the viewport pads to its width
+			}
+		}
+	}
+	lines = append(lines, l.bottom...)
+	if len(lines) > l.height {
+		lines = lines[:l.height]
+	}
+	for i, line := range lines {
+		lines[i] = ansi.Truncate(line, l.width, "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// title is the name of the view and the state of the session.
+func (m ListenModel) title() string {
+	s := m.styles
+	var st string
+	switch m.state {
+	case connecting:
+		st = s.Connecting.Render("● Connecting…")
+	case ready:
+		st = s.Ready.Render("● Ready")
+	case reconnecting:
+		st = s.Banner.Render("● Reconnecting…")
+	}
+	return s.Title.Render("timbra listen") + "  " + st
+}
+
+func (m ListenModel) forwardTo() string {
+	if m.opts.ForwardTo == "" {
+		return m.styles.Dim.Render("not forwarding (no --forward-to)")
+	}
+	return "POST " + m.opts.ForwardTo
+}
+
+func (m ListenModel) header() []string {
+	s := m.styles
+	secret := "(waiting for the server)"
+	if m.ready.Secret != "" {
+		secret = SecretHint(m.ready.Secret) + s.Dim.Render("  (timbra listen --print-secret)")
+	}
+	events := m.ready.Events
+	if len(events) == 0 {
+		events = m.opts.Events
+	}
+	filter := strings.Join(events, ",")
+	if filter == "" || filter == "*" {
+		filter = "all events"
+	}
+	label := func(l string) string { return s.Label.Render(fmt.Sprintf("%-8s", l)) }
+	return []string{
+		m.title(),
+		label("Server") + " " + m.opts.BaseURL,
+		label("Secret") + " " + secret,
+		label("Events") + " " + filter,
+		label("Forward") + " " + m.forwardTo(),
+	}
+}
+
+func (m ListenModel) banner() string {
+	d := m.disconnect
+	msg := fmt.Sprintf("Disconnected — reconnecting in %s (attempt %d)", roundDuration(d.RetryIn), d.Attempt)
+	if d.Err != nil {
+		msg += ": " + oneLine(d.Err.Error())
+	}
+	return m.styles.Banner.Render(msg)
+}
+
+// rows are the visible events, the selected one marked.
+func (m ListenModel) rows(w, n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	if len(m.list.items) == 0 {
+		return []string{m.styles.Dim.Render("Waiting for events…")}
+	}
+	from, to := m.list.window(n)
+	out := make([]string, 0, to-from)
+	for i := from; i < to; i++ {
+		line := m.row(m.list.items[i])
+		if i == m.list.selected {
+			out = append(out, m.styles.Selected.Render(ansi.Truncate("> "+ansi.Strip(line), w, "…")))
+		} else {
+			out = append(out, "  "+line)
+		}
+	}
+	return out
+}
+
+// row is one event: when, type, event id, and what the forward did.
+func (m ListenModel) row(r listener.EventResult) string {
+	head := fmt.Sprintf("%s  %-22s %s", r.ReceivedAt.In(m.opts.Location).Format("15:04:05"), r.Event.EventType, r.Event.EventID)
+	return head + "  " + m.outcome(r)
+}
+
+// outcome is what became of an event, coloured.
+func (m ListenModel) outcome(r listener.EventResult) string {
+	s := m.styles
+	fr := r.Forward
+	switch {
+	case !r.Verified:
+		return s.Unverified.Render("✗ signature NOT verified: not forwarded")
+	case r.Pending:
+		return s.Pending.Render("⋯ forwarding…")
+	case fr == nil:
+		return s.Dim.Render("(not forwarded)")
+	}
+	latency := Latency(fr.Latency)
+	if fr.StatusCode == nil {
+		msg := fr.Error
+		if msg == "" {
+			msg = "no answer"
+		}
+		return s.Failed.Render("→ "+msg) + "  " + latency
+	}
+	code := *fr.StatusCode
+	st := s.Failed
+	if code >= 200 && code <= 299 {
+		st = s.OK
+	}
+	text := "→ " + strconv.Itoa(code) + " " + http.StatusText(code)
+	if fr.Error != "" {
+		text += " (" + fr.Error + ")"
+	}
+	return st.Render(text) + "  " + latency
+}
+
+// detailsTitle is the line above the details: whose they are, where the scroll is, and
+// whether they have the focus.
+func (m ListenModel) detailsTitle() string {
+	vp := m.details
+	total := vp.TotalLineCount()
+	where := fmt.Sprintf("all %d lines", total)
+	if total > vp.Height {
+		from := vp.YOffset + 1
+		where = fmt.Sprintf("lines %d–%d of %d", from, min(vp.YOffset+vp.Height, total), total)
+	}
+	if m.focus == focusDetails {
+		return m.styles.Section.Render("━━ Details") + m.styles.Dim.Render("  "+where+" · esc close · tab list")
+	}
+	return m.styles.Dim.Render("── Details  " + where + " · tab to scroll")
+}
+
+// detailLines are the details of an event at width w: the event, the request forwarded
+// (headers and pretty-printed body) and the answer (status, timing, headers, body).
+// answerAt is the line where the answer starts.
+func (m ListenModel) detailLines(r listener.EventResult, w int) (lines []string, answerAt int) {
+	s := m.styles
+	e := r.Event
+	var out []string
+	section := func(text string) { out = append(out, ansi.Truncate(s.Section.Render(text), w, "…")) }
+	// add wraps text to the width, indented by two; style may be nil.
+	add := func(style *lipgloss.Style, text string) {
+		for _, l := range strings.Split(text, "\n") {
+			for _, part := range strings.Split(ansi.Wrap(sanitize(l), max(w-2, 8), ""), "\n") {
+				if style != nil {
+					part = style.Render(part)
+				}
+				out = append(out, "  "+part)
+			}
+		}
+	}
+	section("Event " + e.EventID)
+	add(nil, e.EventType+" · kind "+e.Kind+" · delivery "+e.DeliveryID)
+	add(nil, "received "+r.ReceivedAt.In(m.opts.Location).Format("2006-01-02 15:04:05.000"))
+	if r.Verified {
+		add(&s.OK, "signature verified with the listener's secret")
+	} else {
+		msg := "signature NOT verified: not forwarded"
+		if r.VerifyError != nil {
+			msg += " (" + oneLine(r.VerifyError.Error()) + ")"
+		}
+		add(&s.Unverified, msg)
+	}
+
+	fr := r.Forward
+	url := m.opts.ForwardTo
+	if fr != nil {
+		url = fr.URL
+	}
+	if url != "" && r.Verified {
+		section("Request  POST " + url)
+	} else {
+		section("Request")
+	}
+	add(nil, strings.TrimSuffix(headerText(m.requestHeader(r)), "\n"))
+	section("Body")
+	add(nil, prettyJSON(e.Body))
+
+	answerAt = len(out)
+	switch {
+	case fr == nil && r.Pending:
+		section("Answer")
+		add(&s.Pending, "⋯ waiting for "+url)
+		return out, answerAt
+	case fr == nil:
+		section("Answer")
+		add(&s.Dim, "none: "+ansi.Strip(m.outcome(r)))
+		return out, answerAt
+	}
+	if fr.StatusCode == nil {
+		section("Answer")
+		add(&s.Failed, "none after "+Latency(fr.Latency)+": "+fr.ErrorText())
+		return out, answerAt
+	}
+	code := *fr.StatusCode
+	st := s.Failed
+	if code >= 200 && code <= 299 && fr.Error == "" {
+		st = s.OK
+	}
+	section("Answer")
+	add(&st, strconv.Itoa(code)+" "+http.StatusText(code)+" in "+Latency(fr.Latency))
+	if fr.Error != "" {
+		add(&s.Failed, "cut short: "+fr.ErrorText())
+	}
+	add(&s.Dim, strings.TrimSuffix(headerText(fr.Header), "\n"))
+	body := fr.Body
+	if body == "" {
+		body = fr.Excerpt
+	}
+	switch {
+	case body == "":
+		add(&s.Dim, "(no body)")
+	default:
+		out = append(out, "")
+		add(nil, strings.TrimRight(prettyJSON(body), "\n"))
+		if len(fr.Body) >= listener.ForwardBodyBytes {
+			add(&s.Dim, fmt.Sprintf("(the first %d KB)", listener.ForwardBodyBytes>>10))
+		}
+	}
+	return out, answerAt
+}
