@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/timbra-mx/timbra/listener"
@@ -109,4 +110,46 @@ func unverified(n int) EventMsg {
 	e := arrival(n, "invoice.stamped")
 	e.Pending, e.Verified, e.VerifyError = false, false, fmt.Errorf("webhook: no signature matches")
 	return e
+}
+
+// At any width from 50 columns the rows keep their columns aligned and every status code in
+// sight: the id and the type are shortened first, then the status loses its text.
+func TestRowsFitTheWidth(t *testing.T) {
+	msgs := []tea.Msg{testReady(), answered(1, "invoice.stamped", 204, 840*time.Microsecond, "", ""),
+		answered(2, "invoice.canceled", 500, 12*time.Millisecond, "text/html", errorPage),
+		answered(3, "invoice.cancellation_requested", 202, 1234*time.Millisecond, "", ""),
+		failed(5, "invoice.stamped", "Timeout", fmt.Errorf("deadline"), 10*time.Second), unverified(7), arrival(8, "invoice.canceled")}
+	codes := map[string]string{eventID(1)[32:]: "→ 204", eventID(2)[32:]: "→ 500", eventID(3)[32:]: "→ 202", eventID(5)[32:]: "→ Timeout"}
+	for w := 50; w <= 140; w++ {
+		m, _ := update(t, NewListen(testOptions()), append([]tea.Msg{tea.WindowSizeMsg{Width: w, Height: 30}}, msgs...)...)
+		var rows []string
+		for _, l := range strings.Split(m.View(), "\n") {
+			if strings.HasPrefix(l, "  12:") || strings.HasPrefix(l, "> 12:") {
+				rows = append(rows, l)
+			}
+			if lw := ansi.StringWidth(l); lw > w {
+				t.Errorf("width %d: a line of %d: %q", w, lw, l)
+			}
+		}
+		if len(rows) != 6 {
+			t.Fatalf("width %d: %d rows:\n%s", w, len(rows), m.View())
+		}
+		col := -1
+		for _, r := range rows {
+			at := strings.IndexAny(r, "→✗⋯")
+			if at < 0 {
+				t.Fatalf("width %d: no outcome in %q", w, r)
+			}
+			at = ansi.StringWidth(r[:at])
+			if col >= 0 && at != col {
+				t.Errorf("width %d: the outcome starts at %d, at %d above:\n%s", w, at, col, strings.Join(rows, "\n"))
+			}
+			col = at
+			for tail, code := range codes {
+				if strings.Contains(r, tail) && !strings.Contains(r, code) {
+					t.Errorf("width %d: the row of …%s lacks %q: %q", w, tail, code, r)
+				}
+			}
+		}
+	}
 }

@@ -138,7 +138,50 @@ func (m ListenModel) banner() string {
 	return m.styles.Banner.Render(msg)
 }
 
-// rows are the visible events, the selected one marked.
+// Widths of a row: the selection mark, the time and the gaps between the four columns; the
+// narrowest event id (an ellipsis and its last 8 characters, which differ from event to event
+// where a UUID v7's first ones do not) and type.
+const (
+	rowFixed   = 2 + 8 + 2 + 2 + 2
+	minIDCol   = 9
+	tinyIDCol  = 5
+	minTypeCol = 12
+)
+
+// rowColumns are the widths of the type and event id columns of the rows shown, and the room
+// left for the outcome, which takes its short form (the status code without its text) when
+// its long one does not fit.
+type rowColumns struct {
+	typeW, idW, outRoom int
+}
+
+// columns fits the visible rows to the width: the id is shortened first, then the outcome
+// loses its text, then the type is shortened, then the id more; the status code stays.
+func (m ListenModel) columns(items []listener.EventResult, w int) rowColumns {
+	var typeW, idW, full, short int
+	for _, r := range items {
+		typeW, idW = max(typeW, len([]rune(r.Event.EventType))), max(idW, len([]rune(r.Event.EventID)))
+		o := m.outcomeOf(r)
+		full, short = max(full, o.width(false)), max(short, o.width(true))
+	}
+	budget := max(w-rowFixed, 0)
+	c := rowColumns{typeW: typeW, idW: idW}
+	if typeW+idW+full > budget {
+		c.idW = clamp(budget-typeW-full, min(idW, minIDCol), idW)
+		if c.typeW+c.idW+short > budget {
+			c.typeW = clamp(budget-c.idW-short, min(typeW, minTypeCol), typeW)
+		}
+		if c.typeW+c.idW+short > budget {
+			c.idW = clamp(budget-c.typeW-short, min(idW, tinyIDCol), c.idW)
+		}
+	}
+	c.outRoom = budget - c.typeW - c.idW
+	return c
+}
+
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// rows are the visible events, the selected one marked, in aligned columns.
 func (m ListenModel) rows(w, n int) []string {
 	if n <= 0 {
 		return nil
@@ -147,9 +190,10 @@ func (m ListenModel) rows(w, n int) []string {
 		return []string{m.styles.Dim.Render("Waiting for events…")}
 	}
 	from, to := m.list.window(n)
+	c := m.columns(m.list.items[from:to], w)
 	out := make([]string, 0, to-from)
 	for i := from; i < to; i++ {
-		line := m.row(m.list.items[i])
+		line := m.row(m.list.items[i], c)
 		if i == m.list.selected {
 			out = append(out, m.styles.Selected.Render(ansi.Truncate("> "+ansi.Strip(line), w, "…")))
 		} else {
@@ -160,22 +204,75 @@ func (m ListenModel) rows(w, n int) []string {
 }
 
 // row is one event: when, type, event id, and what the forward did.
-func (m ListenModel) row(r listener.EventResult) string {
-	head := fmt.Sprintf("%s  %-22s %s", r.ReceivedAt.In(m.opts.Location).Format("15:04:05"), r.Event.EventType, r.Event.EventID)
-	return head + "  " + m.outcome(r)
+func (m ListenModel) row(r listener.EventResult, c rowColumns) string {
+	o := m.outcomeOf(r)
+	short := o.width(false) > c.outRoom
+	return r.ReceivedAt.In(m.opts.Location).Format("15:04:05") + "  " + typeCell(r.Event.EventType, c.typeW) + "  " +
+		cell(r.Event.EventID, c.idW) + "  " + o.render(short)
 }
 
-// outcome is what became of an event, coloured.
-func (m ListenModel) outcome(r listener.EventResult) string {
+// cell is text in a column of width w, cut at its start (the end of an id or an event type is
+// what tells it apart), padded at its end.
+func cell(text string, w int) string {
+	r := []rune(text)
+	switch {
+	case len(r) <= w:
+		return text + strings.Repeat(" ", w-len(r))
+	case w <= 0:
+		return ""
+	}
+	return "…" + string(r[len(r)-w+1:])
+}
+
+// typeCell is an event type in a column of width w: cut, it loses its namespace first
+// (invoice.canceled: …canceled).
+func typeCell(typ string, w int) string {
+	if _, name, ok := strings.Cut(typ, "."); ok && len([]rune(typ)) > w && len([]rune(name))+1 <= w {
+		return cell("…"+name, w)
+	}
+	return cell(typ, w)
+}
+
+// outcomeCell is what became of an event, in a long and a short form.
+type outcomeCell struct {
+	style       lipgloss.Style
+	full, short string
+	latency     string // "" when nothing was timed
+}
+
+func (o outcomeCell) width(short bool) int {
+	text := o.full
+	if short {
+		text = o.short
+	}
+	w := ansi.StringWidth(text)
+	if o.latency != "" {
+		w += 2 + ansi.StringWidth(o.latency)
+	}
+	return w
+}
+
+func (o outcomeCell) render(short bool) string {
+	text := o.full
+	if short {
+		text = o.short
+	}
+	if o.latency == "" {
+		return o.style.Render(text)
+	}
+	return o.style.Render(text) + "  " + o.latency
+}
+
+func (m ListenModel) outcomeOf(r listener.EventResult) outcomeCell {
 	s := m.styles
 	fr := r.Forward
 	switch {
 	case !r.Verified:
-		return s.Unverified.Render("✗ signature NOT verified: not forwarded")
+		return outcomeCell{style: s.Unverified, full: "✗ signature NOT verified", short: "✗ bad signature"}
 	case r.Pending:
-		return s.Pending.Render("⋯ forwarding…")
+		return outcomeCell{style: s.Pending, full: "⋯ forwarding…", short: "⋯ forwarding…"}
 	case fr == nil:
-		return s.Dim.Render("(not forwarded)")
+		return outcomeCell{style: s.Dim, full: "(not forwarded)", short: "(not forwarded)"}
 	}
 	latency := Latency(fr.Latency)
 	if fr.StatusCode == nil {
@@ -183,19 +280,24 @@ func (m ListenModel) outcome(r listener.EventResult) string {
 		if msg == "" {
 			msg = "no answer"
 		}
-		return s.Failed.Render("→ "+msg) + "  " + latency
+		return outcomeCell{style: s.Failed, full: "→ " + msg, short: "→ " + msg, latency: latency}
 	}
 	code := *fr.StatusCode
-	st := s.Failed
+	o := outcomeCell{style: s.Failed, latency: latency}
 	if code >= 200 && code <= 299 {
-		st = s.OK
+		o.style = s.OK
 	}
-	text := "→ " + strconv.Itoa(code) + " " + http.StatusText(code)
+	o.short = "→ " + strconv.Itoa(code)
+	o.full = o.short + " " + http.StatusText(code)
 	if fr.Error != "" {
-		text += " (" + fr.Error + ")"
+		o.full += " (" + fr.Error + ")"
+		o.short += " (" + fr.Error + ")"
 	}
-	return st.Render(text) + "  " + latency
+	return o
 }
+
+// outcome is what became of an event, coloured, in full.
+func (m ListenModel) outcome(r listener.EventResult) string { return m.outcomeOf(r).render(false) }
 
 // detailsTitle is the line above the details: whose they are, where the scroll is, and
 // whether they have the focus.
