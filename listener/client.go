@@ -197,6 +197,34 @@ func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
 		Excerpt: a.Excerpt, Body: string(a.Body), Latency: a.Duration, Err: a.Err}
 }
 
+// ReachTimeout bounds Reachable.
+const ReachTimeout = 2 * time.Second
+
+// Reachable tells whether something accepts TCP connections at the target's host and port (the
+// scheme's default port when the URL has none): a check at the start of a session, so that a
+// target where nothing listens is said at once rather than at the first event. It sends
+// nothing.
+func (f *Forwarder) Reachable(ctx context.Context) error {
+	u, err := url.Parse(f.URL)
+	if err != nil {
+		return err
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, ReachTimeout)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
 // clientEventHeader reads a header of an Event whatever the case of its name.
 func clientEventHeader(h map[string]string, name string) (string, bool) {
 	if v, ok := h[name]; ok {

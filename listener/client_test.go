@@ -663,3 +663,20 @@ func TestDialURL(t *testing.T) {
 		}
 	}
 }
+
+// Reachable tells a target where something listens from one where nothing does.
+func TestForwarderReachable(t *testing.T) {
+	tg := newTarget(t, 200, "ok")
+	if err := (&listener.Forwarder{URL: tg.URL + "/hooks"}).Reachable(context.Background()); err != nil {
+		t.Fatalf("a listening target: %v", err)
+	}
+	if n := len(tg.requests()); n != 0 {
+		t.Fatalf("the check sent %d requests", n)
+	}
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	err := (&listener.Forwarder{URL: gone.URL}).Reachable(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("a closed port: %v", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
 )
 
@@ -57,6 +58,11 @@ type (
 		DeliveryID string
 		Err        error
 	}
+	// TargetMsg is the outcome of a check of the forward target (ListenOptions.CheckTarget):
+	// nil when something listens there.
+	TargetMsg struct{ Err error }
+	// recheckMsg asks for another check of a target that did not answer.
+	recheckMsg struct{}
 	// copiedMsg is the outcome of a copy to the clipboard.
 	copiedMsg struct {
 		what, id string
@@ -76,7 +82,13 @@ type ListenOptions struct {
 	Resend func(eventID string) tea.Cmd
 	// Copy puts text on the clipboard; nil shows the event id in the status line instead.
 	Copy func(text string) error
+	// CheckTarget tells whether something listens at ForwardTo (it may block for a moment);
+	// the view checks at start, and again every TargetRecheck while nothing does. Nil: never.
+	CheckTarget func() error
 }
+
+// TargetRecheck is how often a forward target that did not answer is checked again.
+const TargetRecheck = 3 * time.Second
 
 // focus is the pane that the movement keys act on.
 type focus int
@@ -96,6 +108,11 @@ type ListenModel struct {
 	state      state
 	ready      listener.Ready
 	disconnect DisconnectMsg
+
+	// targetDown says why nothing answers at the forward target ("" when it answers or was
+	// not checked); recheck tells a new check is on its way.
+	targetDown string
+	recheck    bool
 
 	list   eventList
 	detail bool  // the details pane is open
@@ -121,8 +138,26 @@ func NewListen(opts ListenOptions) ListenModel {
 	return ListenModel{opts: opts, styles: DefaultStyles(), keys: DefaultKeyMap(), help: help.New(), details: viewport.New(0, 0)}
 }
 
-// Init starts nothing: the listener feeds the model.
-func (m ListenModel) Init() tea.Cmd { return nil }
+// Init checks the forward target; the listener feeds the rest.
+func (m ListenModel) Init() tea.Cmd { return m.checkTarget() }
+
+func (m ListenModel) checkTarget() tea.Cmd {
+	if m.opts.CheckTarget == nil || m.opts.ForwardTo == "" {
+		return nil
+	}
+	check := m.opts.CheckTarget
+	return func() tea.Msg { return TargetMsg{Err: check()} }
+}
+
+// targetFailed notes that nothing answers at the target, and schedules a new check.
+func (m *ListenModel) targetFailed(why string) tea.Cmd {
+	m.targetDown = why
+	if m.recheck || m.opts.CheckTarget == nil {
+		return nil
+	}
+	m.recheck = true
+	return tea.Tick(TargetRecheck, func(time.Time) tea.Msg { return recheckMsg{} })
+}
 
 // Update is a pure function of the model and a message.
 func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -140,6 +175,22 @@ func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.state, m.disconnect = reconnecting, msg
 	case EventMsg:
 		m.list.put(listener.EventResult(msg))
+		if fr := msg.Forward; fr != nil && fr.StatusCode != nil {
+			m.targetDown = "" // it answered
+		} else if fr != nil && fr.Error == webhook.ErrorConnectionFailed {
+			cmd = m.targetFailed(fr.ErrorText())
+		}
+	case TargetMsg:
+		if msg.Err != nil {
+			cmd = m.targetFailed(oneLine(msg.Err.Error()))
+		} else {
+			m.targetDown = ""
+		}
+	case recheckMsg:
+		m.recheck = false
+		if m.targetDown != "" {
+			cmd = m.checkTarget()
+		}
 	case ResendResultMsg:
 		if msg.Err != nil {
 			m.status = "Resend of " + msg.EventID + " failed: " + oneLine(msg.Err.Error())

@@ -153,3 +153,7 @@ func TestRowsFitTheWidth(t *testing.T) {
 		}
 	}
 }
+
+func TestGoldenTargetDown(t *testing.T) {
+	goldenView(t, 80, 24, testReady(), TargetMsg{Err: fmt.Errorf("dial tcp [::1]:3000: connect: connection refused")})
+}

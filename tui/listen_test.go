@@ -342,3 +342,45 @@ func TestCopyBodyHeadersCurl(t *testing.T) {
 		t.Fatalf("status %q", m.status)
 	}
 }
+
+// A target where nothing listens is said in place of Ready, checked again until it answers; an
+// answer to a forward clears it at once.
+func TestTargetDown(t *testing.T) {
+	checks := 0
+	o := testOptions()
+	o.CheckTarget = func() error { checks++; return errors.New("dial tcp [::1]:3000: connect: connection refused") }
+	m := NewListen(o)
+	cmd := m.Init()
+	if cmd == nil {
+		t.Fatal("no check at start")
+	}
+	m, tick := update(t, m, testReady(), cmd())
+	v := m.View()
+	if checks != 1 || tick == nil || !strings.Contains(v, "▲ Connected; the target does not answer") ||
+		!strings.Contains(v, "✗ dial tcp [::1]:3000: connect: conn") || strings.Contains(v, "● Ready") {
+		t.Fatalf("%d checks, tick %v:\n%s", checks, tick != nil, v)
+	}
+	// a failed forward while a check is scheduled schedules no other one
+	fail := testEvent("evt_1", nil, true)
+	fail.Forward = &listener.ForwardResult{URL: o.ForwardTo, Error: "ConnectionFailed", Err: errors.New("dial tcp: connection refused")}
+	if m, cmd = update(t, m, fail); cmd != nil {
+		t.Fatal("a second check scheduled")
+	}
+	m, cmd = update(t, m, recheckMsg{})
+	if cmd == nil {
+		t.Fatal("no check when the tick came")
+	}
+	m, _ = update(t, m, cmd())
+	if checks != 2 || m.targetDown == "" {
+		t.Fatalf("%d checks, down %q", checks, m.targetDown)
+	}
+	m, _ = update(t, m, testEvent("evt_2", code(200), true))
+	if v := m.View(); !strings.Contains(v, "● Ready") || strings.Contains(v, "does not answer") {
+		t.Fatalf("an answer did not clear the warning:\n%s", v)
+	}
+	// no target, no check
+	o.ForwardTo = ""
+	if NewListen(o).Init() != nil {
+		t.Fatal("a check without a target")
+	}
+}

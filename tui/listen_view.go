@@ -92,6 +92,9 @@ func (m ListenModel) title() string {
 		st = s.Connecting.Render("● Connecting…")
 	case ready:
 		st = s.Ready.Render("● Ready")
+		if m.targetDown != "" {
+			st = s.Pending.Render("▲ Connected; the target does not answer")
+		}
 	case reconnecting:
 		st = s.Banner.Render("● Reconnecting…")
 	}
@@ -101,6 +104,9 @@ func (m ListenModel) title() string {
 func (m ListenModel) forwardTo() string {
 	if m.opts.ForwardTo == "" {
 		return m.styles.Dim.Render("not forwarding (no --forward-to)")
+	}
+	if m.targetDown != "" {
+		return "POST " + m.opts.ForwardTo + "  " + m.styles.Failed.Render("✗ "+m.targetDown)
 	}
 	return "POST " + m.opts.ForwardTo
 }

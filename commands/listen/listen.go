@@ -17,6 +17,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/tui"
 	"github.com/urfave/cli/v2"
@@ -55,7 +56,7 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 	return &cli.Command{
 		Name:      "listen",
 		Usage:     "Receive your events here, as they happen, and forward them to a local server",
-		UsageText: "timbra listen [--forward-to URL] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret",
+		UsageText: "timbra listen [PORT | --forward-to URL] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret",
 		Description: "Opens a session with the server (a websocket) that receives the events of the types given\n" +
 			"(default all) for you, as a webhook of kind cliListener would. Each event's signature is\n" +
 			"checked with the listener's secret; a valid event is posted to --forward-to as a delivery\n" +
@@ -63,7 +64,10 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			"outcome (status and start of the answer, or the error) goes back to the server as the\n" +
 			"delivery's attempt. An event whose signature does not verify is shown and not forwarded.\n\n" +
 			"--forward-to takes a port (3000), host:port/path (localhost:3000/hooks) or a URL\n" +
-			"(http://..., https://...); the default host is localhost and the default scheme http.\n\n" +
+			"(http://..., https://...); the default host is localhost and the default scheme http. A port\n" +
+			"(or port/path, or URL) as the argument is the same: timbra listen 3000. At the start, and\n" +
+			"at each reconnection, timbra listen checks that something listens there (a TCP connection,\n" +
+			"no request) and warns when nothing does.\n\n" +
 			"Each event shows the moment it arrives, and again when your server answers. When stdout is\n" +
 			"not a terminal or with --format json, that is two JSON lines (schema version v 1):\n" +
 			"  {\"v\":1, \"phase\":\"received\", receivedAt, deliveryId, eventId, type, kind, headers, event,\n" +
@@ -79,6 +83,7 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			"--print-secret prints the listener's signing secret (whsec_...) on stdout and exits, leaving\n" +
 			"a running timbra listen alone: your local server needs the secret to verify what is forwarded.\n\n" +
 			"Examples:\n" +
+			"  timbra listen 3000\n" +
 			"  timbra listen --forward-to 3000/webhooks\n" +
 			"  timbra listen --forward-to https://localhost:8443/hooks --skip-verify --events invoice.canceled\n" +
 			"  timbra listen --forward-to localhost:3000 --headers 'Authorization: Bearer dev' --format json\n" +
@@ -93,8 +98,17 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			&cli.StringFlag{Name: "format", Usage: "event lines as `FORMAT`: json or text", DefaultText: "json when stdout is not a terminal, else text", Destination: &format},
 		},
 		Action: func(c *cli.Context) error {
-			if err := cmdutil.ExactArgs(c); err != nil {
-				return err
+			if c.Args().Len() == 1 && isTargetArg(c.Args().First()) {
+				if c.IsSet("forward-to") {
+					return cmdutil.UsageErrorf(c, "give the target once: %q or --forward-to", c.Args().First())
+				}
+				u, err := parseForwardTo(c.Args().First())
+				if err != nil {
+					return cmdutil.UsageErrorf(c, "invalid target %q: %v", c.Args().First(), err)
+				}
+				o.ForwardTo = u
+			} else if c.Args().Len() > 0 {
+				return cmdutil.UsageErrorf(c, "unexpected argument %q: give the port to forward to (timbra listen 3000) or --forward-to", c.Args().First())
 			}
 			if c.IsSet("forward-to") {
 				u, err := parseForwardTo(c.String("forward-to"))
@@ -128,6 +142,15 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			return run(c, o)
 		},
 	}
+}
+
+// isTargetArg tells whether the argument of timbra listen is a forward target: a port (3000),
+// a port and path (3000/hooks) or an http(s) URL, not a word that a typo made.
+func isTargetArg(s string) bool {
+	port, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(s), ":"), "/")
+	lower := strings.ToLower(s)
+	return (port != "" && strings.Trim(port, "0123456789") == "") ||
+		strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
 }
 
 // parseForwardTo reads --forward-to: a port (3000), a port and path (3000/hooks), host:port and
@@ -250,6 +273,7 @@ func listenRun(c *cli.Context, o *listenOptions) error {
 		OnDisconnect: l.disconnected}
 	if o.ForwardTo != "" && !o.PrintSecret {
 		lc.Forward = &listener.Forwarder{URL: o.ForwardTo, Header: o.Headers.h, Client: listener.NewForwardClient(o.ForwardTimeout, o.SkipVerify)}
+		l.check = func() error { return lc.Forward.Reachable(ctx) }
 	}
 	if o.TUI {
 		err = listenTUI(ctx, o, client, lc, l)
@@ -306,6 +330,8 @@ type listenPrinter struct {
 	connected bool // a Ready came
 	webhookID string
 	secret    string
+	// check tells whether something listens at the forward target; nil without one.
+	check func() error
 }
 
 func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
@@ -318,6 +344,7 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 	if reconnected {
 		fmt.Fprintln(w, "Reconnected.")
 		if !changed {
+			l.warnTarget()
 			return nil
 		}
 	}
@@ -331,7 +358,19 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 	}
 	fmt.Fprintf(w, "Ready: listening for %s as webhook %s; %s; secret %s (timbra listen --print-secret)\n",
 		events, r.WebhookID, forward, secretHint(r.Secret))
+	l.warnTarget()
 	return nil
+}
+
+// warnTarget says so when nothing listens at the forward target.
+func (l *listenPrinter) warnTarget() {
+	if l.check == nil {
+		return
+	}
+	if err := l.check(); err != nil {
+		fmt.Fprintf(l.f.IO.Err, "Warning: nothing answers at %s (%s): start your server there, or each event will fail with %s.\n",
+			l.o.ForwardTo, cmdutil.OneLine(err.Error()), webhook.ErrorConnectionFailed)
+	}
 }
 
 // secretHint shows the start of a secret, enough to tell two apart.

@@ -237,6 +237,7 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	cmdtest.WantContains(t, "stderr", r.Err, "SIGNATURE VERIFICATION FAILED for event e-2 (delivery d-2)", "not forwarded",
 		"Replaced: another timbra listen of yours took over this session")
 	cmdtest.WantNotContains(t, "output", r.Out+r.Err, secret)
+	cmdtest.WantNotContains(t, "stderr", r.Err, "Warning")
 }
 
 // An event shows the moment it arrives, before the target answers: a JSON line of phase
@@ -295,6 +296,24 @@ func TestListenShowsArrivalBeforeTheAnswer(t *testing.T) {
 		!strings.HasPrefix(f.Error, "ConnectionFailed: ") || !strings.Contains(f.Error, "EOF") || f.LatencyMs <= 0 {
 		t.Fatalf("forwarded line %s", lines[1])
 	}
+}
+
+// A target where nothing listens is said at once, after the Ready line, rather than at the
+// first event.
+func TestListenWarnsOfATargetThatDoesNotAnswer(t *testing.T) {
+	cmdtest.Isolate(t)
+	srv := newFakeListenAPI(t, nil)
+	cmdtest.UseAPI(t, srv.URL)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	done := runAsync(t, cmdtest.Opts{}, "listen", strings.TrimPrefix(gone.URL, "http://127.0.0.1"), "--format", "text")
+	ws := srv.accept(t)
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: webhook.NewSecret(), Events: []string{"*"}})
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, ""), time.Now().Add(time.Second))
+	r := waitResult(t, done)
+	port := gone.URL[strings.LastIndex(gone.URL, ":")+1:]
+	cmdtest.WantContains(t, "stderr", r.Err, "forwarding to http://localhost:"+port+";",
+		"\nWarning: nothing answers at http://localhost:"+port+" (", "refused", "): start your server there, or each event will fail with ConnectionFailed.\n")
 }
 
 func TestLatencyMS(t *testing.T) {

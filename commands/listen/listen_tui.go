@@ -37,6 +37,9 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 			return nil
 		},
 	}
+	if lc.Forward != nil {
+		opts.CheckTarget = func() error { return lc.Forward.Reachable(ctx) }
+	}
 	p := tea.NewProgram(tui.NewListen(opts), tea.WithContext(ctx), tea.WithInput(o.f.IO.In),
 		tea.WithOutput(o.f.IO.Out), tea.WithAltScreen())
 	lc.OnReady = func(r listener.Ready, reconnected bool) error {
