@@ -161,24 +161,37 @@ type rowColumns struct {
 	typeW, idW, outRoom int
 }
 
-// columns fits the visible rows to the width: the id is shortened first, then the outcome
-// loses its text, then the type is shortened, then the id more; the status code stays.
+// columns fits the visible rows to the width, trying in turn: everything in full; the id cut
+// (to its last 8 characters); the types without their namespace too (…canceled); the outcome
+// without the status text (the code stays), kept by the rows whose text fits; the types cut
+// to 12; the id to its last 4. While every outcome is whole, the id takes what room is left.
 func (m ListenModel) columns(items []listener.EventResult, w int) rowColumns {
-	var typeW, idW, full, short int
+	var typeW, nsW, idW, full, short int
 	for _, r := range items {
-		typeW, idW = max(typeW, len([]rune(r.Event.EventType))), max(idW, len([]rune(r.Event.EventID)))
+		t := []rune(r.Event.EventType)
+		typeW, idW = max(typeW, len(t)), max(idW, len([]rune(r.Event.EventID)))
+		ns := len(t)
+		if _, name, ok := strings.Cut(r.Event.EventType, "."); ok {
+			ns = len([]rune(name)) + 1
+		}
+		nsW = max(nsW, ns)
 		o := m.outcomeOf(r)
 		full, short = max(full, o.width(false)), max(short, o.width(true))
 	}
 	budget := max(w-rowFixed, 0)
-	c := rowColumns{typeW: typeW, idW: idW}
-	if typeW+idW+full > budget {
-		c.idW = clamp(budget-typeW-full, min(idW, minIDCol), idW)
-		if c.typeW+c.idW+short > budget {
-			c.typeW = clamp(budget-c.idW-short, min(typeW, minTypeCol), typeW)
+	nsW = min(nsW, typeW)
+	fitType := clamp(budget-min(idW, minIDCol)-short, min(typeW, minTypeCol), typeW)
+	var c rowColumns
+	for _, try := range []struct{ typeW, idMin, out int }{
+		{typeW, idW, full}, {typeW, minIDCol, full}, {nsW, minIDCol, full},
+		{typeW, minIDCol, short}, {nsW, minIDCol, short}, {fitType, minIDCol, short}, {fitType, tinyIDCol, short},
+	} {
+		c = rowColumns{typeW: try.typeW, idW: min(idW, try.idMin)}
+		if try.out == full { // else the room left goes to the rows whose long outcome fits
+			c.idW = clamp(budget-try.typeW-try.out, c.idW, idW)
 		}
-		if c.typeW+c.idW+short > budget {
-			c.idW = clamp(budget-c.typeW-short, min(idW, tinyIDCol), c.idW)
+		if c.typeW+c.idW+try.out <= budget {
+			break
 		}
 	}
 	c.outRoom = budget - c.typeW - c.idW
