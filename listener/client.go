@@ -33,6 +33,9 @@ const (
 	DefaultMaxBackoff = 10 * time.Second
 	// DefaultForwardTimeout bounds one forward (see NewForwardClient).
 	DefaultForwardTimeout = 10 * time.Second
+	// ForwardBodyBytes is how much of a forward's answer is kept for the view (the Ack carries
+	// its first 1 KB, the excerpt).
+	ForwardBodyBytes = 64 << 10
 )
 
 const (
@@ -131,37 +134,95 @@ func NewForwardClient(timeout time.Duration, skipVerify bool) *http.Client {
 // ForwardResult is the outcome of forwarding one event.
 type ForwardResult struct {
 	URL string
+	// RequestHeader is the header the forward sent: the event's Standard Webhooks headers,
+	// Forwarder.Header, Content-Type and User-Agent.
+	RequestHeader http.Header
 	// StatusCode is the target's status; nil when no answer came.
 	StatusCode *int
+	// Header is the answer's header; nil when no answer came.
+	Header http.Header
 	// Error is "" for a complete answer, else webhook.ErrorTimeout, ErrorConnectionFailed or
 	// ErrorTLSFailed, as a delivery's lastError.
 	Error string
-	// Excerpt is the first 1 KB of the answer.
+	// Excerpt is the first 1 KB of the answer; Body the first ForwardBodyBytes.
 	Excerpt string
+	Body    string
+	// Latency is the time from the start of the forward to the end of reading its answer.
 	Latency time.Duration
 	// Err is the underlying error, for a diagnostic; nil with Error "".
 	Err error
 }
 
-// Forward posts one event; it never fails, the outcome says what happened.
-func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
-	h := make(http.Header, 3+len(f.Header))
+// ErrorText is the whole text of why a forward got no complete answer (the Go error, not
+// only its class); "" with a complete answer.
+func (fr *ForwardResult) ErrorText() string {
+	switch {
+	case fr.Error == "":
+		return ""
+	case fr.Err != nil:
+		return fr.Error + ": " + fr.Err.Error()
+	}
+	return fr.Error
+}
+
+// ForwardHeader is the header a forward of e sends: the event's three Standard Webhooks
+// headers, extra (timbra listen --headers), and Content-Type and User-Agent as a delivery has
+// them.
+func ForwardHeader(e Event, extra http.Header) http.Header {
+	h := make(http.Header, 5+len(extra))
 	for _, name := range []string{webhook.HeaderID, webhook.HeaderTimestamp, webhook.HeaderSignature} {
 		if v, ok := clientEventHeader(e.Headers, name); ok {
 			h.Set(name, v)
 		}
 	}
-	for k, vs := range f.Header {
+	for k, vs := range extra {
 		for _, v := range vs {
 			h.Add(k, v)
 		}
 	}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", webhook.UserAgent)
+	return h
+}
+
+// Forward posts one event; it never fails, the outcome says what happened.
+func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
+	h := ForwardHeader(e, f.Header)
 	hc := f.Client
 	if hc == nil {
 		hc = NewForwardClient(DefaultForwardTimeout, false)
 	}
-	a := webhook.Send(ctx, hc, f.URL, h, []byte(e.Body))
-	return ForwardResult{URL: f.URL, StatusCode: a.StatusCode, Error: a.Error, Excerpt: a.Excerpt, Latency: a.Duration, Err: a.Err}
+	a := webhook.SendKeeping(ctx, hc, f.URL, h, []byte(e.Body), ForwardBodyBytes)
+	return ForwardResult{URL: f.URL, RequestHeader: h, StatusCode: a.StatusCode, Header: a.Header, Error: a.Error,
+		Excerpt: a.Excerpt, Body: string(a.Body), Latency: a.Duration, Err: a.Err}
+}
+
+// ReachTimeout bounds Reachable.
+const ReachTimeout = 2 * time.Second
+
+// Reachable tells whether something accepts TCP connections at the target's host and port (the
+// scheme's default port when the URL has none): a check at the start of a session, so that a
+// target where nothing listens is said at once rather than at the first event. It sends
+// nothing.
+func (f *Forwarder) Reachable(ctx context.Context) error {
+	u, err := url.Parse(f.URL)
+	if err != nil {
+		return err
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, ReachTimeout)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }
 
 // clientEventHeader reads a header of an Event whatever the case of its name.
@@ -184,8 +245,11 @@ type EventResult struct {
 	// Verified tells that the signature is the session secret's; VerifyError says why not.
 	Verified    bool
 	VerifyError error
-	// Forward is the outcome of the forward; nil when there is no target or the event was not
-	// forwarded (its signature did not verify).
+	// Pending tells, in OnReceived, that the event is being forwarded: OnEvent follows with the
+	// outcome.
+	Pending bool
+	// Forward is the outcome of the forward; nil when there is no target, the event was not
+	// forwarded (its signature did not verify), or the forward is pending.
 	Forward *ForwardResult
 	// Ack is the answer sent to the server.
 	Ack Ack
@@ -220,8 +284,12 @@ type Client struct {
 	// OnReady is called with each Ready; reconnected is false for the first. An error ends
 	// Run: the session is closed normally and Run returns the error (nil for ErrStop).
 	OnReady func(r Ready, reconnected bool) error
+	// OnReceived is called once per delivery id (among the last 1024) the moment it arrives,
+	// after the signature check and before the forward: Forward is nil, Pending true when a
+	// forward follows. It runs on the connection's reading goroutine, so it must not block.
+	OnReceived func(EventResult)
 	// OnEvent is called once per delivery id (among the last 1024) with its outcome, before its
-	// Ack is sent.
+	// Ack is sent. (A forward cut short by the end of Run has no outcome: no OnEvent.)
 	OnEvent func(EventResult)
 	// OnDisconnect is called when the connection dropped (attempt 1) or a reconnection failed
 	// (attempt 2, 3...), before waiting retryIn.
@@ -510,10 +578,20 @@ func clientReadError(err error, pongWait time.Duration) error {
 	return err
 }
 
-// handle starts the work of one event: verify, forward, report, ack. A delivery id already
-// seen is acknowledged again with its outcome, once that is known.
+// handle starts the work of one event: verify and report its arrival, then (in the background)
+// forward, report, ack. A delivery id already seen is acknowledged again with its outcome, once
+// that is known.
 func (c *Client) handle(ctx context.Context, st *clientState, cc *clientConn, secret string, e Event, receivedAt time.Time) {
 	s, isNew := st.claim(e.DeliveryID)
+	var res EventResult
+	if isNew {
+		res = c.verify(secret, e, receivedAt)
+		if c.OnReceived != nil {
+			st.cb.Lock()
+			c.OnReceived(res)
+			st.cb.Unlock()
+		}
+	}
 	st.wg.Add(1)
 	go func() {
 		defer st.wg.Done()
@@ -525,13 +603,15 @@ func (c *Client) handle(ctx context.Context, st *clientState, cc *clientConn, se
 			}
 			return
 		}
-		select {
-		case st.slots <- struct{}{}:
-		case <-ctx.Done():
-			return
+		if res.Pending {
+			select {
+			case st.slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			c.forward(ctx, &res)
+			<-st.slots
 		}
-		res := c.process(ctx, secret, e, receivedAt)
-		<-st.slots
 		if ctx.Err() != nil {
 			return // interrupted: the forward was cut short, the session is closing
 		}
@@ -546,8 +626,9 @@ func (c *Client) handle(ctx context.Context, st *clientState, cc *clientConn, se
 	}()
 }
 
-// process verifies and forwards one event and makes its Ack.
-func (c *Client) process(ctx context.Context, secret string, e Event, receivedAt time.Time) EventResult {
+// verify checks one event's signature and makes its Ack, final unless the event is to be
+// forwarded (Pending).
+func (c *Client) verify(secret string, e Event, receivedAt time.Time) EventResult {
 	res := EventResult{Event: e, ReceivedAt: receivedAt, Ack: Ack{Type: TypeAck, DeliveryID: e.DeliveryID}}
 	h := make(http.Header, len(e.Headers))
 	for k, v := range e.Headers {
@@ -559,13 +640,15 @@ func (c *Client) process(ctx context.Context, secret string, e Event, receivedAt
 		return res
 	}
 	res.Verified = true
-	if c.Forward == nil {
-		return res
-	}
-	fr := c.Forward.Forward(ctx, e)
-	res.Forward = &fr
-	res.Ack.StatusCode, res.Ack.Excerpt, res.Ack.Error = fr.StatusCode, fr.Excerpt, clientTruncate(fr.Error, MaxErrorLength)
+	res.Pending = c.Forward != nil
 	return res
+}
+
+// forward posts a verified event and puts the outcome in its result and Ack.
+func (c *Client) forward(ctx context.Context, res *EventResult) {
+	fr := c.Forward.Forward(ctx, res.Event)
+	res.Forward, res.Pending = &fr, false
+	res.Ack.StatusCode, res.Ack.Excerpt, res.Ack.Error = fr.StatusCode, fr.Excerpt, clientTruncate(fr.Error, MaxErrorLength)
 }
 
 func clientTruncate(s string, n int) string {

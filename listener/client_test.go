@@ -470,6 +470,64 @@ func TestClientRepeatWhileForwarding(t *testing.T) {
 	}
 }
 
+// An event is reported the moment it arrives (OnReceived, Pending), while its forward is held
+// by the target, and again with the outcome (OnEvent): the answer's status, header and body.
+func TestClientReportsArrivalBeforeTheForwardEnds(t *testing.T) {
+	srv := newFakeListen(t)
+	tg := newTarget(t, 500, "<html>"+strings.Repeat("x", 2000)+"</html>")
+	tg.block = make(chan struct{})
+	secret := webhook.NewSecret()
+	arrived := make(chan listener.EventResult, 4)
+	var rec recorder
+	c := &listener.Client{URL: srv.wsURL(t), Forward: &listener.Forwarder{URL: tg.URL, Header: header("X-Dev", "1"),
+		Client: listener.NewForwardClient(20*time.Second, false)}}
+	rec.hook(c)
+	c.OnReceived = func(r listener.EventResult) { arrived <- r }
+	stop, _ := start(t, c)
+	ws := srv.accept(t)
+	sendReady(t, ws, secret)
+	sendJSON(t, ws, signedEvent(t, secret, "d-1", "e-1"))
+	sendJSON(t, ws, signedEvent(t, webhook.NewSecret(), "d-2", "e-2"))
+	var got []listener.EventResult
+	for range 2 {
+		select {
+		case r := <-arrived:
+			got = append(got, r)
+		case <-time.After(clientWait):
+			t.Fatal("no arrival while the forward is held")
+		}
+	}
+	if r := got[0]; r.Event.DeliveryID != "d-1" || !r.Verified || !r.Pending || r.Forward != nil {
+		t.Fatalf("arrival %+v", r)
+	}
+	if r := got[1]; r.Event.DeliveryID != "d-2" || r.Verified || r.Pending || r.Forward != nil {
+		t.Fatalf("arrival of a bad signature %+v", r)
+	}
+	if a := readAck(t, ws); a.DeliveryID != "d-2" { // not forwarded: acknowledged at once
+		t.Fatalf("ack %+v", a)
+	}
+	if n := len(rec.results()); n != 1 {
+		t.Fatalf("%d outcomes while the forward is held, want 1 (the bad signature)", n)
+	}
+	close(tg.block)
+	if a := readAck(t, ws); a.DeliveryID != "d-1" || a.StatusCode == nil || *a.StatusCode != 500 || len(a.Excerpt) != 1024 {
+		t.Fatalf("ack %+v", a)
+	}
+	stopClosed(t, stop, ws)
+	res := rec.results()
+	if len(res) != 2 || res[1].Event.DeliveryID != "d-1" || res[1].Pending || res[1].Forward == nil {
+		t.Fatalf("outcomes %+v", res)
+	}
+	fr := res[1].Forward
+	if len(fr.Body) != 2013 || !strings.HasPrefix(fr.Body, "<html>") || fr.Header.Get("Content-Type") == "" ||
+		fr.RequestHeader.Get("X-Dev") != "1" || fr.RequestHeader.Get("Webhook-Signature") == "" || fr.ErrorText() != "" {
+		t.Fatalf("forward %+v", fr)
+	}
+	if s := (&listener.ForwardResult{Error: "ConnectionFailed", Err: errors.New("dial tcp: connection refused")}).ErrorText(); s != "ConnectionFailed: dial tcp: connection refused" {
+		t.Fatalf("ErrorText %q", s)
+	}
+}
+
 // CloseReplaced ends Run with ErrReplaced, without reconnecting.
 func TestClientReplaced(t *testing.T) {
 	srv := newFakeListen(t)
@@ -603,5 +661,22 @@ func TestDialURL(t *testing.T) {
 		if _, err := listener.DialURL(bad, nil); err == nil {
 			t.Errorf("DialURL(%q) accepted", bad)
 		}
+	}
+}
+
+// Reachable tells a target where something listens from one where nothing does.
+func TestForwarderReachable(t *testing.T) {
+	tg := newTarget(t, 200, "ok")
+	if err := (&listener.Forwarder{URL: tg.URL + "/hooks"}).Reachable(context.Background()); err != nil {
+		t.Fatalf("a listening target: %v", err)
+	}
+	if n := len(tg.requests()); n != 0 {
+		t.Fatalf("the check sent %d requests", n)
+	}
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	err := (&listener.Forwarder{URL: gone.URL}).Reachable(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("a closed port: %v", err)
 	}
 }

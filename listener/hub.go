@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -20,6 +21,10 @@ var (
 
 // Hub holds the open sessions, at most one per person of a tenant.
 type Hub struct {
+	// PingEvery, PongWait and RenewEvery are the session's timings; zero uses the protocol's.
+	// Set them before Serve.
+	PingEvery, PongWait, RenewEvery time.Duration
+
 	mu       sync.Mutex
 	sessions map[string]*session
 }
@@ -28,6 +33,7 @@ type Hub struct {
 func NewHub() *Hub { return &Hub{sessions: map[string]*session{}} }
 
 type session struct {
+	h       *Hub
 	conn    *websocket.Conn
 	key     string
 	events  []string
@@ -41,10 +47,11 @@ type session struct {
 func hubKey(tenant, person string) string { return tenant + "/" + person }
 
 // Serve runs a session on an upgraded connection until it ends: it sends ready, then pings,
-// delivers events and routes acks. onPong renews the listener while the client answers. A
-// session already open for the same person is closed with CloseReplaced.
+// delivers events and routes acks; a client it does not hear from for PongWait is gone.
+// onPong renews the listener while the client answers, at most once per RenewEvery. A session
+// already open for the same person is closed with CloseReplaced.
 func (h *Hub) Serve(conn *websocket.Conn, tenant, person string, ready Ready, onPong func()) {
-	s := &session{conn: conn, key: hubKey(tenant, person), events: ready.Events,
+	s := &session{h: h, conn: conn, key: hubKey(tenant, person), events: ready.Events,
 		out: make(chan []byte, 16), closed: make(chan struct{}), waiting: map[string]chan Ack{}}
 	h.mu.Lock()
 	old := h.sessions[s.key]
@@ -153,8 +160,15 @@ func (s *session) close(code int, text string) {
 	})
 }
 
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
 func (s *session) write() {
-	ping := time.NewTicker(PingEvery)
+	ping := time.NewTicker(orDefault(s.h.PingEvery, PingEvery))
 	defer ping.Stop()
 	for {
 		select {
@@ -176,14 +190,27 @@ func (s *session) write() {
 }
 
 func (s *session) read(onPong func()) {
+	pongWait, renewEvery := orDefault(s.h.PongWait, PongWait), orDefault(s.h.RenewEvery, RenewEvery)
+	alive := func() { s.conn.SetReadDeadline(time.Now().Add(pongWait)) }
+	var renewed time.Time
 	s.conn.SetReadLimit(64 << 10)
-	s.conn.SetReadDeadline(time.Now().Add(PongWait))
+	alive()
 	s.conn.SetPongHandler(func(string) error {
-		s.conn.SetReadDeadline(time.Now().Add(PongWait))
-		if onPong != nil {
+		alive()
+		if onPong != nil && time.Since(renewed) >= renewEvery {
+			renewed = time.Now()
 			onPong()
 		}
 		return nil
+	})
+	s.conn.SetPingHandler(func(data string) error {
+		alive()
+		err := s.conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(10*time.Second))
+		var ne net.Error
+		if err == websocket.ErrCloseSent || errors.As(err, &ne) {
+			return nil // as gorilla's own ping handler: the read loop sees a dead connection
+		}
+		return err
 	})
 	for {
 		typ, raw, err := s.conn.ReadMessage()
@@ -195,7 +222,7 @@ func (s *session) read(onPong func()) {
 			s.close(websocket.CloseInvalidFramePayloadData, "text frame is not UTF-8")
 			return
 		}
-		s.conn.SetReadDeadline(time.Now().Add(PongWait))
+		alive()
 		var a Ack
 		if json.Unmarshal(raw, &a) != nil || a.Type != TypeAck {
 			continue // not an ack: ignored, the session goes on

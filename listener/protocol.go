@@ -7,9 +7,13 @@
 // answers one Ready, then sends an Event for every delivery to this person's listener; the
 // client forwards it and answers one Ack per Event. With the query `probe=1` the server answers
 // the Ready and closes at once, leaving any open session of the person alone (the client reads
-// the listener's secret that way). Both sides ping; a session the server does
-// not hear from for PongWait is closed. A newer session of the same person replaces the older
-// one, which is closed with CloseReplaced. All messages are JSON text frames with a `type`.
+// the listener's secret that way). Both sides ping every PingEvery and answer the other's pings;
+// each side drops a connection it has not heard from (a message, a ping or a pong) for
+// PongWait, so a dead connection is noticed within PongWait on both sides (the client then
+// reconnects). These are timings, not messages: a side of older timings (pings every 15 s,
+// 45 s of silence) still works with one of these. A newer session of the same person replaces
+// the older one, which is closed with CloseReplaced. All messages are JSON text frames with a
+// `type`.
 package listener
 
 import "time"
@@ -29,8 +33,11 @@ const (
 
 // Timing of a session.
 const (
-	PingEvery = 15 * time.Second
-	PongWait  = 45 * time.Second
+	PingEvery = 3 * time.Second
+	PongWait  = 10 * time.Second
+	// RenewEvery is how often, at most, the server renews a listener while its session answers
+	// pings.
+	RenewEvery = time.Minute
 	// AckWait bounds how long the server waits for a client's Ack of one event: the client's
 	// forward timeout plus some slack; past it the delivery fails.
 	AckWait = 40 * time.Second

@@ -5,17 +5,16 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
 )
 
@@ -44,7 +43,8 @@ type (
 		Ready       listener.Ready
 		Reconnected bool
 	}
-	// EventMsg is one event and what was done with it.
+	// EventMsg is one event as it arrives (Pending while it is forwarded) or with what was
+	// done with it: the row of its delivery is added, or updated in place.
 	EventMsg listener.EventResult
 	// DisconnectMsg tells the connection dropped (Attempt 1) or a reconnection failed.
 	DisconnectMsg struct {
@@ -58,25 +58,45 @@ type (
 		DeliveryID string
 		Err        error
 	}
+	// TargetMsg is the outcome of a check of the forward target (ListenOptions.CheckTarget):
+	// nil when something listens there.
+	TargetMsg struct{ Err error }
+	// recheckMsg asks for another check of a target that did not answer.
+	recheckMsg struct{}
 	// copiedMsg is the outcome of a copy to the clipboard.
 	copiedMsg struct {
-		id  string
-		err error
+		what, id string
+		err      error
 	}
 )
 
 // ListenOptions describe the session shown.
 type ListenOptions struct {
 	BaseURL   string
-	ForwardTo string   // "" when not forwarding
-	Events    []string // the event types asked for; empty for all
+	ForwardTo string      // "" when not forwarding
+	Header    http.Header // added to every forward (--headers): for the details and the curl command
+	Events    []string    // the event types asked for; empty for all
 	Location  *time.Location
 	// Resend asks the server to deliver an event once more to this listener; its command
 	// answers a ResendResultMsg. Nil when resending is not possible.
 	Resend func(eventID string) tea.Cmd
-	// Copy puts text on the clipboard; nil shows the text in the status line instead.
+	// Copy puts text on the clipboard; nil shows the event id in the status line instead.
 	Copy func(text string) error
+	// CheckTarget tells whether something listens at ForwardTo (it may block for a moment);
+	// the view checks at start, and again every TargetRecheck while nothing does. Nil: never.
+	CheckTarget func() error
 }
+
+// TargetRecheck is how often a forward target that did not answer is checked again.
+const TargetRecheck = 3 * time.Second
+
+// focus is the pane that the movement keys act on.
+type focus int
+
+const (
+	focusList focus = iota
+	focusDetails
+)
 
 // ListenModel is the view of `timbra listen`.
 type ListenModel struct {
@@ -89,9 +109,23 @@ type ListenModel struct {
 	ready      listener.Ready
 	disconnect DisconnectMsg
 
+	// targetDown says why nothing answers at the forward target ("" when it answers or was
+	// not checked); recheck tells a new check is on its way.
+	targetDown string
+	recheck    bool
+
 	list   eventList
-	detail bool
+	detail bool  // the details pane is open
+	focus  focus // focusDetails only while it is open
 	status string
+
+	// details is the scrollable pane of the selected event; detailsOf is the delivery it shows
+	// (another one starts at the top), answerAt the line where the answer starts, and jump asks
+	// the next sync to scroll there.
+	details   viewport.Model
+	detailsOf string
+	answerAt  int
+	jump      bool
 
 	width, height int
 }
@@ -101,15 +135,33 @@ func NewListen(opts ListenOptions) ListenModel {
 	if opts.Location == nil {
 		opts.Location = time.Local
 	}
-	h := help.New()
-	return ListenModel{opts: opts, styles: DefaultStyles(), keys: DefaultKeyMap(), help: h}
+	return ListenModel{opts: opts, styles: DefaultStyles(), keys: DefaultKeyMap(), help: help.New(), details: viewport.New(0, 0)}
 }
 
-// Init starts nothing: the listener feeds the model.
-func (m ListenModel) Init() tea.Cmd { return nil }
+// Init checks the forward target; the listener feeds the rest.
+func (m ListenModel) Init() tea.Cmd { return m.checkTarget() }
+
+func (m ListenModel) checkTarget() tea.Cmd {
+	if m.opts.CheckTarget == nil || m.opts.ForwardTo == "" {
+		return nil
+	}
+	check := m.opts.CheckTarget
+	return func() tea.Msg { return TargetMsg{Err: check()} }
+}
+
+// targetFailed notes that nothing answers at the target, and schedules a new check.
+func (m *ListenModel) targetFailed(why string) tea.Cmd {
+	m.targetDown = why
+	if m.recheck || m.opts.CheckTarget == nil {
+		return nil
+	}
+	m.recheck = true
+	return tea.Tick(TargetRecheck, func(time.Time) tea.Msg { return recheckMsg{} })
+}
 
 // Update is a pure function of the model and a message.
 func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 0), max(msg.Height, 0)
@@ -122,7 +174,23 @@ func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case DisconnectMsg:
 		m.state, m.disconnect = reconnecting, msg
 	case EventMsg:
-		m.list.add(listener.EventResult(msg))
+		m.list.put(listener.EventResult(msg))
+		if fr := msg.Forward; fr != nil && fr.StatusCode != nil {
+			m.targetDown = "" // it answered
+		} else if fr != nil && fr.Error == webhook.ErrorConnectionFailed {
+			cmd = m.targetFailed(fr.ErrorText())
+		}
+	case TargetMsg:
+		if msg.Err != nil {
+			cmd = m.targetFailed(oneLine(msg.Err.Error()))
+		} else {
+			m.targetDown = ""
+		}
+	case recheckMsg:
+		m.recheck = false
+		if m.targetDown != "" {
+			cmd = m.checkTarget()
+		}
 	case ResendResultMsg:
 		if msg.Err != nil {
 			m.status = "Resend of " + msg.EventID + " failed: " + oneLine(msg.Err.Error())
@@ -130,45 +198,40 @@ func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = "Resent " + msg.EventID + " (delivery " + msg.DeliveryID + ")"
 		}
 	case copiedMsg:
-		if msg.err != nil {
+		switch {
+		case msg.err != nil && msg.what == copyID:
 			m.status = "Copy failed (" + oneLine(msg.err.Error()) + "); event id: " + msg.id
-		} else {
+		case msg.err != nil:
+			m.status = "Copy failed (" + oneLine(msg.err.Error()) + ")"
+		case msg.what == copyID:
 			m.status = "Copied " + msg.id
+		default:
+			m.status = "Copied " + msg.what + " " + msg.id
 		}
 	case tea.KeyMsg:
-		return m.key(msg)
+		m, cmd = m.key(msg)
 	}
-	return m, nil
+	m.syncDetails()
+	return m, cmd
 }
 
-func (m ListenModel) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m ListenModel) key(msg tea.KeyMsg) (ListenModel, tea.Cmd) {
+	k := m.keys
 	switch {
-	case key.Matches(msg, m.keys.Quit):
+	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
-	case key.Matches(msg, m.keys.Help):
+	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
-	case key.Matches(msg, m.keys.Up):
-		m.list.move(-1)
-	case key.Matches(msg, m.keys.Down):
-		m.list.move(1)
-	case key.Matches(msg, m.keys.Details):
-		if _, ok := m.list.current(); ok {
-			m.detail = !m.detail
-		}
-	case key.Matches(msg, m.keys.Copy):
-		r, ok := m.list.current()
-		if !ok {
-			m.status = "No event selected."
-			break
-		}
-		id := r.Event.EventID
-		if m.opts.Copy == nil {
-			m.status = "Event id: " + id
-			break
-		}
-		cp := m.opts.Copy
-		return m, func() tea.Msg { return copiedMsg{id: id, err: cp(id)} }
-	case key.Matches(msg, m.keys.Resend):
+		return m, nil
+	case key.Matches(msg, k.Copy):
+		return m.copy(copyID)
+	case key.Matches(msg, k.CopyBody):
+		return m.copy(copyBody)
+	case key.Matches(msg, k.CopyHeaders):
+		return m.copy(copyHeaders)
+	case key.Matches(msg, k.CopyCurl):
+		return m.copy(copyCurl)
+	case key.Matches(msg, k.Resend):
 		r, ok := m.list.current()
 		switch {
 		case !ok:
@@ -179,201 +242,192 @@ func (m ListenModel) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.status = "Resending " + r.Event.EventID + "…"
 			return m, m.opts.Resend(r.Event.EventID)
 		}
+		return m, nil
+	case key.Matches(msg, k.Answer):
+		if _, ok := m.list.current(); ok {
+			m.detail, m.focus, m.jump = true, focusDetails, true
+		}
+		return m, nil
+	}
+	if m.focus == focusDetails {
+		vp := &m.details
+		switch {
+		case key.Matches(msg, k.Up):
+			vp.ScrollUp(1)
+		case key.Matches(msg, k.Down):
+			vp.ScrollDown(1)
+		case key.Matches(msg, k.PageUp):
+			vp.PageUp()
+		case key.Matches(msg, k.PageDown):
+			vp.PageDown()
+		case key.Matches(msg, k.Top):
+			vp.GotoTop()
+		case key.Matches(msg, k.Bottom):
+			vp.GotoBottom()
+		case key.Matches(msg, k.Focus):
+			m.focus = focusList
+		case key.Matches(msg, k.Back), key.Matches(msg, k.Details):
+			m.detail, m.focus = false, focusList
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Up):
+		m.list.move(-1)
+	case key.Matches(msg, k.Down):
+		m.list.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.list.move(-max(m.layout().listRoom, 1))
+	case key.Matches(msg, k.PageDown):
+		m.list.move(max(m.layout().listRoom, 1))
+	case key.Matches(msg, k.Top):
+		m.list.move(-len(m.list.items))
+	case key.Matches(msg, k.Bottom):
+		m.list.move(len(m.list.items))
+	case key.Matches(msg, k.Details), key.Matches(msg, k.Focus):
+		if _, ok := m.list.current(); ok {
+			m.detail, m.focus = true, focusDetails
+		}
+	case key.Matches(msg, k.Back):
+		m.detail = false
 	}
 	return m, nil
 }
 
-// View draws the header, the banner of a lost connection, the events, the details of the
-// selected one, the status line and the help, every line cut to the width.
-func (m ListenModel) View() string {
-	w, h := m.width, m.height
-	if w <= 0 {
-		w = defaultWidth
+// syncDetails fits the details pane to the selected event and to the room it has: its content
+// made again, the scroll kept (at the top for another event, at the answer when asked).
+func (m *ListenModel) syncDetails() {
+	r, ok := m.list.current()
+	if !m.detail || !ok {
+		m.detail, m.focus, m.jump = false, focusList, false
+		return
 	}
-	if h <= 0 {
-		h = defaultHeight
+	l := m.layout()
+	lines, answerAt := m.detailLines(r, l.width)
+	vp := &m.details
+	vp.Width, vp.Height = l.width, max(l.detailRoom-1, 0)
+	vp.SetContent(strings.Join(lines, "\n"))
+	if r.Event.DeliveryID != m.detailsOf {
+		m.detailsOf = r.Event.DeliveryID
+		vp.SetYOffset(0)
 	}
-	top := m.header()
-	if m.state == reconnecting {
-		top = append(top, m.banner())
+	m.answerAt = answerAt
+	if m.jump {
+		m.jump = false
+		vp.SetYOffset(answerAt)
 	}
-	top = append(top, "")
-	m.help.Width = w
-	bottom := []string{}
-	if m.status != "" {
-		bottom = append(bottom, m.styles.Status.Render(m.status))
-	}
-	bottom = append(bottom, strings.Split(m.help.View(m.keys), "\n")...)
+	vp.SetYOffset(vp.YOffset) // within the content at this height
+}
 
-	room := max(h-len(top)-len(bottom), 0)
-	var details []string
-	listRoom := room
-	if m.detail {
-		if r, ok := m.list.current(); ok {
-			listRoom = min(max(room/3, 3), room)
-			details = m.details(r)
-			details = details[:min(len(details), max(room-listRoom, 0))]
+// What the copy keys copy (as the status line names it).
+const (
+	copyID      = "event id"
+	copyBody    = "the body of"
+	copyHeaders = "the request headers of"
+	copyCurl    = "a curl command replaying"
+)
+
+// copy puts a part of the selected event on the clipboard.
+func (m ListenModel) copy(what string) (ListenModel, tea.Cmd) {
+	r, ok := m.list.current()
+	if !ok {
+		m.status = "No event selected."
+		return m, nil
+	}
+	id := r.Event.EventID
+	var text string
+	switch what {
+	case copyID:
+		text = id
+	case copyBody:
+		text = r.Event.Body
+	case copyHeaders:
+		text = headerText(m.requestHeader(r))
+	case copyCurl:
+		url := m.opts.ForwardTo
+		if r.Forward != nil {
+			url = r.Forward.URL
 		}
+		if url == "" {
+			m.status = "Nothing to replay: not forwarding (no --forward-to)."
+			return m, nil
+		}
+		text = curlCommand(url, m.requestHeader(r), r.Event.Body)
 	}
-	lines := append(top, m.rows(w, listRoom)...)
-	lines = append(lines, details...)
-	lines = append(lines, bottom...)
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, w, "…")
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (m ListenModel) header() []string {
-	s := m.styles
-	var st string
-	switch m.state {
-	case connecting:
-		st = s.Connecting.Render("● Connecting…")
-	case ready:
-		st = s.Ready.Render("● Ready")
-	case reconnecting:
-		st = s.Banner.Render("● Disconnected")
-	}
-	secret := "(waiting for the server)"
-	if m.ready.Secret != "" {
-		secret = SecretHint(m.ready.Secret) + s.Dim.Render("  (timbra listen --print-secret)")
-	}
-	events := m.ready.Events
-	if len(events) == 0 {
-		events = m.opts.Events
-	}
-	filter := strings.Join(events, ",")
-	if filter == "" || filter == "*" {
-		filter = "all events"
-	}
-	forward := s.Dim.Render("not forwarding (no --forward-to)")
-	if m.opts.ForwardTo != "" {
-		forward = "POST " + m.opts.ForwardTo
-	}
-	label := func(l string) string { return s.Label.Render(fmt.Sprintf("%-8s", l)) }
-	return []string{
-		s.Title.Render("timbra listen") + "  " + st,
-		label("Server") + " " + m.opts.BaseURL,
-		label("Secret") + " " + secret,
-		label("Events") + " " + filter,
-		label("Forward") + " " + forward,
-	}
-}
-
-func (m ListenModel) banner() string {
-	d := m.disconnect
-	msg := fmt.Sprintf("Disconnected — reconnecting in %s (attempt %d)", roundDuration(d.RetryIn), d.Attempt)
-	if d.Err != nil {
-		msg += ": " + oneLine(d.Err.Error())
-	}
-	return m.styles.Banner.Render(msg)
-}
-
-// rows are the visible events, the selected one marked.
-func (m ListenModel) rows(w, n int) []string {
-	if n <= 0 {
-		return nil
-	}
-	if len(m.list.items) == 0 {
-		return []string{m.styles.Dim.Render("Waiting for events…")}
-	}
-	from, to := m.list.window(n)
-	out := make([]string, 0, to-from)
-	for i := from; i < to; i++ {
-		line := m.row(m.list.items[i])
-		if i == m.list.selected {
-			out = append(out, m.styles.Selected.Render(ansi.Truncate("> "+ansi.Strip(line), w, "…")))
+	if m.opts.Copy == nil {
+		if what == copyID {
+			m.status = "Event id: " + id
 		} else {
-			out = append(out, "  "+line)
+			m.status = "Copy is unavailable."
+		}
+		return m, nil
+	}
+	cp := m.opts.Copy
+	return m, func() tea.Msg { return copiedMsg{what: what, id: id, err: cp(text)} }
+}
+
+// requestHeader is what the forward of an event sends (or sent).
+func (m ListenModel) requestHeader(r listener.EventResult) http.Header {
+	if r.Forward != nil && r.Forward.RequestHeader != nil {
+		return r.Forward.RequestHeader
+	}
+	return listener.ForwardHeader(r.Event, m.opts.Header)
+}
+
+// headerText is a header as lines of NAME: VALUE, sorted by name.
+func headerText(h http.Header) string {
+	var b strings.Builder
+	for _, k := range sortedKeys(h) {
+		for _, v := range h[k] {
+			b.WriteString(k + ": " + v + "\n")
 		}
 	}
-	return out
+	return b.String()
 }
 
-// row is one event: when, type, event id, and what the forward did.
-func (m ListenModel) row(r listener.EventResult) string {
-	head := fmt.Sprintf("%s  %-22s %s", r.ReceivedAt.In(m.opts.Location).Format("15:04:05"), r.Event.EventType, r.Event.EventID)
-	return head + "  " + m.outcome(r)
-}
-
-// outcome is what became of an event, coloured.
-func (m ListenModel) outcome(r listener.EventResult) string {
-	s := m.styles
-	fr := r.Forward
-	switch {
-	case !r.Verified:
-		return s.Unverified.Render("✗ signature NOT verified: not forwarded")
-	case fr == nil:
-		return s.Dim.Render("(not forwarded)")
-	}
-	latency := fr.Latency.Round(time.Millisecond).String()
-	if fr.StatusCode == nil {
-		msg := fr.Error
-		if msg == "" {
-			msg = "no answer"
-		}
-		return s.Failed.Render("→ "+msg) + "  " + latency
-	}
-	code := *fr.StatusCode
-	st := s.Failed
-	if code >= 200 && code <= 299 {
-		st = s.OK
-	}
-	text := "→ " + strconv.Itoa(code) + " " + http.StatusText(code)
-	if fr.Error != "" {
-		text += " (" + fr.Error + ")"
-	}
-	return st.Render(text) + "  " + latency
-}
-
-// details are the lines of the details pane of an event.
-func (m ListenModel) details(r listener.EventResult) []string {
-	s := m.styles
-	e := r.Event
-	out := []string{s.Section.Render("Event " + e.EventID), fmt.Sprintf("delivery %s · kind %s · received %s",
-		e.DeliveryID, e.Kind, r.ReceivedAt.In(m.opts.Location).Format("2006-01-02 15:04:05"))}
-	if !r.Verified && r.VerifyError != nil {
-		out = append(out, s.Unverified.Render("Signature: "+oneLine(r.VerifyError.Error())))
-	}
-	out = append(out, s.Section.Render("Headers"))
-	names := make([]string, 0, len(e.Headers))
-	for k := range e.Headers {
+func sortedKeys(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	for _, k := range names {
-		out = append(out, "  "+k+": "+e.Headers[k])
-	}
-	out = append(out, s.Section.Render("Body"))
-	for _, l := range strings.Split(prettyJSON(e.Body), "\n") {
-		out = append(out, "  "+l)
-	}
-	out = append(out, s.Section.Render("Forward"))
-	fr := r.Forward
-	if fr == nil {
-		out = append(out, "  "+m.outcome(r))
-		return out
-	}
-	out = append(out, "  POST "+fr.URL+"  "+m.outcome(r))
-	if fr.Err != nil {
-		out = append(out, "  "+s.Failed.Render("error: "+oneLine(fr.Err.Error())))
-	}
-	if fr.Excerpt != "" {
-		for _, l := range strings.Split(strings.TrimRight(fr.Excerpt, "\n"), "\n") {
-			out = append(out, "  "+s.Dim.Render(sanitize(l)))
+	return names
+}
+
+// curlCommand is a shell command that posts the same request again (its signature stays
+// valid for the receiver's tolerance, five minutes in the Standard Webhooks libraries).
+func curlCommand(url string, h http.Header, body string) string {
+	var b strings.Builder
+	b.WriteString("curl -sS -i -X POST " + shellQuote(url))
+	for _, k := range sortedKeys(h) {
+		for _, v := range h[k] {
+			b.WriteString(" \\\n  -H " + shellQuote(k+": "+v))
 		}
 	}
-	return out
+	b.WriteString(" \\\n  --data-binary " + shellQuote(body) + "\n")
+	return b.String()
+}
+
+// shellQuote quotes a word for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // eventList is the events received and the selected one.
 type eventList struct {
 	items    []listener.EventResult
 	selected int
+}
+
+// put adds an event, or updates the row of its delivery (its forward ended).
+func (l *eventList) put(r listener.EventResult) {
+	for i := len(l.items) - 1; i >= 0; i-- {
+		if l.items[i].Event.DeliveryID == r.Event.DeliveryID {
+			l.items[i] = r
+			return
+		}
+	}
+	l.add(r)
 }
 
 func (l *eventList) add(r listener.EventResult) {
@@ -447,6 +501,24 @@ func sanitize(s string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(sanitize(s)), " ")
+}
+
+// Latency is a forward's duration for people, to two or three significant digits: 420µs,
+// 4.2ms, 12ms, 1.23s; never 0s.
+func Latency(d time.Duration) string {
+	switch {
+	case d < time.Microsecond:
+		return "<1µs"
+	case d < time.Millisecond:
+		d = d.Round(time.Microsecond)
+	case d < 10*time.Millisecond:
+		d = d.Round(100 * time.Microsecond)
+	case d < time.Second:
+		d = d.Round(time.Millisecond)
+	default:
+		d = d.Round(10 * time.Millisecond)
+	}
+	return d.String()
 }
 
 func roundDuration(d time.Duration) time.Duration {

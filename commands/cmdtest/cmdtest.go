@@ -34,6 +34,8 @@ type Opts struct {
 	Now    time.Time
 	Ctx    context.Context
 	Config func(*cmdutil.Factory)
+	// Out also receives stdout as it is written (a command that runs until stopped).
+	Out io.Writer
 }
 
 // APIKey is the API key UseAPI sets.
@@ -65,6 +67,9 @@ func Run(t *testing.T, newApp func(*cmdutil.Factory) *cli.App, o Opts, args ...s
 		in = o.In
 	}
 	ios := &cmdutil.IOStreams{In: in, Out: &out, Err: &errb, InTTY: o.InTTY, OutTTY: o.TTY, ErrTTY: o.TTY}
+	if o.Out != nil {
+		ios.Out = io.MultiWriter(&out, o.Out)
+	}
 	f := cmdutil.NewFactory(ios, "dev")
 	f.Now = func() time.Time { return Now }
 	if !o.Now.IsZero() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,7 +17,9 @@ import (
 	"github.com/fatih/color"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
+	"github.com/timbra-mx/timbra/tui"
 	"github.com/urfave/cli/v2"
 )
 
@@ -53,7 +56,7 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 	return &cli.Command{
 		Name:      "listen",
 		Usage:     "Receive your events here, as they happen, and forward them to a local server",
-		UsageText: "timbra listen [--forward-to URL] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret",
+		UsageText: "timbra listen [PORT | --forward-to URL] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret",
 		Description: "Opens a session with the server (a websocket) that receives the events of the types given\n" +
 			"(default all) for you, as a webhook of kind cliListener would. Each event's signature is\n" +
 			"checked with the listener's secret; a valid event is posted to --forward-to as a delivery\n" +
@@ -61,16 +64,26 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			"outcome (status and start of the answer, or the error) goes back to the server as the\n" +
 			"delivery's attempt. An event whose signature does not verify is shown and not forwarded.\n\n" +
 			"--forward-to takes a port (3000), host:port/path (localhost:3000/hooks) or a URL\n" +
-			"(http://..., https://...); the default host is localhost and the default scheme http.\n\n" +
-			"Each event is one line on stdout: a JSON object when stdout is not a terminal or with\n" +
-			"--format json ({receivedAt, deliveryId, eventId, type, kind, headers, event, verified,\n" +
-			"forward}), else a line of text. Connection news goes to stderr. The session reconnects by\n" +
-			"itself when the connection drops or the server restarts. A newer session of yours (another\n" +
-			"timbra listen) takes over, and this one exits with code 1.\n" +
+			"(http://..., https://...); the default host is localhost and the default scheme http. A port\n" +
+			"(or port/path, or URL) as the argument is the same: timbra listen 3000. At the start, and\n" +
+			"at each reconnection, timbra listen checks that something listens there (a TCP connection,\n" +
+			"no request) and warns when nothing does.\n\n" +
+			"Each event shows the moment it arrives, and again when your server answers. When stdout is\n" +
+			"not a terminal or with --format json, that is two JSON lines (schema version v 1):\n" +
+			"  {\"v\":1, \"phase\":\"received\", receivedAt, deliveryId, eventId, type, kind, headers, event,\n" +
+			"   verified, forwarding}\n" +
+			"  {\"v\":1, \"phase\":\"forwarded\", receivedAt, deliveryId, eventId, type, kind, verified,\n" +
+			"   forward: {url, statusCode, error, errorClass, latencyMs, headers, excerpt}}\n" +
+			"(the second only when the event was forwarded: forwarding is true; error is the whole text,\n" +
+			"errorClass Timeout, ConnectionFailed or TlsFailed; latencyMs has decimals), else lines of\n" +
+			"text. Connection news goes to stderr. The session reconnects by itself when the connection\n" +
+			"drops or the server restarts. A newer session of yours (another timbra listen) takes over,\n" +
+			"and this one exits with code 1.\n" +
 			"Ctrl-C ends it with code 0.\n\n" +
 			"--print-secret prints the listener's signing secret (whsec_...) on stdout and exits, leaving\n" +
 			"a running timbra listen alone: your local server needs the secret to verify what is forwarded.\n\n" +
 			"Examples:\n" +
+			"  timbra listen 3000\n" +
 			"  timbra listen --forward-to 3000/webhooks\n" +
 			"  timbra listen --forward-to https://localhost:8443/hooks --skip-verify --events invoice.canceled\n" +
 			"  timbra listen --forward-to localhost:3000 --headers 'Authorization: Bearer dev' --format json\n" +
@@ -85,8 +98,17 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			&cli.StringFlag{Name: "format", Usage: "event lines as `FORMAT`: json or text", DefaultText: "json when stdout is not a terminal, else text", Destination: &format},
 		},
 		Action: func(c *cli.Context) error {
-			if err := cmdutil.ExactArgs(c); err != nil {
-				return err
+			if c.Args().Len() == 1 && isTargetArg(c.Args().First()) {
+				if c.IsSet("forward-to") {
+					return cmdutil.UsageErrorf(c, "give the target once: %q or --forward-to", c.Args().First())
+				}
+				u, err := parseForwardTo(c.Args().First())
+				if err != nil {
+					return cmdutil.UsageErrorf(c, "invalid target %q: %v", c.Args().First(), err)
+				}
+				o.ForwardTo = u
+			} else if c.Args().Len() > 0 {
+				return cmdutil.UsageErrorf(c, "unexpected argument %q: give the port to forward to (timbra listen 3000) or --forward-to", c.Args().First())
 			}
 			if c.IsSet("forward-to") {
 				u, err := parseForwardTo(c.String("forward-to"))
@@ -120,6 +142,15 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			return run(c, o)
 		},
 	}
+}
+
+// isTargetArg tells whether the argument of timbra listen is a forward target: a port (3000),
+// a port and path (3000/hooks) or an http(s) URL, not a word that a typo made.
+func isTargetArg(s string) bool {
+	port, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(s), ":"), "/")
+	lower := strings.ToLower(s)
+	return (port != "" && strings.Trim(port, "0123456789") == "") ||
+		strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
 }
 
 // parseForwardTo reads --forward-to: a port (3000), a port and path (3000/hooks), host:port and
@@ -238,9 +269,11 @@ func listenRun(c *cli.Context, o *listenOptions) error {
 	if o.f.TimeZone != "" {
 		l.loc, _ = time.LoadLocation(o.f.TimeZone) // validated when the flag was parsed
 	}
-	lc := &listener.Client{URL: wsURL, Header: header, Now: o.f.Now, OnReady: l.ready, OnEvent: l.event, OnDisconnect: l.disconnected}
+	lc := &listener.Client{URL: wsURL, Header: header, Now: o.f.Now, OnReady: l.ready, OnReceived: l.received, OnEvent: l.event,
+		OnDisconnect: l.disconnected}
 	if o.ForwardTo != "" && !o.PrintSecret {
 		lc.Forward = &listener.Forwarder{URL: o.ForwardTo, Header: o.Headers.h, Client: listener.NewForwardClient(o.ForwardTimeout, o.SkipVerify)}
+		l.check = func() error { return lc.Forward.Reachable(ctx) }
 	}
 	if o.TUI {
 		err = listenTUI(ctx, o, client, lc, l)
@@ -297,6 +330,8 @@ type listenPrinter struct {
 	connected bool // a Ready came
 	webhookID string
 	secret    string
+	// check tells whether something listens at the forward target; nil without one.
+	check func() error
 }
 
 func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
@@ -309,6 +344,7 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 	if reconnected {
 		fmt.Fprintln(w, "Reconnected.")
 		if !changed {
+			l.warnTarget()
 			return nil
 		}
 	}
@@ -322,7 +358,19 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 	}
 	fmt.Fprintf(w, "Ready: listening for %s as webhook %s; %s; secret %s (timbra listen --print-secret)\n",
 		events, r.WebhookID, forward, secretHint(r.Secret))
+	l.warnTarget()
 	return nil
+}
+
+// warnTarget says so when nothing listens at the forward target.
+func (l *listenPrinter) warnTarget() {
+	if l.check == nil {
+		return
+	}
+	if err := l.check(); err != nil {
+		fmt.Fprintf(l.f.IO.Err, "Warning: nothing answers at %s (%s): start your server there, or each event will fail with %s.\n",
+			l.o.ForwardTo, cmdutil.OneLine(err.Error()), webhook.ErrorConnectionFailed)
+	}
 }
 
 // secretHint shows the start of a secret, enough to tell two apart.
@@ -342,8 +390,20 @@ func (l *listenPrinter) disconnected(err error, retryIn time.Duration, attempt i
 	fmt.Fprintf(l.f.IO.Err, "%s: %s; reconnecting in %s\n", what, cmdutil.OneLine(err.Error()), retryIn.Round(100*time.Millisecond))
 }
 
-// listenLine is one event in JSON.
-type listenLine struct {
+// listenLineVersion is the schema version of the JSON lines (the field v). Version 1: two
+// phases per forwarded event, the error's whole text, the latency in fractional milliseconds.
+const listenLineVersion = 1
+
+// JSON line phases.
+const (
+	phaseReceived  = "received"
+	phaseForwarded = "forwarded"
+)
+
+// listenReceived is the JSON line of an event as it arrives.
+type listenReceived struct {
+	V          int               `json:"v"`
+	Phase      string            `json:"phase"` // received
 	ReceivedAt string            `json:"receivedAt"`
 	DeliveryID string            `json:"deliveryId"`
 	EventID    string            `json:"eventId"`
@@ -352,18 +412,52 @@ type listenLine struct {
 	Headers    map[string]string `json:"headers"`
 	Event      json.RawMessage   `json:"event"`
 	Verified   bool              `json:"verified"`
-	Forward    *listenForward    `json:"forward"`
+	// Forwarding tells that a line of phase forwarded follows with the outcome.
+	Forwarding bool `json:"forwarding"`
+}
+
+// listenForwarded is the JSON line of an event's forward once it ended.
+type listenForwarded struct {
+	V          int            `json:"v"`
+	Phase      string         `json:"phase"` // forwarded
+	ReceivedAt string         `json:"receivedAt"`
+	DeliveryID string         `json:"deliveryId"`
+	EventID    string         `json:"eventId"`
+	Type       string         `json:"type"`
+	Kind       string         `json:"kind"`
+	Verified   bool           `json:"verified"`
+	Forward    *listenForward `json:"forward"`
 }
 
 type listenForward struct {
-	URL        string  `json:"url"`
-	StatusCode *int    `json:"statusCode"`
-	Error      *string `json:"error"`
-	LatencyMS  int64   `json:"latencyMs"`
-	Excerpt    string  `json:"excerpt"`
+	URL        string `json:"url"`
+	StatusCode *int   `json:"statusCode"`
+	// Error is the whole text of why there was no complete answer; ErrorClass its class
+	// (Timeout, ConnectionFailed, TlsFailed), as the delivery's lastError says it.
+	Error      *string           `json:"error"`
+	ErrorClass *string           `json:"errorClass"`
+	LatencyMS  float64           `json:"latencyMs"`
+	Headers    map[string]string `json:"headers"`
+	Excerpt    string            `json:"excerpt"`
 }
 
-func (l *listenPrinter) event(r listener.EventResult) {
+// latencyMS is a duration in milliseconds, to the microsecond.
+func latencyMS(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}
+
+// lowerHeaders is a header as one value per lower-case name (values joined with ", ").
+func lowerHeaders(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		out[strings.ToLower(k)] = strings.Join(vs, ", ")
+	}
+	return out
+}
+
+// received shows an event the moment it arrives: its JSON line, or its line of text (the
+// final one when it is not forwarded).
+func (l *listenPrinter) received(r listener.EventResult) {
 	ios := l.f.IO
 	e := r.Event
 	if !r.Verified {
@@ -376,10 +470,10 @@ func (l *listenPrinter) event(r listener.EventResult) {
 		fmt.Fprintln(ios.Err, c.Sprintf("SIGNATURE VERIFICATION FAILED for event %s (delivery %s): %v; not forwarded.", e.EventID, e.DeliveryID, r.VerifyError))
 	}
 	if l.o.JSON {
-		line := listenLine{
-			ReceivedAt: r.ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z"),
+		line := listenReceived{
+			V: listenLineVersion, Phase: phaseReceived, ReceivedAt: jsonTime(r.ReceivedAt),
 			DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind,
-			Headers: e.Headers, Verified: r.Verified,
+			Headers: e.Headers, Verified: r.Verified, Forwarding: r.Pending,
 		}
 		if line.Headers == nil {
 			line.Headers = map[string]string{}
@@ -389,25 +483,49 @@ func (l *listenPrinter) event(r listener.EventResult) {
 		} else {
 			line.Event, _ = json.Marshal(e.Body)
 		}
-		if fr := r.Forward; fr != nil {
-			line.Forward = &listenForward{URL: fr.URL, StatusCode: fr.StatusCode, LatencyMS: fr.Latency.Milliseconds(), Excerpt: fr.Excerpt}
-			if fr.Error != "" {
-				line.Forward.Error = &fr.Error
-			}
-		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(line); err == nil {
-			_, _ = ios.Out.Write(buf.Bytes())
-		}
+		l.writeJSON(line)
 		return
 	}
 	_, _ = io.WriteString(ios.Out, l.textLine(r)+"\n")
 }
 
+// event shows the outcome of a forward (an event not forwarded was shown when it arrived).
+func (l *listenPrinter) event(r listener.EventResult) {
+	fr := r.Forward
+	if fr == nil {
+		return
+	}
+	if !l.o.JSON {
+		_, _ = io.WriteString(l.f.IO.Out, l.textLine(r)+"\n")
+		return
+	}
+	e := r.Event
+	line := listenForwarded{
+		V: listenLineVersion, Phase: phaseForwarded, ReceivedAt: jsonTime(r.ReceivedAt),
+		DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind, Verified: r.Verified,
+		Forward: &listenForward{URL: fr.URL, StatusCode: fr.StatusCode, LatencyMS: latencyMS(fr.Latency),
+			Headers: lowerHeaders(fr.Header), Excerpt: fr.Excerpt},
+	}
+	if fr.Error != "" {
+		text, class := fr.ErrorText(), fr.Error
+		line.Forward.Error, line.Forward.ErrorClass = &text, &class
+	}
+	l.writeJSON(line)
+}
+
+func jsonTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func (l *listenPrinter) writeJSON(v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err == nil {
+		_, _ = l.f.IO.Out.Write(buf.Bytes())
+	}
+}
+
 // textLine is an event as one line of text: when, type, event id, kind, and what the forward
-// did.
+// did (or that it is under way).
 func (l *listenPrinter) textLine(r listener.EventResult) string {
 	e := r.Event
 	colorOf := func(attrs ...color.Attribute) *color.Color {
@@ -424,10 +542,12 @@ func (l *listenPrinter) textLine(r listener.EventResult) string {
 	switch {
 	case !r.Verified:
 		return head + "  " + colorOf(color.FgRed, color.Bold).Sprint("signature NOT verified: not forwarded")
+	case r.Pending:
+		return head + "  -> POST " + l.o.ForwardTo + "  …"
 	case fr == nil:
 		return head + "  (not forwarded)"
 	}
-	latency := fr.Latency.Round(time.Millisecond)
+	latency := tui.Latency(fr.Latency)
 	if fr.Error != "" {
 		msg := fr.Error
 		if fr.StatusCode != nil {

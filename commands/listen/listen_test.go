@@ -205,21 +205,29 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	}
 	mu.Unlock()
 
+	// one line as each event arrives, one more when its forward ends; the error's whole text
 	lines := strings.Split(strings.TrimSuffix(r.Out, "\n"), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		t.Fatalf("stdout:\n%s", r.Out)
 	}
-	var first map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
-		t.Fatalf("%v: %s", err, lines[0])
+	for _, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
 	}
-	want := `{"receivedAt":"2025-03-10T12:00:00.000Z","deliveryId":"d-1","eventId":"e-1","type":"invoice.canceled","kind":"manual",` +
+	want := `{"v":1,"phase":"received","receivedAt":"2025-03-10T12:00:00.000Z","deliveryId":"d-1","eventId":"e-1","type":"invoice.canceled","kind":"manual",` +
 		`"headers":{"webhook-id":"e-1","webhook-signature":"` + e.Headers["webhook-signature"] + `","webhook-timestamp":"1741608000"},` +
-		`"event":` + e.Body + `,"verified":true,"forward":{"url":"` + tg.URL + `/hooks","statusCode":200,"error":null,"latencyMs":`
-	if !strings.HasPrefix(lines[0], want) || !strings.HasSuffix(lines[0], `,"excerpt":"thanks"}}`) {
-		t.Errorf("first line:\n%s\nwant a prefix:\n%s", lines[0], want)
+		`"event":` + e.Body + `,"verified":true,"forwarding":true}`
+	if lines[0] != want {
+		t.Errorf("first line:\n%s\nwant:\n%s", lines[0], want)
 	}
-	cmdtest.WantContains(t, "second line", lines[1], `"deliveryId":"d-2"`, `"verified":false,"forward":null}`)
+	want = `{"v":1,"phase":"forwarded","receivedAt":"2025-03-10T12:00:00.000Z","deliveryId":"d-1","eventId":"e-1","type":"invoice.canceled","kind":"manual",` +
+		`"verified":true,"forward":{"url":"` + tg.URL + `/hooks","statusCode":200,"error":null,"errorClass":null,"latencyMs":`
+	if !strings.HasPrefix(lines[1], want) || !strings.HasSuffix(lines[1], `,"excerpt":"thanks"}}`) || !strings.Contains(lines[1], `"content-type":"text/plain; charset=utf-8"`) {
+		t.Errorf("second line:\n%s\nwant a prefix:\n%s", lines[1], want)
+	}
+	cmdtest.WantContains(t, "third line", lines[2], `{"v":1,"phase":"received"`, `"deliveryId":"d-2"`, `"verified":false,"forwarding":false}`)
 
 	hint := secret[:10] + "…"
 	wantReady := "Ready: listening for invoice.canceled as webhook wh-1; forwarding to " + tg.URL + "/hooks; secret " + hint + " (timbra listen --print-secret)\n"
@@ -229,6 +237,93 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	cmdtest.WantContains(t, "stderr", r.Err, "SIGNATURE VERIFICATION FAILED for event e-2 (delivery d-2)", "not forwarded",
 		"Replaced: another timbra listen of yours took over this session")
 	cmdtest.WantNotContains(t, "output", r.Out+r.Err, secret)
+	cmdtest.WantNotContains(t, "stderr", r.Err, "Warning")
+}
+
+// An event shows the moment it arrives, before the target answers: a JSON line of phase
+// received, then one of phase forwarded with the error's whole text when no answer came.
+func TestListenShowsArrivalBeforeTheAnswer(t *testing.T) {
+	cmdtest.Isolate(t)
+	srv := newFakeListenAPI(t, nil)
+	cmdtest.UseAPI(t, srv.URL)
+	release := make(chan struct{})
+	tg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		hj, _ := w.(http.Hijacker)
+		conn, _, _ := hj.Hijack()
+		conn.Close() // no answer at all
+	}))
+	defer tg.Close()
+	secret := webhook.NewSecret()
+	out := &syncBuffer{}
+	done := runAsync(t, cmdtest.Opts{Out: out}, "listen", "--forward-to", tg.URL, "--format", "json")
+	ws := srv.accept(t)
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
+	ws.WriteJSON(listenEvent(t, secret, "d-1", "e-1"))
+	deadline := time.Now().Add(listenWait)
+	for !strings.Contains(out.String(), `"phase":"received"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no line while the forward is held: %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if strings.Contains(out.String(), `"phase":"forwarded"`) {
+		t.Fatalf("a forwarded line before the answer: %s", out.String())
+	}
+	close(release)
+	if a := listenAck(t, ws); a.DeliveryID != "d-1" || a.Error != webhook.ErrorConnectionFailed {
+		t.Fatalf("ack %+v", a)
+	}
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, ""), time.Now().Add(time.Second))
+	waitResult(t, done)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("stdout:\n%s", out.String())
+	}
+	var fwd struct {
+		Phase   string
+		Forward struct {
+			StatusCode *int
+			Error      string
+			ErrorClass string
+			LatencyMs  float64
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &fwd); err != nil {
+		t.Fatal(err)
+	}
+	if f := fwd.Forward; fwd.Phase != "forwarded" || f.StatusCode != nil || f.ErrorClass != "ConnectionFailed" ||
+		!strings.HasPrefix(f.Error, "ConnectionFailed: ") || !strings.Contains(f.Error, "EOF") || f.LatencyMs <= 0 {
+		t.Fatalf("forwarded line %s", lines[1])
+	}
+}
+
+// A target where nothing listens is said at once, after the Ready line, rather than at the
+// first event.
+func TestListenWarnsOfATargetThatDoesNotAnswer(t *testing.T) {
+	cmdtest.Isolate(t)
+	srv := newFakeListenAPI(t, nil)
+	cmdtest.UseAPI(t, srv.URL)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	done := runAsync(t, cmdtest.Opts{}, "listen", strings.TrimPrefix(gone.URL, "http://127.0.0.1"), "--format", "text")
+	ws := srv.accept(t)
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: webhook.NewSecret(), Events: []string{"*"}})
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, ""), time.Now().Add(time.Second))
+	r := waitResult(t, done)
+	port := gone.URL[strings.LastIndex(gone.URL, ":")+1:]
+	cmdtest.WantContains(t, "stderr", r.Err, "forwarding to http://localhost:"+port+";",
+		"\nWarning: nothing answers at http://localhost:"+port+" (", "refused", "): start your server there, or each event will fail with ConnectionFailed.\n")
+}
+
+func TestLatencyMS(t *testing.T) {
+	for d, want := range map[time.Duration]float64{
+		420 * time.Microsecond: 0.42, 12 * time.Millisecond: 12, 1500*time.Microsecond + 400: 1.5, 3 * time.Second: 3000, 0: 0,
+	} {
+		if got := latencyMS(d); got != want {
+			t.Errorf("latencyMS(%s) = %v, want %v", d, got, want)
+		}
+	}
 }
 
 // Ctrl-C ends the session with a close frame and code 0; without --forward-to the events are

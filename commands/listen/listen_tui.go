@@ -22,6 +22,7 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 	opts := tui.ListenOptions{
 		BaseURL:   client.BaseURL,
 		ForwardTo: o.ForwardTo,
+		Header:    o.Headers.h,
 		Events:    o.Events,
 		Location:  l.loc,
 		Resend: func(id string) tea.Cmd {
@@ -36,6 +37,9 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 			return nil
 		},
 	}
+	if lc.Forward != nil {
+		opts.CheckTarget = func() error { return lc.Forward.Reachable(ctx) }
+	}
 	p := tea.NewProgram(tui.NewListen(opts), tea.WithContext(ctx), tea.WithInput(o.f.IO.In),
 		tea.WithOutput(o.f.IO.Out), tea.WithAltScreen())
 	lc.OnReady = func(r listener.Ready, reconnected bool) error {
@@ -43,6 +47,7 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 		p.Send(tui.ReadyMsg{Ready: r, Reconnected: reconnected})
 		return nil
 	}
+	lc.OnReceived = func(r listener.EventResult) { p.Send(tui.EventMsg(r)) }
 	lc.OnEvent = func(r listener.EventResult) { p.Send(tui.EventMsg(r)) }
 	lc.OnDisconnect = func(err error, retryIn time.Duration, attempt int) {
 		p.Send(tui.DisconnectMsg{Err: err, RetryIn: retryIn, Attempt: attempt})

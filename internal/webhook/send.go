@@ -55,6 +55,11 @@ type Attempt struct {
 	// Excerpt is the first ExcerptBytes bytes of the response body, as received (it may end
 	// inside a multi-byte character and need not be UTF-8).
 	Excerpt string
+	// Header is the response's header; nil when no response came.
+	Header http.Header
+	// Body is the start of the response body kept by SendKeeping (up to its keep bytes, of
+	// which Excerpt is the first ExcerptBytes); Send keeps none.
+	Body []byte
 	// RetryAfter is the wait asked by a Retry-After header, in seconds or as an HTTP date;
 	// zero when absent, invalid or in the past; capped at 30 days.
 	RetryAfter time.Duration
@@ -102,6 +107,12 @@ func (a Attempt) OK() bool {
 // adds the two above to it), so give it one made for this attempt. Send never returns an
 // error: the outcome is in the Attempt.
 func Send(ctx context.Context, client *http.Client, target string, h http.Header, body []byte) Attempt {
+	return SendKeeping(ctx, client, target, h, body, 0)
+}
+
+// SendKeeping is Send keeping the first keep bytes of the response body in Attempt.Body (when
+// keep is more than ExcerptBytes), for a view that shows the whole answer (timbra listen).
+func SendKeeping(ctx context.Context, client *http.Client, target string, h http.Header, body []byte, keep int) Attempt {
 	start := time.Now()
 	if client == nil {
 		// Never fall back to http.DefaultClient: it has no guard.
@@ -123,10 +134,14 @@ func Send(ctx context.Context, client *http.Client, target string, h http.Header
 		return Attempt{Error: classify(err), Err: err, Detail: detailOf(err), Duration: time.Since(start)}
 	}
 	code := resp.StatusCode
-	a := Attempt{StatusCode: &code, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
-	excerpt, err := io.ReadAll(io.LimitReader(resp.Body, ExcerptBytes))
-	a.Excerpt = string(excerpt)
-	if err == nil && len(excerpt) == ExcerptBytes {
+	a := Attempt{StatusCode: &code, Header: resp.Header, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
+	read := max(keep, ExcerptBytes)
+	excerpt, err := io.ReadAll(io.LimitReader(resp.Body, int64(read)))
+	if keep > ExcerptBytes {
+		a.Body = excerpt
+	}
+	a.Excerpt = string(excerpt[:min(len(excerpt), ExcerptBytes)])
+	if err == nil && len(excerpt) == read {
 		_, err = io.CopyN(io.Discard, resp.Body, drainBytes)
 		if err == io.EOF {
 			err = nil

@@ -189,8 +189,18 @@ func TestSendExcerpt(t *testing.T) {
 		}
 	}
 	a := Send(context.Background(), c, ts.URL+"/?n=5000", nil, nil)
-	if len(a.Excerpt) != 1024 {
-		t.Fatalf("excerpt of %d bytes, want exactly 1024", len(a.Excerpt))
+	if len(a.Excerpt) != 1024 || a.Body != nil {
+		t.Fatalf("excerpt of %d bytes, want exactly 1024; body of %d, want none", len(a.Excerpt), len(a.Body))
+	}
+	// SendKeeping keeps more of the body for a view, the excerpt staying 1 KB
+	for _, n := range []int{0, 1023, 5000, 9000} {
+		a := SendKeeping(context.Background(), c, ts.URL+"/?n="+strconv.Itoa(n), nil, nil, 8192)
+		if a.Error != "" || a.Excerpt != string(big[:min(n, 1024)]) || string(a.Body) != string(big[:min(n, 8192)]) {
+			t.Errorf("keeping 8 KB of %d bytes: error %q, excerpt of %d bytes, body of %d", n, a.Error, len(a.Excerpt), len(a.Body))
+		}
+		if a.Header.Get("Content-Length") == "" && a.Header.Get("Content-Type") == "" {
+			t.Errorf("keeping 8 KB of %d bytes: no response header: %v", n, a.Header)
+		}
 	}
 }
 
