@@ -41,11 +41,13 @@ func (s *Server) loadCatalog(r *http.Request) (any, error) {
 		// the whole catalog: one answer, made once, for every caller
 		return s.catalogs.LoadAll(r.Context(), r.PathValue("name"))
 	}
-	res, err := s.catalogs.Load(r.Context(), r.PathValue("name"), r.URL.Query())
-	if err != nil {
-		return nil, err
-	}
-	return bare{res}, nil
+	return s.heavyLoad(r, func() (any, error) {
+		res, err := s.catalogs.Load(r.Context(), r.PathValue("name"), r.URL.Query())
+		if err != nil {
+			return nil, err
+		}
+		return bare{data: res}, nil
+	})
 }
 
 func (s *Server) listDownloadCatalogs(r *http.Request) (any, error) {

@@ -23,7 +23,10 @@ type reply struct {
 }
 
 // bare is an answer sent as its JSON without the envelope (load queries, spec 3 §4.5).
-type bare struct{ data any }
+type bare struct {
+	data any
+	done func() // run once the answer is written (nil: nothing)
+}
 
 // handlerFunc is a resource handler: it returns the data to send (or a reply) or an error.
 type handlerFunc func(r *http.Request) (any, error)
@@ -178,6 +181,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, h handlerFunc) {
 	}
 	if b, ok := data.(bare); ok {
 		s.sendBare(w, r, b.data)
+		if b.done != nil {
+			b.done()
+		}
 		return
 	}
 	if a, ok := data.(*catalogs.Answer); ok {

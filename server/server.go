@@ -89,6 +89,7 @@ type Server struct {
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
+	heavy    *heavyGate          // load queries that read a whole collection
 	ws       *websocket.Upgrader // opens listen sessions
 	mux      *routeMux
 	metrics  *metrics
@@ -125,6 +126,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		log:            cfg.Logger,
 		accounts:       &accounts.Service{Store: store, Keys: keys, Environment: cfg.Environment, Now: cfg.Now},
 		limiter:        ratelimit.New(cfg.Now),
+		heavy:          newHeavyGate(maxHeavy),
 		mux:            newRouteMux(),
 		metrics:        newMetrics(),
 		standard:       ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},

@@ -96,11 +96,13 @@ func (s *Server) loadWebhooks(r *http.Request) (any, error) {
 }
 
 func (s *Server) loadDeliveries(r *http.Request) (any, error) {
-	all, err := s.webhooks.AllDeliveries(r.Context(), caller(r), r.PathValue("id"))
-	if err != nil {
-		return nil, err
-	}
-	return load(webhooks.DeliverySchema, all, r)
+	return s.heavyLoad(r, func() (any, error) {
+		all, err := s.webhooks.AllDeliveries(r.Context(), caller(r), r.PathValue("id"))
+		if err != nil {
+			return nil, err
+		}
+		return load(webhooks.DeliverySchema, all, r)
+	})
 }
 
 // load runs a load query (spec 1 §7.6) over records: a bare result, or all its failures in one
@@ -110,7 +112,7 @@ func load[T any](schema loadquery.Schema[T], records []T, r *http.Request) (any,
 	if len(fs) > 0 {
 		return nil, apierr.Invalid(fs...)
 	}
-	return bare{res}, nil
+	return bare{data: res}, nil
 }
 
 func (s *Server) listEvents(r *http.Request) (any, error) {
