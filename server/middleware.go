@@ -103,12 +103,22 @@ var writeTimeout = time.Minute
 // secrets, tax file contents), so no cache may keep them, and no browser may sniff a JSON
 // answer into something else.
 func securityHeaders(h http.Header, r *http.Request) {
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
+	h["X-Content-Type-Options"] = headerNosniff
+	h["Cache-Control"] = headerNoStore
 	if r.TLS != nil {
-		h.Set("Strict-Transport-Security", "max-age=31536000")
+		h["Strict-Transport-Security"] = headerHSTS
 	}
 }
+
+// The values of the headers every answer carries, set as they are (keys in canonical form): a
+// header set with Header.Set costs a slice, and a key not in canonical form one more, on every
+// request. net/http only reads them; an Add makes its own slice (their capacity is 1).
+var (
+	headerNosniff = []string{"nosniff"}
+	headerNoStore = []string{"no-store"}
+	headerHSTS    = []string{"max-age=31536000"}
+	headerJSON    = []string{"application/json; charset=utf-8"}
+)
 
 // serveHTTP is the outer layer of every request: trace id, security headers, body limit and
 // read deadline, recovery, request log.
@@ -117,7 +127,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	trace := newTraceID(r)
 	r = r.WithContext(context.WithValue(r.Context(), traceKey{}, trace))
 	securityHeaders(w.Header(), r)
-	w.Header().Set(api.EnvironmentHeader, s.cfg.Environment)
+	w.Header()[api.EnvironmentHeader] = s.environment
 	if r.Body != nil && r.Body != http.NoBody {
 		// not supported by every writer (a test's recorder): then only the size is bounded
 		_ = http.NewResponseController(w).SetReadDeadline(start.Add(bodyReadTimeout))
@@ -166,9 +176,9 @@ func clientAddr(r *http.Request) string {
 func (s *Server) limit(w http.ResponseWriter, r *http.Request, subject string, f ratelimit.Family) bool {
 	d := s.limiter.Take(subject, f)
 	h := w.Header()
-	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("RateLimit-Reset", strconv.Itoa(d.ResetSeconds()))
+	h["Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)} // the canonical form of RateLimit-Limit
+	h["Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	h["Ratelimit-Reset"] = []string{strconv.Itoa(d.ResetSeconds())}
 	if d.Allowed {
 		return true
 	}

@@ -95,9 +95,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, env api.Envelope) 
 		_ = json.NewEncoder(&buf).Encode(env)
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("X-Trace-Id", env.TraceIdentifier)
+	h["Content-Type"] = headerJSON
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	h["X-Trace-Id"] = []string{env.TraceIdentifier}
 	status := env.HTTPStatusCode
 	if status == 499 {
 		status = http.StatusBadRequest // never reaches a client; keeps the log honest
@@ -116,9 +116,9 @@ func (s *Server) sendBare(w http.ResponseWriter, r *http.Request, v any) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("X-Trace-Id", traceID(r.Context()))
+	h["Content-Type"] = headerJSON
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	h["X-Trace-Id"] = []string{traceID(r.Context())}
 	w.WriteHeader(http.StatusOK)
 	w.Write(buf.Bytes())
 }

@@ -89,11 +89,13 @@ type Server struct {
 	engine   *webhooks.Engine
 	hub      *listener.Hub
 	limiter  *ratelimit.Limiter
-	heavy    *heavyGate          // load queries that read a whole collection
-	ws       *websocket.Upgrader // opens listen sessions
-	mux      *routeMux
-	metrics  *metrics
-	ops      opsStore // the bbolt backend's backup and gauges; nil over another store
+	heavy    *heavyGate // load queries that read a whole collection
+	// environment is the Timbra-Environment header's value, made once
+	environment []string
+	ws          *websocket.Upgrader // opens listen sessions
+	mux         *routeMux
+	metrics     *metrics
+	ops         opsStore // the bbolt backend's backup and gauges; nil over another store
 
 	validations *validations.Service // SAT validations (spec 3 §4.7)
 
@@ -127,6 +129,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		accounts:       &accounts.Service{Store: store, Keys: keys, Environment: cfg.Environment, Now: cfg.Now},
 		limiter:        ratelimit.New(cfg.Now),
 		heavy:          newHeavyGate(maxHeavy),
+		environment:    []string{cfg.Environment},
 		mux:            newRouteMux(),
 		metrics:        newMetrics(),
 		standard:       ratelimit.Family{Name: "Standard", Limit: cfg.StandardLimit, Window: time.Minute},
