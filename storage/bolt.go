@@ -81,26 +81,40 @@ type boltTx struct {
 	// root to a bucket on every lookup outside a write transaction (a write one keeps them
 	// itself), and a read that visits many records of a tenant opens the same few buckets for
 	// each. nil in a write transaction.
-	opened map[string]*bolt.Bucket
+	opened *openedBuckets
+}
+
+// openedBuckets are the first buckets a read-only transaction opened (one allocation, no
+// map); past them, a lookup walks from the root as without it.
+type openedBuckets struct {
+	n     int
+	names [8][]byte
+	found [8]*bolt.Bucket
 }
 
 func newTx(tx *bolt.Tx) boltTx {
 	t := boltTx{tx: tx}
 	if !tx.Writable() {
-		t.opened = map[string]*bolt.Bucket{}
+		t.opened = new(openedBuckets)
 	}
 	return t
 }
 
 // bucket is the named top-level bucket, looked up once per read-only transaction.
 func (t boltTx) bucket(name []byte) *bolt.Bucket {
-	if t.opened == nil {
+	o := t.opened
+	if o == nil {
 		return t.tx.Bucket(name)
 	}
-	b, ok := t.opened[string(name)]
-	if !ok {
-		b = t.tx.Bucket(name)
-		t.opened[string(name)] = b
+	for i := range o.n {
+		if bytes.Equal(o.names[i], name) {
+			return o.found[i]
+		}
+	}
+	b := t.tx.Bucket(name)
+	if o.n < len(o.names) {
+		o.names[o.n], o.found[o.n] = name, b
+		o.n++
 	}
 	return b
 }
