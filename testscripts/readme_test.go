@@ -269,3 +269,19 @@ func waitReady(t *testing.T, where string, ready func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The tour's reader: commands (continued lines joined), the output lines after each, comments
+// and other blocks left out; … in an expected line is any text.
+func TestTourSteps(t *testing.T) {
+	readme := "# x\n```sh\n./timbra nothing\n```\n" + tourStart + "\n```sh\n# a comment\n" + strings.Repeat("./timbra people list\n# → ID…OWNER\n", 9) +
+		"./timbra tax-files upload --cer a \\\n    --key b   # why\n# → Certificate uploaded (…).\n\nX=$(echo 1)\n```\n```text\nnot a command\n```\n" + tourEnd + "\n"
+	steps := tourSteps(t, readme)
+	if len(steps) != 11 || steps[0].cmd != "./timbra people list" || steps[0].line != 8 || len(steps[0].expect) != 1 ||
+		steps[9].cmd != "./timbra tax-files upload --cer a  --key b   # why" || steps[9].expect[0] != "Certificate uploaded (…)." || steps[10].cmd != "X=$(echo 1)" {
+		t.Fatalf("steps: %+v", steps)
+	}
+	re := matchLine("Certificate uploaded (…).")
+	if !re.MatchString("Certificate uploaded (01a2-x).\n") || re.MatchString("Certificate uploaded (01a2-x)!\n") || !matchLine("…EKU9003173C9…CSD key…").MatchString("a\tEKU9003173C9\tCSD key\t1\n") {
+		t.Fatal("matchLine")
+	}
+}
