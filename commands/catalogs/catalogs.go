@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -136,7 +137,7 @@ func searchRun(c *cli.Context, o *searchOptions) error {
 	}
 	res, err := client.SearchCatalog(c.Context, o.Name, o.Term, o.Page, o.PageSize)
 	if err != nil {
-		return err
+		return didYouMean(c, client, err, o.Name, false)
 	}
 	if err := o.f.Printer().Table(res, catalogColumns, catalogRows(res.Items), "No records match."); err != nil {
 		return err
@@ -178,7 +179,7 @@ func getRun(c *cli.Context, o *getOptions) error {
 	}
 	rec, err := client.GetCatalogRecord(c.Context, o.Name, o.ID)
 	if err != nil {
-		return err
+		return didYouMean(c, client, err, o.Name, false)
 	}
 	return o.f.Printer().Fields(rec, []cmdutil.Field{{Label: "ID", Value: rec.ID}, {Label: "Description", Value: rec.Description}})
 }
@@ -224,9 +225,35 @@ func downloadRun(c *cli.Context, o *downloadOptions) error {
 	}
 	recs, err := client.GetDownloadCatalog(c.Context, o.Name)
 	if err != nil {
-		return err
+		return didYouMean(c, client, err, o.Name, true)
 	}
 	return o.f.Printer().Table(recs, catalogColumns, catalogRows(recs), "No records.")
+}
+
+// didYouMean adds to the API's 404 of a catalog name the closest name the server has
+// (cmdutil.Suggest), as a hint line; the API's text stays as it is. A name the server has (the
+// 404 was of a record) and every other error pass as they are.
+func didYouMean(c *cli.Context, client *api.Client, err error, name string, download bool) error {
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != 404 {
+		return err
+	}
+	list, cmd := client.ListCatalogs, "timbra catalogs list"
+	if download {
+		list, cmd = client.ListDownloadCatalogs, "timbra catalogs download"
+	}
+	names, lerr := list(c.Context)
+	if lerr != nil {
+		return err
+	}
+	s := cmdutil.Suggest(names, name)
+	if s == "" {
+		if slices.Contains(names, name) {
+			return err
+		}
+		return cmdutil.Explain(err, nil, cmdutil.Hint{Text: fmt.Sprintf("'%s' lists the catalogs (names are case-sensitive)", cmd)})
+	}
+	return cmdutil.Explain(err, nil, cmdutil.Hint{Text: fmt.Sprintf("did you mean %s? ('%s' lists the catalogs)", s, cmd)})
 }
 
 type statusOptions struct {

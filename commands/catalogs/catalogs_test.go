@@ -113,3 +113,48 @@ func TestCatalogsImportNeedsADatabase(t *testing.T) {
 		t.Fatalf("no SOURCE: exit %d: %s", r.Code, r.Err)
 	}
 }
+
+// catalogsAPI knows the catalogs SatTaxRegimes (record 601) and SatInvoiceTypes (bulk
+// download), and answers other names with the API's 404.
+func catalogsAPI(t *testing.T) *cmdtest.FakeAPI {
+	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case p == "/api/v4/catalogs":
+			cmdtest.WriteEnvelope(w, 200, []string{"SatTaxRegimes", "SatTaxRegimeTypes", "SatProductCodes"}, "", "t")
+		case p == "/api/v4/download-catalogs":
+			cmdtest.WriteEnvelope(w, 200, []string{"SatInvoiceTypes", "SatQueryTypes"}, "", "t")
+		case p == "/api/v4/catalogs/SatTaxRegimes/key/601":
+			cmdtest.WriteEnvelope(w, 200, map[string]any{"id": "601", "description": "General de Ley Personas Morales"}, "", "t")
+		case strings.HasPrefix(p, "/api/v4/catalogs/SatTaxRegimes/"):
+			cmdtest.WriteEnvelope(w, 404, nil, "No existe el registro '999'.", "t")
+		default:
+			name := strings.Split(strings.TrimPrefix(strings.TrimPrefix(p, "/api/v4/download-catalogs/"), "/api/v4/catalogs/"), "/")[0]
+			cmdtest.WriteEnvelope(w, 404, nil, "No existe el catálogo '"+name+"'.", "t")
+		}
+	})
+}
+
+// A mistyped catalog name: the API's 404 as it is, then the name it may have meant; a record
+// that does not exist in a catalog that does gets no guess.
+func TestCatalogNameDidYouMean(t *testing.T) {
+	cmdtest.Isolate(t)
+	cmdtest.UseAPI(t, catalogsAPI(t).URL)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"catalogs", "get", "SatTaxRegime", "601"}, "404: No existe el catálogo 'SatTaxRegime'.\nhint: did you mean SatTaxRegimes? ('timbra catalogs list' lists the catalogs)\n"},
+		{[]string{"catalogs", "search", "sattaxregimes", "general"}, "404: No existe el catálogo 'sattaxregimes'.\nhint: did you mean SatTaxRegimes? ('timbra catalogs list' lists the catalogs)\n"},
+		{[]string{"catalogs", "download", "SatInvoiceType"}, "404: No existe el catálogo 'SatInvoiceType'.\nhint: did you mean SatInvoiceTypes? ('timbra catalogs download' lists the catalogs)\n"},
+		{[]string{"catalogs", "get", "Zzzzz", "1"}, "404: No existe el catálogo 'Zzzzz'.\nhint: 'timbra catalogs list' lists the catalogs (names are case-sensitive)\n"},
+		{[]string{"catalogs", "get", "SatTaxRegimes", "999"}, "404: No existe el registro '999'.\n"},
+	} {
+		r := runArgs(t, c.args...)
+		if r.Code != 1 || r.Err != c.want {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant:\n%s", c.args, r.Code, r.Err, c.want)
+		}
+	}
+	if r := runArgs(t, "catalogs", "get", "SatTaxRegimes", "601"); r.Code != 0 || !strings.Contains(r.Out, "General de Ley") {
+		t.Errorf("exit %d: %s%s", r.Code, r.Out, r.Err)
+	}
+}

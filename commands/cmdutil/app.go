@@ -290,41 +290,20 @@ func unknownCommand(c *cli.Context, name string) error {
 	return &UsageError{msg: msg, cmd: helpName(c)}
 }
 
-// closestCommand is the visible command whose name is at most two edits away from name.
+// closestCommand is the visible command Suggest names among the names of commands.
 func closestCommand(commands []*cli.Command, name string) string {
-	best, bestDist := "", 3
+	var names []string
+	byName := map[string]string{}
 	for _, c := range commands {
 		if c.Hidden {
 			continue
 		}
 		for _, n := range c.Names() {
-			if d := editDistance(n, name); d < bestDist {
-				best, bestDist = c.Name, d
-			}
+			names = append(names, n)
+			byName[n] = c.Name
 		}
 	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, counted in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return byName[Suggest(names, name)]
 }
 
 func onUsageError(c *cli.Context, err error, _ bool) error {
@@ -408,11 +387,15 @@ func printAPIError(w io.Writer, e *api.Error) {
 // printExplained is printAPIError with the flag that carried each failed property after its
 // line, and the hints of the failures met, once each.
 func printExplained(w io.Writer, e *Explained) {
+	var hints []string
+	for _, h := range e.hints {
+		if h.Property == "" && h.Message == "" && !slices.Contains(hints, h.Text) {
+			hints = append(hints, h.Text)
+		}
+	}
 	if len(e.API.Failures) == 0 {
 		printAPIError(w, e.API)
-		return
 	}
-	var hints []string
 	for _, fl := range e.API.Failures {
 		prop := fl.PropertyName
 		if prop == "" {

@@ -17,3 +17,23 @@ func TestClosestCommand(t *testing.T) {
 		t.Errorf("editDistance = %d, want 3", d)
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	names := []string{"SatTaxRegimes", "SatTaxRegimeTypes", "SatInvoiceTypes", "SatProductCodes", "SatCurrencies", "api-keys", "people"}
+	for in, want := range map[string]string{
+		"SatTaxRegime":    "SatTaxRegimes",   // one edit
+		"sattaxregimes":   "SatTaxRegimes",   // case only
+		"SatInvoceTypes":  "SatInvoiceTypes", // a letter missing
+		"ProductCodes":    "SatProductCodes", // the only name that holds it
+		"Types":           "",                // held by more than one
+		"SatTaxRegimes":   "",                // the name itself
+		"Nothing":         "",
+		"key":             "", // too short to be looked for inside names
+		"peopel":          "people",
+		"SatTaxRegimesXY": "SatTaxRegimes",
+	} {
+		if got := Suggest(names, in); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -54,7 +54,8 @@ func ExactArgs(c *cli.Context, names ...string) error {
 // so a user sees which part of the command line to change.
 type Sources map[string]string
 
-// Hint is advice printed after a failure of the API whose property and text are these.
+// Hint is advice printed after a failure of the API whose property and text are these; a Hint
+// without Property and Message is printed after any answer that failed (a 404, a 401).
 type Hint struct {
 	Property, Message, Text string
 }

@@ -19,7 +19,12 @@ func TestCommandsParse(t *testing.T) {
 		testParse(t, newCreateCmd, func(o *createOptions) { o.f = nil },
 			parseCase[createOptions]{args: []string{"create", "--file", "invoice.json"}, want: createOptions{File: "invoice.json"}},
 			parseCase[createOptions]{args: []string{"create", "-f", "-", "--xml-out", "factura.xml"}, want: createOptions{File: "-", XMLOut: "factura.xml"}},
-			parseCase[createOptions]{args: []string{"create", "--xml-out", "factura.xml"}, usage: `Required flag "file" not set`},
+			parseCase[createOptions]{args: []string{"create", "--xml-out", "factura.xml"}, usage: `missing flag --file (or --example KIND for a body to start from)`},
+			parseCase[createOptions]{args: []string{"create", "--example"}, want: createOptions{Example: true}},
+			parseCase[createOptions]{args: []string{"create", "--example", "payroll"}, want: createOptions{Example: true, Kind: "payroll"}},
+			parseCase[createOptions]{args: []string{"create", "--example", "nomina"}, usage: `no example "nomina": use income, credit-note, transfer, payment, payroll, global`},
+			parseCase[createOptions]{args: []string{"create", "--example", "income", "global"}, usage: `unexpected argument "global"`},
+			parseCase[createOptions]{args: []string{"create", "--example", "income", "--file", "x.json"}, usage: `--example prints a body and sends nothing`},
 			parseCase[createOptions]{args: []string{"create", "--file", "invoice.json", "more.json"}, usage: `unexpected argument "more.json"`},
 		)
 	})

@@ -5,7 +5,9 @@ package login
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,7 +134,7 @@ func loginRun(c *cli.Context, o *loginOptions) error {
 
 	client := &api.Client{BaseURL: base, TenantKey: tenant, APIKey: key, TimeZone: f.TimeZone, UserAgent: f.UserAgent(), HTTP: f.HTTP}
 	if err := verifyCredentials(c.Context, client); err != nil {
-		return err // nothing saved
+		return refused(err, base, tenant) // nothing saved
 	}
 
 	stored, warning, err := store.Set(profile, key)
@@ -165,6 +167,20 @@ func loginRun(c *cli.Context, o *loginOptions) error {
 func verifyCredentials(ctx context.Context, c *api.Client) error {
 	_, err := c.ListPeople(ctx, 1, 1)
 	return err
+}
+
+// refused explains the API's 401, whose text (a valid key is missing) is the same for a key
+// that was sent and is wrong: the hint says the key was given and refused, and where the right
+// one comes from.
+func refused(err error, base, tenant string) error {
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+		return err
+	}
+	return cmdutil.Explain(err, nil, cmdutil.Hint{Text: fmt.Sprintf("the API key is wrong, not missing: %s refused it for tenant %s "+
+		"(a mistyped key, one of another tenant or database, revoked or suspended; or a wrong tenant key). "+
+		"Nothing was saved; use the pair 'timbra server init' or the server's first start printed, or a key of 'timbra api-keys create'",
+		base, tenant)})
 }
 
 type logoutOptions struct{ f *cmdutil.Factory }

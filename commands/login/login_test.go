@@ -78,8 +78,11 @@ func TestLoginRefusedSavesNothing(t *testing.T) {
 	srv := loginAPI(t)
 	r := run1(t, cmdtest.Opts{Stdin: "sk_bad_key_0123456789\n"}, "login", "--base-url", srv.URL, "--tenant-key", "tenant-1", "--api-key-stdin")
 	cmdtest.WantCode(t, r, 1)
-	if r.Err != "401: Invalid API key or tenant key\n" {
-		t.Errorf("stderr %q", r.Err)
+	want := "401: Invalid API key or tenant key\n" +
+		"hint: the API key is wrong, not missing: " + srv.URL + " refused it for tenant tenant-1 (a mistyped key, one of another tenant or database, revoked or suspended; " +
+		"or a wrong tenant key). Nothing was saved; use the pair 'timbra server init' or the server's first start printed, or a key of 'timbra api-keys create'\n"
+	if r.Err != want {
+		t.Errorf("stderr %q\nwant %q", r.Err, want)
 	}
 	for _, name := range []string{cmdutil.ConfigFileName, cmdutil.CredentialsFileName} {
 		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
