@@ -1,8 +1,12 @@
 package cmdutil
 
 import (
+	"bytes"
+	"context"
+	"strings"
 	"testing"
 
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/urfave/cli/v2"
 )
 
@@ -15,5 +19,26 @@ func TestClosestCommand(t *testing.T) {
 	}
 	if d := editDistance("kitten", "sitting"); d != 3 {
 		t.Errorf("editDistance = %d, want 3", d)
+	}
+}
+
+// TestSuggestionsAreHints: a failure whose customState names the nearest value is printed
+// with "did you mean" after the API's lines, explained or not.
+func TestSuggestionsAreHints(t *testing.T) {
+	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "dev")
+	fl := api.Failure{PropertyName: "EnabledEvents[0]", ErrorMessage: "El tipo de evento 'invoice.stampd' no existe.",
+		CustomState: map[string]any{"didYouMean": "invoice.stamped", "validTypes": []any{"invoice.stamped"}}}
+	for _, err := range []error{
+		&api.Error{Status: 400, Failures: []api.Failure{fl}},
+		Explain(&api.Error{Status: 400, Failures: []api.Failure{fl}}, Sources{"EnabledEvents": "--events"}),
+	} {
+		f.IO.Err.(*bytes.Buffer).Reset()
+		if code := f.ExitCode(context.Background(), err); code != 1 {
+			t.Errorf("exit code %d", code)
+		}
+		got := f.IO.Err.(*bytes.Buffer).String()
+		if !strings.HasSuffix(got, "no existe.\nhint: did you mean invoice.stamped?\n") && !strings.HasSuffix(got, "no existe. (--events)\nhint: did you mean invoice.stamped?\n") {
+			t.Errorf("stderr %q", got)
+		}
 	}
 }

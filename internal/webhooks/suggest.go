@@ -1,0 +1,91 @@
+package webhooks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+)
+
+// Suggest answers the catalog's type nearest to a name that is not one, or "" when none is
+// near: the same name in another case, a name whose last part is the one given
+// ("canceled" → invoice.canceled), or one within a few edits (a third of the longer name's
+// length, at least 2: "invoice.cancelled" → invoice.canceled). A name that is a type answers
+// "". With triggerable, webhook.test is left out (the trigger refuses it).
+func Suggest(name string, triggerable bool) string {
+	if _, ok := Lookup(name); ok || strings.TrimSpace(name) == "" {
+		return ""
+	}
+	low := strings.ToLower(strings.TrimSpace(name))
+	best, bestDist := "", 0
+	for _, t := range Catalog {
+		if triggerable && t.Name == TypeTest {
+			continue
+		}
+		if low == t.Name {
+			return t.Name
+		}
+		if _, last, ok := strings.Cut(t.Name, "."); ok && low == last {
+			return t.Name
+		}
+		d := editDistance(low, t.Name)
+		limit := max(2, max(len(low), len(t.Name))/3)
+		if d <= limit && (best == "" || d < bestDist) {
+			best, bestDist = t.Name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes (type names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Suggestion is the customState of a failure on an unknown event type: the nearest type, when
+// one is near, and the types that are accepted there. The failure's errorMessage stays the
+// spec's text.
+type Suggestion struct {
+	DidYouMean string   `json:"didYouMean,omitempty"`
+	ValidTypes []string `json:"validTypes"`
+}
+
+// unknownType is the failure on property of an event type that is not in the catalog, its
+// customState naming the nearest type and the valid ones.
+func unknownType(property, name string, attempted any, triggerable bool) api.Failure {
+	f := apierr.Field(property, fmt.Sprintf(MsgUnknownEventType, name), attempted, "", nil)
+	valid := Names()
+	if triggerable {
+		valid = TriggerableNames()
+	}
+	f.CustomState = Suggestion{DidYouMean: Suggest(name, triggerable), ValidTypes: valid}
+	return f
+}
+
+// TriggerableNames lists the types the trigger accepts: every type but webhook.test.
+func TriggerableNames() []string {
+	var out []string
+	for _, t := range Catalog {
+		if t.Name != TypeTest {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
