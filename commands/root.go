@@ -23,6 +23,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/invoices"
 	"github.com/timbra-mx/timbra/commands/listen"
 	"github.com/timbra-mx/timbra/commands/login"
+	"github.com/timbra-mx/timbra/commands/logs"
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/timbra-mx/timbra/commands/server"
@@ -94,6 +95,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			catalogs.NewCmd(f),
 			listen.NewCmd(f),
 			trigger.NewCmd(f),
+			logs.NewCmd(f),
 			webhooks.NewCmdInspect(f),
 			admin.NewCmd(f),
 			completion.NewCmd(f),

@@ -125,7 +125,8 @@ var (
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	trace := newTraceID(r)
-	r = r.WithContext(context.WithValue(r.Context(), traceKey{}, trace))
+	info := &requestInfo{}
+	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), traceKey{}, trace), infoKey{}, info))
 	securityHeaders(w.Header(), r)
 	w.Header()[api.EnvironmentHeader] = s.environment
 	if r.Body != nil && r.Body != http.NoBody {
@@ -149,6 +150,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.metrics.request(r.Pattern, sw.status, time.Since(start))
 		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes, "trace", trace)
+		if info.tenant != "" && r.Pattern != requestLogPattern {
+			s.requests.Publish(info.tenant, logEntry(r, info, sw.status, start, trace))
+		}
 	}()
 	// what the router would refuse in plain text, or redirect, is answered here in the envelope
 	switch {
@@ -204,6 +208,9 @@ func (s *Server) guard(f ratelimit.Family, h http.HandlerFunc) http.Handler {
 				s.writeError(w, r, err)
 			}
 			return
+		}
+		if info, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
+			info.tenant, info.person = c.TenantID, c.PersonID // the request goes to its tenant's log
 		}
 		if !s.limit(w, r, "key:"+c.APIKeyID, f) {
 			return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -242,6 +243,13 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 	a.do("GET", "/api/v4/listen", "")
 	f.dialListen(t, "?probe=1")
 	a.mark("GET /api/v4/listen", http.StatusSwitchingProtocols) // the websocket's 101 has no body
+	a.do("GET", api.RequestLogPath, "", "X-API-KEY", "wrong")
+	if s, err := (&api.Client{BaseURL: f.http.URL, TenantKey: f.creds.TenantKey, APIKey: f.creds.APIKey}).OpenRequestLog(context.Background()); err != nil {
+		t.Errorf("the request log: %v", err)
+	} else {
+		s.Close()
+		a.mark(requestLogPattern, http.StatusOK) // a stream of events: its entries are checked by TestRequestLogTail
+	}
 
 	// Catalogs.
 	a.do("GET", "/api/v4/catalogs", "")

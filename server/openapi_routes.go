@@ -75,6 +75,16 @@ var routeDocs = []routeDoc{
 		notes: "A websocket upgrade; a plain request answers 400. The protocol (Ready, Event, Ack) is the listener package's.",
 		query: []queryParam{{name: "events", desc: "Comma-separated event types to receive (all when absent)."}, {name: "probe", desc: "1 or true: send the Ready and close.", typ: "string"}}},
 
+	// The tenant's live request log of timbra logs tail.
+	{pattern: requestLogPattern, summary: "Follow the tenant's API requests as they are answered (Server-Sent Events)", tag: "Logs",
+		media: "text/event-stream", data: of[api.RequestLogEntry](),
+		notes: "A stream of Server-Sent Events: `ready` ({tenantId, personId, scope}), then one `request` per answered request " +
+			"of the tenant (the owner) or of the caller (anyone else), the last 20 first; `: ping` comments every 15 s. " +
+			"The schema is the data of a `request` event. An entry holds the method, the path without its query, the names " +
+			"of the query's parameters (never their values), the status, the latency, the request id (traceIdentifier) and the " +
+			"error text of a failure; never a body or a header. A reader more than 256 entries behind is sent `dropped` and " +
+			"the stream ends: requests never wait for a reader."},
+
 	// Catalogs (spec 3 §4.2, §4.3).
 	{pattern: "GET /api/v4/catalogs", summary: "Names of the catalogs", tag: "Catalogs", data: of[[]string]()},
 	{pattern: "GET /api/v4/catalogs/{name}/load", summary: "Load query over a catalog", tag: "Catalogs", bare: true, data: of[loadquery.Result](), query: loadParams, errors: []int{404, 503}},

@@ -80,6 +80,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if len(e.Failures) > 0 {
 		data = e.Failures
 	}
+	if info, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {
+		info.err = errorText(e)
+	}
 	s.send(w, r, api.Envelope{Data: data, Message: apierr.MessageFor(e.Status), Details: e.Details, HTTPStatusCode: e.Status})
 }
 

@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	s.mux.Handle("DELETE /api/v4/apikeys/{id}", s.apiRoute(s.standard, s.deleteKey))
 
 	s.webhookRoutes()
+	s.mux.Handle(requestLogPattern, s.guard(s.standard, s.tailRequests))
 	s.listenRoutes()
 	s.catalogRoutes()
 	s.employmentRoutes()

@@ -26,6 +26,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/people"
 	"github.com/timbra-mx/timbra/internal/products"
 	"github.com/timbra-mx/timbra/internal/ratelimit"
+	"github.com/timbra-mx/timbra/internal/requestlog"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/internal/tickets"
@@ -88,6 +89,7 @@ type Server struct {
 	tickets  *tickets.Service
 	engine   *webhooks.Engine
 	hub      *listener.Hub
+	requests *requestlog.Hub // each tenant's live request log
 	limiter  *ratelimit.Limiter
 	heavy    *heavyGate // load queries that read a whole collection
 	// environment is the Timbra-Environment header's value, made once
@@ -154,6 +156,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		return nil, fmt.Errorf("webhook client: %w", err)
 	}
 	s.hub = listener.NewHub()
+	s.requests = requestlog.New()
 	s.webhooks = webhooks.New(webhooks.Config{
 		Store: store, Keys: keys, Now: cfg.Now, Environment: cfg.Environment, NewSecret: webhook.NewSecret,
 		CheckURL: func(raw string) string {
@@ -228,6 +231,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.sweepCancellations(engineCtx)
 	}()
 	defer func() { stopEngine(); <-sweepDone }()
+	srv.RegisterOnShutdown(s.requests.CloseAll) // tails are streams: Shutdown would wait for them
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,9 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/internal/webhook"
+	"github.com/timbra-mx/timbra/internal/webhooks"
 )
 
 // clock is a controllable time source.
@@ -582,5 +585,42 @@ func TestDeliveryKeepsTheFailureDetail(t *testing.T) {
 	if api.Deref(d.LastError) != webhook.ErrorConnectionFailed || !strings.Contains(detail, "connection refused") ||
 		strings.Contains(detail, "s3cret") || len(d.History) != 1 || api.Deref(d.History[0].ErrorDetail) != detail {
 		t.Fatalf("delivery: %+v", d)
+	}
+}
+
+// TestTriggerUnknownTypeSuggests: the failure on an unknown type keeps the spec's text and
+// names the nearest type and the valid ones in customState.
+func TestTriggerUnknownTypeSuggests(t *testing.T) {
+	f := newHookFixture(t, "")
+	for _, c := range []struct{ path, body, prop, want string }{
+		{"/api/v4/events/trigger", `{"type":"invoice.cancelled"}`, "Type", "invoice.canceled"},
+		{"/api/v4/webhooks", `{"url":"` + f.url + `","enabledEvents":["invoice.stampd"]}`, "EnabledEvents[0]", "invoice.stamped"},
+	} {
+		r := f.do("POST", c.path, c.body)
+		fs := failures(t, r)
+		if len(fs) != 1 || fs[0].PropertyName != c.prop || !strings.HasPrefix(fs[0].ErrorMessage, "El tipo de evento '") {
+			t.Fatalf("%s: %s", c.path, r.raw)
+		}
+		raw, _ := json.Marshal(fs[0].CustomState)
+		var s webhooks.Suggestion
+		if err := json.Unmarshal(raw, &s); err != nil || s.DidYouMean != c.want || !slices.Contains(s.ValidTypes, "invoice.cancellation_rejected") {
+			t.Errorf("%s: customState %s", c.path, raw)
+		}
+		if c.prop == "Type" && slices.Contains(s.ValidTypes, webhooks.TypeTest) {
+			t.Errorf("the trigger's valid types name webhook.test: %s", raw)
+		}
+	}
+}
+
+// TestEmittedTypesAreTriggerable: every type a service emits is in the catalog and may be
+// triggered.
+func TestEmittedTypesAreTriggerable(t *testing.T) {
+	for _, typ := range []string{invoices.EventStamped, invoices.EventCanceled, invoices.EventCancellationRequested, invoices.EventCancellationRejected} {
+		if !slices.Contains(webhooks.TriggerableNames(), typ) {
+			t.Errorf("%s is emitted but cannot be triggered", typ)
+		}
+	}
+	if n := len(webhooks.TriggerableNames()); n != 4 {
+		t.Errorf("%d triggerable types; a new one needs its emitter here", n)
 	}
 }

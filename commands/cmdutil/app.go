@@ -379,6 +379,9 @@ func printAPIError(w io.Writer, e *api.Error) {
 	for _, l := range e.Lines() {
 		fmt.Fprintln(w, OneLine(l))
 	}
+	for _, h := range suggestions(e.Failures) {
+		fmt.Fprintln(w, "hint: "+h)
+	}
 	if e.Status >= 500 && e.TraceID != "" {
 		fmt.Fprintf(w, "trace: %s\n", e.TraceID)
 	}
@@ -412,9 +415,24 @@ func printExplained(w io.Writer, e *Explained) {
 			}
 		}
 	}
-	for _, h := range hints {
+	for _, h := range append(suggestions(e.API.Failures), hints...) {
 		fmt.Fprintln(w, "hint: "+h)
 	}
+}
+
+// suggestions are the "did you mean" of failures whose customState names the value nearest to
+// the one refused (an unknown event type: {"didYouMean": "invoice.canceled"}), once each.
+func suggestions(fs []api.Failure) []string {
+	var out []string
+	for _, fl := range fs {
+		m, _ := fl.CustomState.(map[string]any)
+		if s, _ := m["didYouMean"].(string); s != "" {
+			if h := fmt.Sprintf("did you mean %s?", s); !slices.Contains(out, h) {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
 }
 
 // outputFlag is --output (-o): table or json.

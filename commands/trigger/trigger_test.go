@@ -3,6 +3,8 @@ package trigger
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +49,7 @@ func TestTrigger(t *testing.T) {
 	cmdtest.UseAPI(t, srv.URL)
 
 	// to the caller's listener: nothing but the type is sent
-	r := runArgs(t, "trigger", "invoice.canceled")
+	r := runArgs(t, "trigger", "invoice.canceled", "--synthetic")
 	cmdtest.WantCode(t, r, 0)
 	if r.Out != "Triggered invoice.canceled as event "+triggeredEvent+", sent to listener\n" || r.Err != "" {
 		t.Fatalf("stdout %q stderr %q", r.Out, r.Err)
@@ -61,7 +63,7 @@ func TestTrigger(t *testing.T) {
 	}
 
 	// to one webhook, with every field; flags may follow the type
-	r = runArgs(t, "trigger", "invoice.stamped", "--related-object-id", "inv-9", "--person-id", "p-1", "--webhook-id", hookID)
+	r = runArgs(t, "trigger", "invoice.stamped", "--synthetic", "--related-object-id", "inv-9", "--person-id", "p-1", "--webhook-id", hookID)
 	cmdtest.WantCode(t, r, 0)
 	if r.Out != "Triggered invoice.stamped as event "+triggeredEvent+", sent to webhook "+hookID+"\n" {
 		t.Fatalf("stdout %q", r.Out)
@@ -72,7 +74,7 @@ func TestTrigger(t *testing.T) {
 	}
 
 	// -o json: the API's answer
-	r = runArgs(t, "trigger", "invoice.canceled", "-o", "json")
+	r = runArgs(t, "trigger", "invoice.canceled", "--synthetic", "-o", "json")
 	cmdtest.WantCode(t, r, 0)
 	var got api.EventTriggered
 	if err := json.Unmarshal([]byte(r.Out), &got); err != nil || got.EventID != triggeredEvent || got.WebhookID != listenerHook {
@@ -80,9 +82,9 @@ func TestTrigger(t *testing.T) {
 	}
 
 	// the API's refusals go through the usual error lines
-	r = runArgs(t, "trigger", "webhook.test")
+	r = runArgs(t, "trigger", "invoice.canceled", "--synthetic", "--override", "trigger:type=webhook.test")
 	cmdtest.WantCode(t, r, 1)
-	if r.Err != "Type: El tipo de evento 'webhook.test' no existe.\n" || r.Out != "" {
+	if r.Err != "Type: El tipo de evento 'webhook.test' no existe. (TYPE)\n" || r.Out != "" {
 		t.Errorf("stdout %q stderr %q", r.Out, r.Err)
 	}
 }
@@ -91,7 +93,7 @@ func TestTriggerRefused(t *testing.T) {
 	cmdtest.Isolate(t)
 	srv := triggerAPI(t, false, false)
 	cmdtest.UseAPI(t, srv.URL)
-	r := runArgs(t, "trigger", "invoice.canceled")
+	r := runArgs(t, "trigger", "invoice.canceled", "--synthetic")
 	cmdtest.WantCode(t, r, 1)
 	if r.Err != "409: La escucha de CLI no está conectada; ejecuta timbra listen.\n" {
 		t.Errorf("stderr %q", r.Err)
@@ -99,7 +101,7 @@ func TestTriggerRefused(t *testing.T) {
 
 	srv = triggerAPI(t, true, true)
 	cmdtest.UseAPI(t, srv.URL)
-	r = runArgs(t, "trigger", "invoice.canceled", "--webhook-id", hookID)
+	r = runArgs(t, "trigger", "invoice.canceled", "--synthetic", "--webhook-id", hookID)
 	cmdtest.WantCode(t, r, 1)
 	if r.Err != "403: timbra trigger no está disponible en producción; usa el ambiente de pruebas.\n" {
 		t.Errorf("stderr %q", r.Err)
@@ -148,5 +150,37 @@ func TestTriggerUsageErrors(t *testing.T) {
 		r := runArgs(t, tc.args...)
 		cmdtest.WantCode(t, r, 2)
 		cmdtest.WantContains(t, strings.Join(tc.args, " "), r.Err, tc.want, "Run 'timbra trigger --help'.")
+	}
+}
+
+// TestTriggerCompletesTypes: `timbra trigger <TAB>` offers the types the trigger accepts, and
+// flags after a dash.
+func TestTriggerCompletesTypes(t *testing.T) {
+	cmdtest.Isolate(t)
+	old := os.Args // the completer reads os.Args to tell a flag from an argument
+	t.Cleanup(func() { os.Args = old })
+	for _, c := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"trigger"}, []string{"invoice.stamped", "invoice.canceled", "invoice.cancellation_requested", "invoice.cancellation_rejected"}, []string{"webhook.test", "--synthetic"}},
+		{[]string{"trigger", "--syn"}, []string{"--synthetic"}, []string{"invoice.stamped"}},
+		{[]string{"trigger", "invoice.stamped"}, nil, []string{"invoice.canceled"}},
+	} {
+		args := append(c.args, "--generate-bash-completion")
+		os.Args = append([]string{"timbra"}, args...)
+		r := runArgs(t, args...)
+		cmdtest.WantCode(t, r, 0)
+		words := strings.Fields(r.Out)
+		for _, w := range c.want {
+			if !slices.Contains(words, w) {
+				t.Errorf("%v: %q lacks %s", c.args, r.Out, w)
+			}
+		}
+		for _, w := range c.not {
+			if slices.Contains(words, w) {
+				t.Errorf("%v: %q offers %s", c.args, r.Out, w)
+			}
+		}
 	}
 }

@@ -123,18 +123,7 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.UserAgent != "" {
-		req.Header.Set("User-Agent", c.UserAgent)
-	}
-	if c.header != nil {
-		c.header(req.Header)
-	} else {
-		req.Header.Set("X-TENANT-KEY", c.TenantKey)
-		req.Header.Set("X-API-KEY", c.APIKey)
-	}
-	if c.TimeZone != "" {
-		req.Header.Set("X-TIME-ZONE", c.TimeZone)
-	}
+	c.setHeaders(req.Header)
 	hc := c.HTTP
 	if hc == nil {
 		hc = defaultHTTP
@@ -183,6 +172,22 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		}
 	}
 	return nil
+}
+
+// setHeaders sets the headers of every request: the user agent, the credentials, the time zone.
+func (c *Client) setHeaders(h http.Header) {
+	if c.UserAgent != "" {
+		h.Set("User-Agent", c.UserAgent)
+	}
+	if c.header != nil {
+		c.header(h)
+	} else {
+		h.Set("X-TENANT-KEY", c.TenantKey)
+		h.Set("X-API-KEY", c.APIKey)
+	}
+	if c.TimeZone != "" {
+		h.Set("X-TIME-ZONE", c.TimeZone)
+	}
 }
 
 var defaultHTTP = &http.Client{Timeout: 60 * time.Second}

@@ -33,3 +33,27 @@ func TestWithoutPersonNoPermission(t *testing.T) {
 		t.Fatalf("a caller without a person: %v", err)
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		triggerable bool
+		want        string
+	}{
+		{"invoice.cancelled", true, "invoice.canceled"},
+		{"invoice.stampd", true, "invoice.stamped"},
+		{"Invoice.Canceled", true, "invoice.canceled"},
+		{"canceled", true, "invoice.canceled"},
+		{"cancellation_requested", true, "invoice.cancellation_requested"},
+		{"invoice.cancelation_rejected", true, "invoice.cancellation_rejected"},
+		{"webhook.tset", true, ""},
+		{"webhook.tset", false, "webhook.test"},
+		{"invoice.canceled", true, ""}, // a type: nothing to suggest
+		{"customer.created", true, ""},
+		{"", true, ""},
+	} {
+		if got := Suggest(c.name, c.triggerable); got != c.want {
+			t.Errorf("Suggest(%q, %v) = %q, want %q", c.name, c.triggerable, got, c.want)
+		}
+	}
+}

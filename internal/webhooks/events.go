@@ -79,7 +79,7 @@ func (s *Service) ListEvents(ctx context.Context, c auth.Caller, f EventFilter) 
 	var fs []api.Failure
 	if f.Type != "" {
 		if _, ok := Lookup(f.Type); !ok {
-			fs = append(fs, apierr.Field("Type", fmt.Sprintf(MsgUnknownEventType, f.Type), f.Type, "", nil))
+			fs = append(fs, unknownType("Type", f.Type, f.Type, false))
 		}
 	}
 	now := s.Now().UTC()
@@ -238,7 +238,7 @@ func (s *Service) Trigger(ctx context.Context, c auth.Caller, in api.EventTrigge
 		typ = *in.Type
 	}
 	if _, ok := Lookup(typ); !ok || typ == TypeTest {
-		fs = append(fs, apierr.Field("Type", fmt.Sprintf(MsgUnknownEventType, typ), in.Type, "", nil))
+		fs = append(fs, unknownType("Type", typ, in.Type, true))
 	}
 	if in.RelatedObjectID != nil {
 		if n := utf8.RuneCountInString(*in.RelatedObjectID); n == 0 {

@@ -182,7 +182,7 @@ func (s *Service) validate(url, description *string, events, people []string) []
 	default:
 		for i, e := range events {
 			if _, ok := Lookup(e); !ok && e != "*" {
-				fs = append(fs, apierr.Field(fmt.Sprintf("EnabledEvents[%d]", i), fmt.Sprintf(MsgUnknownEventType, e), e, "", nil))
+				fs = append(fs, unknownType(fmt.Sprintf("EnabledEvents[%d]", i), e, e, false))
 			}
 		}
 	}
