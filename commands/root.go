@@ -26,6 +26,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/logs"
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
+	"github.com/timbra-mx/timbra/commands/sat"
 	"github.com/timbra-mx/timbra/commands/server"
 	"github.com/timbra-mx/timbra/commands/stampingcertificate"
 	"github.com/timbra-mx/timbra/commands/taxfiles"
@@ -87,6 +88,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			invoices.NewCmd(f),
 			validate.NewCmd(f),
 			stampingcertificate.NewCmd(f),
+			sat.NewCmd(f),
 			taxfiles.NewCmd(f),
 			apikeys.NewCmd(f),
 			credits.NewCmd(f),

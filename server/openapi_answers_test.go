@@ -314,6 +314,19 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 	a.do("PUT", "/api/v4/download-rules/"+rule.ID, `{"id":"`+rule.ID+`","description":"Emitidas vigentes"}`)
 	a.do("PUT", "/admin/v1/tenants/"+tenant+"/download-rules/"+rule.ID+"/status", `{"downloadRuleStatusId":"2"}`, bearer...)
 	a.do("PUT", "/admin/v1/tenants/"+tenant+"/download-rules/nope/status", `{"downloadRuleStatusId":"2"}`, bearer...)
+	// Bulk download requests: one from the approved rule, not yet carried out.
+	dr := answerData[api.DownloadRequest](t)(a.do("POST", "/api/v4/download-requests",
+		`{"downloadRuleId":"`+rule.ID+`","downloadRequestTypeId":"Manual","startDate":"2025-01-01T00:00:00.000-06:00","endDate":"2025-02-01T00:00:00.000-06:00"}`))
+	a.do("POST", "/api/v4/download-requests", `{}`)
+	a.do("GET", "/api/v4/download-requests", "")
+	a.do("GET", "/api/v4/download-requests/"+dr.ID, "")
+	a.do("GET", "/api/v4/download-requests/nope", "")
+	a.do("GET", "/api/v4/download-requests/"+dr.ID+"/xmls", "")
+	a.do("GET", "/api/v4/download-requests/"+dr.ID+"/meta-items", "")
+	a.do("GET", "/api/v4/download-requests/"+dr.ID+"/package", "")
+	a.do("GET", "/api/v4/download-requests/"+dr.ID+"/raw-request", "")
+	a.do("GET", "/api/v4/download-requests/"+dr.ID+"/raw-response", "")
+	a.do("DELETE", "/api/v4/download-requests/"+dr.ID, "")
 	a.do("DELETE", "/api/v4/download-rules/"+rule.ID, "")
 	a.do("GET", "/api/v4/download-rules/"+rule.ID, "")
 

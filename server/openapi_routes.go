@@ -127,6 +127,15 @@ var routeDocs = []routeDoc{
 	{pattern: "GET /api/v4/download-rules/{id}", summary: "Get a download rule", tag: "Download rules", data: of[api.DownloadRule](), errors: []int{404}},
 	{pattern: "PUT /api/v4/download-rules/{id}", summary: "Change a download rule's description", tag: "Download rules", body: of[api.DownloadRuleInput](), data: of[api.DownloadRule](), errors: []int{403, 404}},
 	{pattern: "DELETE /api/v4/download-rules/{id}", summary: "Delete a download rule", tag: "Download rules", data: of[bool](), errors: []int{403, 404}},
+	{pattern: "GET /api/v4/download-requests", summary: "List download requests", tag: "Download requests", data: of[api.PagedList[api.DownloadRequest]](), query: pageParams},
+	{pattern: "POST /api/v4/download-requests", summary: "Create a download request (from a rule or explicit parameters); the server carries it out at the SAT", tag: "Download requests", body: of[api.DownloadRequestInput](), data: of[api.DownloadRequest]()},
+	{pattern: "GET /api/v4/download-requests/{id}", summary: "Get a download request", tag: "Download requests", data: of[api.DownloadRequest](), errors: []int{404}},
+	{pattern: "DELETE /api/v4/download-requests/{id}", summary: "Delete a download request with its packages", tag: "Download requests", data: of[bool](), errors: []int{404}},
+	{pattern: "GET /api/v4/download-requests/{id}/xmls", summary: "The CFDIs of a finished download request", tag: "Download requests", data: of[api.PagedList[api.DownloadXML]](), query: pageParams, errors: []int{404}},
+	{pattern: "GET /api/v4/download-requests/{id}/meta-items", summary: "The metadata of a finished download request", tag: "Download requests", data: of[api.PagedList[api.DownloadMetadataItem]](), query: pageParams, errors: []int{404}},
+	{pattern: "GET /api/v4/download-requests/{id}/package", summary: "The packages (ZIP) of a finished download request", tag: "Download requests", data: of[[]api.FileResponse](), errors: []int{404}},
+	{pattern: "GET /api/v4/download-requests/{id}/raw-request", summary: "The query as sent to the SAT", tag: "Download requests", data: of[api.FileResponse](), errors: []int{404}},
+	{pattern: "GET /api/v4/download-requests/{id}/raw-response", summary: "The SAT's answer to the query", tag: "Download requests", data: of[api.FileResponse](), errors: []int{404}},
 
 	// SAT validations (spec 3 §4.7).
 	{pattern: "GET /api/v4/sat-validations", summary: "Validation types", tag: "SAT validations", data: of[[]api.SatValidationType]()},

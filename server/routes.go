@@ -38,6 +38,7 @@ func (s *Server) routes() {
 	s.taxFileRoutes()
 	s.productRoutes()
 	s.downloadRuleRoutes()
+	s.downloadRequestRoutes()
 	s.validationRoutes()
 	s.invoiceRoutes()
 	s.invoicePDFRoutes()

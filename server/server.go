@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/catalogs"
+	"github.com/timbra-mx/timbra/internal/downloadrequests"
 	"github.com/timbra-mx/timbra/internal/downloadrules"
 	"github.com/timbra-mx/timbra/internal/employment"
 	"github.com/timbra-mx/timbra/internal/invoices"
@@ -27,6 +28,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/products"
 	"github.com/timbra-mx/timbra/internal/ratelimit"
 	"github.com/timbra-mx/timbra/internal/requestlog"
+	"github.com/timbra-mx/timbra/internal/satws"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/internal/tickets"
@@ -64,6 +66,12 @@ type Config struct {
 	// Mail sends invoices by e-mail (POST /api/v4/invoices/send) from MailFrom; nil: no transport.
 	Mail     mail.Transport
 	MailFrom string
+	// SatDownload is the SAT's bulk download web service the download requests' worker calls
+	// (satws.SATEndpoints when empty; a local SAT's with satws.EndpointsAt); SatDownloadInterval
+	// is the worker's round (30 s when 0) and SatDownloadBackoff its back-off (satws.DefaultBackoff).
+	SatDownload         satws.Endpoints
+	SatDownloadInterval time.Duration
+	SatDownloadBackoff  satws.Backoff
 }
 
 // Defaults of Config.
@@ -75,23 +83,25 @@ const (
 
 // Server serves the API over one store.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	accounts *accounts.Service
-	people   *people.Service
-	webhooks *webhooks.Service
-	catalogs *catalogs.Service
-	employ   *employment.Service // employer and employee data
-	taxFiles *taxfiles.Service
-	products *products.Service
-	rules    *downloadrules.Service // bulk-download rules (spec 2 §4.6)
-	invoices *invoices.Service
-	tickets  *tickets.Service
-	engine   *webhooks.Engine
-	hub      *listener.Hub
-	requests *requestlog.Hub // each tenant's live request log
-	limiter  *ratelimit.Limiter
-	heavy    *heavyGate // load queries that read a whole collection
+	cfg       Config
+	log       *slog.Logger
+	accounts  *accounts.Service
+	people    *people.Service
+	webhooks  *webhooks.Service
+	catalogs  *catalogs.Service
+	employ    *employment.Service // employer and employee data
+	taxFiles  *taxfiles.Service
+	products  *products.Service
+	rules     *downloadrules.Service // bulk-download rules (spec 2 §4.6)
+	downloads *downloadrequests.Service
+	worker    *downloadrequests.Worker // carries the download requests out at the SAT
+	invoices  *invoices.Service
+	tickets   *tickets.Service
+	engine    *webhooks.Engine
+	hub       *listener.Hub
+	requests  *requestlog.Hub // each tenant's live request log
+	limiter   *ratelimit.Limiter
+	heavy     *heavyGate // load queries that read a whole collection
 	// environment is the Timbra-Environment header's value, made once
 	environment []string
 	ws          *websocket.Upgrader // opens listen sessions
@@ -149,6 +159,13 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.taxFiles = &taxfiles.Service{Store: store, Keys: keys, Now: cfg.Now}
 	s.products = &products.Service{Store: store, Catalogs: s.catalogs, Now: cfg.Now}
 	s.rules = &downloadrules.Service{Store: store, People: s.people, Environment: cfg.Environment, Now: cfg.Now}
+	sat := cfg.SatDownload
+	if sat == (satws.Endpoints{}) {
+		sat = satws.SATEndpoints
+	}
+	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, HTTP: &http.Client{Timeout: 10 * time.Minute},
+		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff}
+	s.downloads = &downloadrequests.Service{Store: store, TaxFiles: s.taxFiles, Wake: s.worker.Wake, Now: cfg.Now}
 	// in the test environment a receiver on the developer's machine may be plain http
 	cfg.WebhookPolicy.PlainHTTPLoopback = cfg.Environment == accounts.EnvTest
 	client, err := cfg.WebhookPolicy.Client(cfg.WebhookCAFile)
@@ -225,6 +242,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.engine.Run(engineCtx)
 	}()
 	defer func() { stopEngine(); <-engineDone }() // after HTTP: in-flight attempts finish too
+	workerDone := make(chan struct{})
+	go func() {
+		defer close(workerDone)
+		s.worker.Run(engineCtx)
+	}()
+	defer func() { stopEngine(); <-workerDone }()
 	sweepDone := make(chan struct{})
 	go func() {
 		defer close(sweepDone)

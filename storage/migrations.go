@@ -196,6 +196,16 @@ var migrations = []func(tx *bolt.Tx) error{
 	// form). Records written before have none and read as they are, so nothing moves: the version
 	// only keeps an older timbra, which cannot read the section, from opening the database.
 	func(*bolt.Tx) error { return nil },
+	// 19: bulk download requests, the worker's index of those with work left, their packages
+	// (ZIPs as the SAT sent them, in chunks of 1 MiB) and the index of their CFDIs and metadata.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketDownloadRequests, bucketDownloadRequestsActive, bucketDownloadPackages, bucketDownloadItems} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

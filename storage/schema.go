@@ -35,7 +35,7 @@
 //	                       → <kind>/<event type>/<eventID>/<synthetic 0|1>   (the outbox: while pending)
 //	deliveries_pending_count <tenantID>/<webhookID>     → 8-byte big-endian count of pending deliveries
 //	counts               <bucket name>/<tenantID>         → 8-byte big-endian count of the tenant's keys in that
-//	                       bucket (people, apikeys, webhooks, invoices, products, tickets, download_rules,
+//	                       bucket (people, apikeys, webhooks, invoices, products, tickets, download_rules, download_requests,
 //	                       taxfiles_current): a list's total without a walk; and
 //	                     deliveries_by_webhook/<tenantID>/<webhookID> → the webhook's deliveries
 //	catalog_set          "current"                        → CatalogSet (version, source, tables, row counts)
@@ -53,6 +53,10 @@
 //	invoices_canceling   <tenantID>/<invoiceID>           → cancellation request time (RFC 3339; while EnProcesoDeCancelacion)
 //	invoices_by          <tenantID>/<field>/<len><folded value><invoiceID> → empty (one per filtered field; counted in counts)
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
+//	download_requests    <tenantID>/<requestID>           → DownloadRequest (counted in counts)
+//	download_requests_active <tenantID>/<requestID>       → empty   (while the worker has work on it)
+//	download_packages    <tenantID>/<requestID>/<packageID>/<4-byte big-endian chunk> → 1 MiB of the ZIP as the SAT sent it
+//	download_items       <tenantID>/<requestID>/<x|m>/<8-byte big-endian sequence> → DownloadXML or DownloadMetadata (JSON)
 //	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)
 //	tickets              <tenantID>/<ticketID>            → Ticket (Auto CFDI sale receipts)

@@ -54,6 +54,10 @@ type Tx interface {
 	Invoices(tenantID string) Invoices
 	// DownloadRules is the bulk-download rules of a tenant.
 	DownloadRules(tenantID string) DownloadRules
+	// DownloadRequests is the bulk download requests of a tenant, their packages and items.
+	DownloadRequests(tenantID string) DownloadRequests
+	// ActiveDownloadRequests names the download requests of every tenant with work left.
+	ActiveDownloadRequests() ([]ActiveDownload, error)
 	// AutoInvoices is the Auto CFDI configuration of every tenant and the portal-name index.
 	AutoInvoices() AutoInvoices
 	// Tickets is the Auto CFDI tickets (sale receipts) of a tenant.

@@ -30,7 +30,7 @@ func TestCommandsParse(t *testing.T) {
 		run := func(_ *cli.Context, o *serveOptions) error { got = o; return errRan }
 		err := cmdtest.Parse(t, newServeCmd(f, run), "server")
 		if !errors.Is(err, errRan) || got.Addr != "127.0.0.1:8080" || got.LogFormat != "text" || got.LogLevel != "info" ||
-			got.WebhookConcurrency != webhooks.DefaultPerDestination || got.Data != "" || got.log == nil {
+			got.WebhookConcurrency != webhooks.DefaultPerDestination || got.Data != "" || got.log == nil || got.SatDownloadURL != "sat" {
 			t.Fatalf("defaults: err %v, options %+v", err, got)
 		}
 		err = cmdtest.Parse(t, newServeCmd(f, run), "server", "--addr", "127.0.0.1:0", "--addr-file", "addr", "--data", "./t.db",
@@ -39,7 +39,7 @@ func TestCommandsParse(t *testing.T) {
 			"--tls-cert", "c.pem", "--tls-key", "k.pem", "--webhook-ca-file", "ca.pem", "--webhook-concurrency", "64",
 			"--stamp-trust", "certs", "--list-69b", "69b.csv", "--list-69bbis", "69bbis.csv", "--cfdi-status-url", "http://s",
 			"--smtp-url", "smtp://u@h", "--smtp-from", "a@b.mx", "--smtp-password-file", "pw",
-			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw")
+			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw", "--sat-download-url", "http://127.0.0.1:8089")
 		if !errors.Is(err, errRan) {
 			t.Fatalf("err %v", err)
 		}
@@ -48,7 +48,7 @@ func TestCommandsParse(t *testing.T) {
 			WebhookCAFile: "ca.pem", WebhookConcurrency: 64, TLSCert: "c.pem", TLSKey: "k.pem", Catalogs: "none",
 			Validations: validationFlags{list69B: "69b.csv", list69BBis: "69bbis.csv", statusURL: "http://s"},
 			Mail:        mailFlags{url: "smtp://u@h", from: "a@b.mx", passwordFile: "pw"},
-			Stamp:       stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}}
+			Stamp:       stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}, SatDownloadURL: "http://127.0.0.1:8089"}
 		g := *got
 		if !reflect.DeepEqual(g.WebhookAllow.Value(), []string{"10.0.0.0/8", "127.0.0.1/32"}) ||
 			!reflect.DeepEqual(g.Validations.stampTrust.Value(), []string{"certs"}) || g.log == nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timbra-mx/timbra/internal/satws"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/timbra-mx/timbra/commands/catalogs"
@@ -67,6 +69,9 @@ type serveOptions struct {
 	Validations                    validationFlags
 	Mail                           mailFlags
 	Stamp                          stampFlags
+	// SatDownloadURL is where the download requests go: "sat" (SAT's own services) or the base
+	// address of a service at SAT's paths (timbra sat serve).
+	SatDownloadURL string
 
 	// made from the flags above when they are checked
 	log    *slog.Logger   // --log-format, --log-level
@@ -134,6 +139,8 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "PEM `FILE` of a CA to trust, besides the system's, when delivering webhooks (a local test receiver)"},
 			&cli.IntFlag{Name: "webhook-concurrency", EnvVars: []string{"TIMBRA_WEBHOOK_CONCURRENCY"}, Value: webhooks.DefaultPerDestination, Destination: &o.WebhookConcurrency,
 				Usage: "attempts in flight to one destination, a webhook or a listen session (`N`, 1 to 64); a slow one holds only its own"},
+			&cli.StringFlag{Name: "sat-download-url", Value: "sat", EnvVars: []string{"TIMBRA_SAT_DOWNLOAD_URL"}, Destination: &o.SatDownloadURL,
+				Usage: "SAT's bulk download web service for the download requests: sat (SAT's own addresses) or the `URL` of one at SAT's paths (timbra sat serve)"},
 		}, append(append(append(o.Validations.flags(), o.Mail.flags()...), o.Stamp.flags()...), dataFlags(&o.dataOptions)...)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
@@ -400,7 +407,7 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 	srv, err := apiserver.New(apiserver.Config{
 		Environment: d.Environment, Version: f.Version, AdminToken: token, Logger: log, StandardLimit: o.RateLimit,
 		WebhookPolicy: o.policy, WebhookCAFile: o.WebhookCAFile, WebhookConcurrency: o.WebhookConcurrency, Validations: o.Validations.config(),
-		Mail: mailer, MailFrom: mailFrom,
+		Mail: mailer, MailFrom: mailFrom, SatDownload: satDownload(o.SatDownloadURL),
 	}, d.Store, d.Keys)
 	if err != nil {
 		return err
@@ -446,4 +453,13 @@ func ensureCatalogs(ctx context.Context, o *serveOptions, store storage.Store) e
 			"import", satcatalogs.ImportHint)
 	}
 	return nil
+}
+
+// satDownload are the endpoints of --sat-download-url: SAT's own for "sat" (or empty), else
+// SAT's paths under the URL.
+func satDownload(url string) satws.Endpoints {
+	if url == "" || url == "sat" {
+		return satws.SATEndpoints
+	}
+	return satws.EndpointsAt(url)
 }

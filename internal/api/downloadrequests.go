@@ -1,0 +1,146 @@
+package api
+
+// DownloadRequest is a bulk download request as the official client's model has it. Each
+// catalog id but downloadRuleId has its expanded record (null when the id is empty).
+type DownloadRequest struct {
+	ID                      string         `json:"id"`
+	Consecutive             int64          `json:"consecutive"`
+	SatRequestID            *string        `json:"satRequestId"`
+	DownloadRuleID          *string        `json:"downloadRuleId"`
+	DownloadTypeID          string         `json:"downloadTypeId"`
+	DownloadType            *CatalogRecord `json:"downloadType"`
+	DownloadRequestTypeID   string         `json:"downloadRequestTypeId"`
+	DownloadRequestType     *CatalogRecord `json:"downloadRequestType"`
+	RecipientTin            *string        `json:"recipientTin"`
+	IssuerTin               *string        `json:"issuerTin"`
+	RequesterTin            string         `json:"requesterTin"`
+	StartDate               string         `json:"startDate"`
+	EndDate                 string         `json:"endDate"`
+	SatQueryTypeID          string         `json:"satQueryTypeId"`
+	SatQueryType            *CatalogRecord `json:"satQueryType"`
+	SatInvoiceTypeID        string         `json:"satInvoiceTypeId"`
+	SatInvoiceType          *CatalogRecord `json:"satInvoiceType"`
+	SatInvoiceStatusID      string         `json:"satInvoiceStatusId"`
+	SatInvoiceStatus        *CatalogRecord `json:"satInvoiceStatus"`
+	SatInvoiceComplementID  string         `json:"satInvoiceComplementId"`
+	SatInvoiceComplement    *CatalogRecord `json:"satInvoiceComplement"`
+	SatRequestStatusID      string         `json:"satRequestStatusId"`
+	SatRequestStatus        *CatalogRecord `json:"satRequestStatus"`
+	DownloadRequestStatusID string         `json:"downloadRequestStatusId"`
+	DownloadRequestStatus   *CatalogRecord `json:"downloadRequestStatus"`
+	// SatStatusCode and SatMessage are the SAT's last answer (CodEstatus or
+	// CodigoEstadoSolicitud, and Mensaje): timbra's extension.
+	SatStatusCode     *string  `json:"satStatusCode"`
+	SatMessage        *string  `json:"satMessage"`
+	LastAttemptDate   *string  `json:"lastAttemptDate"`
+	NextAttemptDate   *string  `json:"nextAttemptDate"`
+	InvoiceCount      int      `json:"invoiceCount"`
+	PackageIDs        []string `json:"packageIds"`
+	IsReadyToDownload bool     `json:"isReadyToDownload"`
+	RetriesCount      int      `json:"retriesCount"`
+	CreatedAt         string   `json:"createdAt"`
+	UpdatedAt         string   `json:"updatedAt"`
+}
+
+// DownloadRequestInput is the body of a create: from a rule (downloadRuleId and the dates), or
+// from explicit parameters. Dates are ISO 8601, with or without an offset.
+type DownloadRequestInput struct {
+	DownloadRuleID         *string `json:"downloadRuleId,omitempty"`
+	DownloadRequestTypeID  *string `json:"downloadRequestTypeId,omitempty"`
+	DownloadTypeID         *string `json:"downloadTypeId,omitempty"`
+	SatQueryTypeID         *string `json:"satQueryTypeId,omitempty"`
+	SatInvoiceTypeID       *string `json:"satInvoiceTypeId,omitempty"`
+	SatInvoiceStatusID     *string `json:"satInvoiceStatusId,omitempty"`
+	SatInvoiceComplementID *string `json:"satInvoiceComplementId,omitempty"`
+	RequesterTin           *string `json:"requesterTin,omitempty"`
+	IssuerTin              *string `json:"issuerTin,omitempty"`
+	RecipientTin           *string `json:"recipientTin,omitempty"`
+	StartDate              *string `json:"startDate,omitempty"`
+	EndDate                *string `json:"endDate,omitempty"`
+}
+
+// DownloadMetadataItem is one metadata line of a finished request (the client's MetadataItem).
+// Dates are as the SAT wrote them, without offset.
+type DownloadMetadataItem struct {
+	InvoiceUUID          string  `json:"invoiceUuid"`
+	IssuerTin            string  `json:"issuerTin"`
+	IssuerName           string  `json:"issuerName"`
+	RecipientTin         string  `json:"recipientTin"`
+	RecipientName        string  `json:"recipientName"`
+	PacTin               string  `json:"pacTin"`
+	InvoiceDate          string  `json:"invoiceDate"`
+	SatCertificationDate string  `json:"satCertificationDate"`
+	Amount               float64 `json:"amount"`
+	InvoiceType          string  `json:"invoiceType"`
+	Status               int     `json:"status"`
+	CancellationDate     *string `json:"cancellationDate"`
+	DownloadPackageID    string  `json:"downloadPackageId"`
+	DownloadRequestID    string  `json:"downloadRequestId"`
+}
+
+// DownloadXML is one CFDI of a finished request (the client's Xml): the comprobante's
+// attributes, issuer and recipient, and the XML itself.
+type DownloadXML struct {
+	DownloadRequestID     string             `json:"downloadRequestId"`
+	DownloadPackageID     string             `json:"downloadPackageId"`
+	InvoiceUUID           string             `json:"invoiceUuid"`
+	Version               string             `json:"version"`
+	Series                *string            `json:"series"`
+	Number                *string            `json:"number"`
+	Date                  string             `json:"date"`
+	PaymentForm           *string            `json:"paymentForm"`
+	PaymentMethod         *string            `json:"paymentMethod"`
+	CertificateNumber     string             `json:"certificateNumber"`
+	PaymentConditions     *string            `json:"paymentConditions"`
+	SubTotal              float64            `json:"subTotal"`
+	Discount              *float64           `json:"discount"`
+	Currency              string             `json:"currency"`
+	ExchangeRate          *float64           `json:"exchangeRate"`
+	Total                 float64            `json:"total"`
+	InvoiceType           string             `json:"invoiceType"`
+	Export                string             `json:"export"`
+	ExpeditionZipCode     string             `json:"expeditionZipCode"`
+	Confirmation          *string            `json:"confirmation"`
+	TotalWithheldTaxes    *float64           `json:"totalWithheldTaxes"`
+	TotalTransferredTaxes *float64           `json:"totalTransferredTaxes"`
+	Base64Content         string             `json:"base64Content"`
+	XMLIssuer             DownloadXMLIssuer  `json:"xmlIssuer"`
+	XMLRecipient          DownloadXMLPerson  `json:"xmlRecipient"`
+	Taxes                 []any              `json:"taxes"`
+	XMLRelated            []any              `json:"xmlRelated"`
+	XMLItems              []any              `json:"xmlItems"`
+	XMLComplements        []any              `json:"xmlComplements"`
+	XMLGlobalInformation  *DownloadXMLGlobal `json:"xmlGlobalInformation"`
+}
+
+// DownloadXMLIssuer is the Emisor of a downloaded CFDI.
+type DownloadXMLIssuer struct {
+	Tin       string `json:"tin"`
+	LegalName string `json:"legalName"`
+	TaxRegime string `json:"taxRegime"`
+}
+
+// DownloadXMLPerson is the Receptor of a downloaded CFDI.
+type DownloadXMLPerson struct {
+	Tin             string  `json:"tin"`
+	LegalName       string  `json:"legalName"`
+	ZipCode         string  `json:"zipCode"`
+	TaxRegime       string  `json:"taxRegime"`
+	CfdiUse         string  `json:"cfdiUse"`
+	ForeignTaxID    *string `json:"foreignTaxId"`
+	FiscalResidence *string `json:"fiscalResidence"`
+}
+
+// DownloadXMLGlobal is the InformacionGlobal of a downloaded global invoice.
+type DownloadXMLGlobal struct {
+	Periodicity string `json:"periodicity"`
+	Month       string `json:"month"`
+	Year        string `json:"year"`
+}
+
+// FileResponse is the official client's file answer.
+type FileResponse struct {
+	Base64File    string `json:"base64File"`
+	FileName      string `json:"fileName"`
+	FileExtension string `json:"fileExtension"`
+}

@@ -1,0 +1,364 @@
+package downloadrequests
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/timbra-mx/timbra/internal/satws"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// Worker carries the active requests out at the SAT: one step per due request each round (a
+// query, a verification, or the downloads), rounds every Interval or when woken.
+type Worker struct {
+	Store    storage.Store
+	TaxFiles *taxfiles.Service
+	// Endpoints are the SAT's (satws.SATEndpoints) or a local SAT's (satws.EndpointsAt).
+	Endpoints satws.Endpoints
+	HTTP      *http.Client
+	Log       *slog.Logger
+	Now       func() time.Time
+	// Interval between rounds (30 s when 0); Backoff spaces a request's verifications and
+	// retries (satws.DefaultBackoff when zero).
+	Interval time.Duration
+	Backoff  satws.Backoff
+	// TempDir holds a package while it downloads (os.TempDir when empty).
+	TempDir string
+
+	wakeOnce sync.Once
+	wake     chan struct{}
+}
+
+func (w *Worker) init() { w.wakeOnce.Do(func() { w.wake = make(chan struct{}, 1) }) }
+
+// Wake starts a round at once.
+func (w *Worker) Wake() {
+	w.init()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Worker) now() time.Time {
+	if w.Now != nil {
+		return w.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (w *Worker) log() *slog.Logger {
+	if w.Log != nil {
+		return w.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Run does rounds until ctx ends.
+func (w *Worker) Run(ctx context.Context) {
+	w.init()
+	interval := w.Interval
+	if interval <= 0 {
+		interval = 30 * time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if err := w.Round(ctx); err != nil && ctx.Err() == nil {
+			w.log().Error("download requests round", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.wake:
+		}
+	}
+}
+
+// Round takes one step on every active request that is due.
+func (w *Worker) Round(ctx context.Context) error {
+	var active []storage.ActiveDownload
+	if err := w.Store.View(ctx, func(tx storage.Tx) error {
+		var err error
+		active, err = tx.ActiveDownloadRequests()
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, a := range active {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := w.step(ctx, a); err != nil {
+			w.log().Error("download request step", "tenant", a.TenantID, "request", a.RequestID, "err", err)
+		}
+	}
+	return nil
+}
+
+func (w *Worker) backoff() satws.Backoff {
+	if w.Backoff.Initial > 0 {
+		return w.Backoff
+	}
+	return satws.DefaultBackoff
+}
+
+// later is the next attempt after n retries.
+func (w *Worker) later(n int) time.Time {
+	b := w.backoff()
+	d := b.Initial
+	for i := 0; i < n && (b.Max == 0 || d < b.Max); i++ {
+		d = time.Duration(float64(d) * max(b.Factor, 1))
+	}
+	if b.Max > 0 && d > b.Max {
+		d = b.Max
+	}
+	return w.now().Add(d)
+}
+
+func (w *Worker) save(ctx context.Context, r storage.DownloadRequest) error {
+	r.UpdatedAt = w.now()
+	return w.Store.Update(ctx, func(tx storage.Tx) error {
+		_, err := tx.DownloadRequests(r.TenantID).Get(r.ID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil // deleted meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		return tx.DownloadRequests(r.TenantID).Put(r)
+	})
+}
+
+func (w *Worker) fail(ctx context.Context, r storage.DownloadRequest, code, msg string) error {
+	r.DownloadRequestStatusID, r.Active, r.NextAttemptDate = StatusFailed, false, nil
+	r.SatStatusCode, r.SatMessage = code, msg
+	return w.save(ctx, r)
+}
+
+// retry records a temporary failure and when to try again.
+func (w *Worker) retry(ctx context.Context, r storage.DownloadRequest, err error) error {
+	r.RetriesCount++
+	next := w.later(r.RetriesCount)
+	r.NextAttemptDate = &next
+	r.SatMessage = err.Error()
+	return w.save(ctx, r)
+}
+
+func temporary(err error) bool {
+	var f *satws.Fault
+	return errors.As(err, &f) && f.Temporary()
+}
+
+func (w *Worker) step(ctx context.Context, a storage.ActiveDownload) error {
+	var r storage.DownloadRequest
+	if err := w.Store.View(ctx, func(tx storage.Tx) error {
+		var err error
+		r, err = tx.DownloadRequests(a.TenantID).Get(a.RequestID)
+		return err
+	}); err != nil {
+		return err
+	}
+	now := w.now()
+	if r.NextAttemptDate != nil && now.Before(*r.NextAttemptDate) {
+		return nil
+	}
+	r.LastAttemptDate = &now
+	cert, key, err := w.TaxFiles.EFirma(ctx, r.TenantID, r.PersonID)
+	if errors.Is(err, taxfiles.ErrNoEFirma) {
+		return w.fail(ctx, r, "", fmt.Sprintf(MsgNoEFirma, r.PersonID))
+	}
+	if err != nil {
+		return w.retry(ctx, r, err)
+	}
+	defer key.Zero()
+	c := &satws.Client{HTTP: w.HTTP, Endpoints: w.Endpoints, Credential: &satws.Credential{Cert: cert, Key: key}, Now: w.Now}
+	if r.SatRequestID == "" {
+		return w.query(ctx, c, r)
+	}
+	if r.SatRequestStatusID != strconv.Itoa(satws.StateFinished) {
+		return w.verify(ctx, c, r)
+	}
+	return w.download(ctx, c, r)
+}
+
+func (w *Worker) query(ctx context.Context, c *satws.Client, r storage.DownloadRequest) error {
+	q := satws.Query{Operation: satws.Issued, Requester: r.RequesterTin, Start: r.StartDate, End: r.EndDate, RequestType: r.SatQueryTypeID,
+		InvoiceType: r.SatInvoiceTypeID, Status: r.SatInvoiceStatusID, Complement: r.SatInvoiceComplement, Issuer: r.IssuerTin}
+	if r.DownloadTypeID == "Recibidos" {
+		q.Operation, q.Receiver = satws.Received, r.RecipientTin
+		if r.IssuerTin == r.RequesterTin {
+			q.Issuer = ""
+		}
+	} else if r.RecipientTin != "" {
+		q.Receivers = []string{r.RecipientTin}
+	}
+	res, err := c.Query(ctx, q)
+	if len(res.Request) > 0 {
+		r.RawRequest, r.RawResponse = res.Request, res.Response
+	}
+	if err != nil {
+		if temporary(err) {
+			return w.retry(ctx, r, err)
+		}
+		return w.fail(ctx, r, "", err.Error())
+	}
+	r.SatStatusCode, r.SatMessage = strconv.Itoa(res.Code), res.Message
+	switch {
+	case res.Accepted():
+		r.SatRequestID, r.SatRequestStatusID, r.DownloadRequestStatusID = res.RequestID, strconv.Itoa(satws.StateAccepted), StatusInProgress
+		next := w.later(0)
+		r.NextAttemptDate = &next
+		return w.save(ctx, r)
+	case res.Code == satws.CodeUncontrolled:
+		return w.retry(ctx, r, fmt.Errorf("SAT %d: %s", res.Code, res.Message))
+	}
+	r.SatRequestStatusID = strconv.Itoa(satws.StateRejected)
+	return w.fail(ctx, r, r.SatStatusCode, r.SatMessage)
+}
+
+func (w *Worker) verify(ctx context.Context, c *satws.Client, r storage.DownloadRequest) error {
+	v, err := c.Verify(ctx, r.SatRequestID)
+	if err != nil {
+		if temporary(err) {
+			return w.retry(ctx, r, err)
+		}
+		return w.fail(ctx, r, "", err.Error())
+	}
+	if v.Code == satws.CodeUncontrolled {
+		return w.retry(ctx, r, fmt.Errorf("SAT %d: %s", v.Code, v.Message))
+	}
+	if v.Code != satws.CodeAccepted {
+		return w.fail(ctx, r, strconv.Itoa(v.Code), v.Message)
+	}
+	r.SatRequestStatusID = strconv.Itoa(v.State)
+	r.SatStatusCode, r.SatMessage = strconv.Itoa(v.StateCode), v.Message
+	switch {
+	case v.Pending():
+		r.RetriesCount++
+		next := w.later(r.RetriesCount)
+		r.NextAttemptDate = &next
+		return w.save(ctx, r)
+	case v.State == satws.StateFinished:
+		r.InvoiceCount, r.PackageIDs, r.NextAttemptDate = v.Count, v.PackageIDs, nil
+		if err := w.save(ctx, r); err != nil {
+			return err
+		}
+		return w.download(ctx, c, r)
+	case v.State == satws.StateRejected && v.StateCode == satws.CodeNotFound:
+		// nothing in the period: done, with nothing to download
+		r.DownloadRequestStatusID, r.Active, r.NextAttemptDate, r.InvoiceCount = StatusCompleted, false, nil, 0
+		return w.save(ctx, r)
+	}
+	return w.fail(ctx, r, strconv.Itoa(v.StateCode), v.Message)
+}
+
+// download fetches every package not yet stored: each to a temporary file first (streamed,
+// never held whole), then stored and indexed in one transaction.
+func (w *Worker) download(ctx context.Context, c *satws.Client, r storage.DownloadRequest) error {
+	done := map[string]bool{}
+	for _, p := range r.Downloaded {
+		done[p] = true
+	}
+	for _, p := range r.PackageIDs {
+		if done[p] {
+			continue
+		}
+		f, err := os.CreateTemp(w.TempDir, "timbra-package-*.zip")
+		if err != nil {
+			return err
+		}
+		res, err := c.Download(ctx, p, f)
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			if temporary(err) {
+				return w.retry(ctx, r, err)
+			}
+			return w.fail(ctx, r, "", err.Error())
+		}
+		if res.Code != satws.CodeAccepted {
+			f.Close()
+			os.Remove(f.Name())
+			if res.Code == satws.CodeUncontrolled {
+				return w.retry(ctx, r, fmt.Errorf("SAT %d: %s", res.Code, res.Message))
+			}
+			return w.fail(ctx, r, strconv.Itoa(res.Code), res.Message)
+		}
+		err = w.store(ctx, &r, p, f)
+		f.Close()
+		os.Remove(f.Name())
+		if err != nil {
+			return err
+		}
+	}
+	r.DownloadRequestStatusID, r.Active, r.NextAttemptDate = StatusCompleted, false, nil
+	return w.save(ctx, r)
+}
+
+// store keeps one downloaded package and indexes what it holds, with the request, in one
+// transaction.
+func (w *Worker) store(ctx context.Context, r *storage.DownloadRequest, packageID string, f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	z, err := zip.NewReader(f, info.Size())
+	if err != nil {
+		return fmt.Errorf("package %s: not a ZIP: %w", packageID, err)
+	}
+	kind := storage.ItemXML
+	var items [][]byte
+	if r.SatQueryTypeID == "Metadata" {
+		kind = storage.ItemMetadata
+		ms, err := readMetadata(z, r.ID, packageID)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			b, _ := json.Marshal(m)
+			items = append(items, b)
+		}
+	} else {
+		for _, zf := range z.File {
+			x, err := readXMLFile(zf, r.ID, packageID)
+			if err != nil {
+				return err
+			}
+			b, _ := json.Marshal(x)
+			items = append(items, b)
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r.Downloaded = append(r.Downloaded, packageID)
+	r.UpdatedAt = w.now()
+	return w.Store.Update(ctx, func(tx storage.Tx) error {
+		rs := tx.DownloadRequests(r.TenantID)
+		if _, err := rs.Get(r.ID); err != nil {
+			return err
+		}
+		if _, err := rs.PutPackage(r.ID, packageID, f); err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := rs.AddItem(r.ID, kind, it); err != nil {
+				return err
+			}
+		}
+		return rs.Put(*r)
+	})
+}

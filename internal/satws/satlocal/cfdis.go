@@ -1,0 +1,163 @@
+package satlocal
+
+import (
+	"bufio"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// CFDI is what the local SAT knows of one stamped CFDI: its file and the fields its filters
+// and metadata use.
+type CFDI struct {
+	Path          string
+	UUID          string // upper case
+	IssuerRFC     string
+	IssuerName    string
+	ReceiverRFC   string
+	ReceiverName  string
+	PacRFC        string
+	Date          time.Time // Fecha, wall clock
+	Certified     time.Time // FechaTimbrado
+	Total         string
+	Type          string // TipoDeComprobante
+	Complements   []string
+	Cancelled     bool
+	CancelledAt   time.Time
+	OnBehalfRFCs  []string // RfcACuentaTerceros of its concepts
+	OnBehalfNames []string
+}
+
+const wallClock = "2006-01-02T15:04:05"
+
+// complementCodes names complements whose code is not their element's name and version.
+var complementCodes = map[string]string{"impuestoslocales10": "implocal"}
+
+// readCFDI reads the fields of one CFDI file; a file that is not a stamped CFDI is an error.
+func readCFDI(path string) (CFDI, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return CFDI{}, err
+	}
+	defer f.Close()
+	c := CFDI{Path: path}
+	dec := xml.NewDecoder(bufio.NewReader(f))
+	attrs := func(t xml.StartElement) map[string]string {
+		m := map[string]string{}
+		for _, a := range t.Attr {
+			if a.Name.Space != "xmlns" && a.Name.Local != "xmlns" {
+				m[a.Name.Local] = a.Value
+			}
+		}
+		return m
+	}
+	var stack []string
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			parent := ""
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			stack = append(stack, t.Name.Local)
+			a := attrs(t)
+			switch {
+			case len(stack) == 1 && t.Name.Local == "Comprobante":
+				c.Date, _ = time.Parse(wallClock, a["Fecha"])
+				c.Total, c.Type = a["Total"], a["TipoDeComprobante"]
+			case parent == "Comprobante" && t.Name.Local == "Emisor":
+				c.IssuerRFC, c.IssuerName = strings.ToUpper(a["Rfc"]), a["Nombre"]
+			case parent == "Comprobante" && t.Name.Local == "Receptor":
+				c.ReceiverRFC, c.ReceiverName = strings.ToUpper(a["Rfc"]), a["Nombre"]
+			case parent == "Concepto" && t.Name.Local == "ACuentaTerceros":
+				c.OnBehalfRFCs = append(c.OnBehalfRFCs, strings.ToUpper(a["RfcACuentaTerceros"]))
+				c.OnBehalfNames = append(c.OnBehalfNames, a["NombreACuentaTerceros"])
+			case parent == "Complemento" && t.Name.Local == "TimbreFiscalDigital":
+				c.UUID = strings.ToUpper(a["UUID"])
+				c.Certified, _ = time.Parse(wallClock, a["FechaTimbrado"])
+				c.PacRFC = strings.ToUpper(a["RfcProvCertif"])
+			case parent == "Complemento":
+				code := strings.ToLower(t.Name.Local) + strings.ReplaceAll(a["Version"], ".", "")
+				if alias, ok := complementCodes[code]; ok {
+					code = alias
+				}
+				c.Complements = append(c.Complements, code)
+			}
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if c.UUID == "" || c.IssuerRFC == "" || c.Date.IsZero() {
+		return CFDI{}, fmt.Errorf("%s: not a stamped CFDI (no UUID, issuer or date)", path)
+	}
+	return c, nil
+}
+
+// CancelledFile is the file of a CFDI folder that names the cancelled CFDIs: one per line,
+// "UUID" or "UUID~YYYY-MM-DD HH:MM:SS" (the cancellation's date, else the file's time).
+const CancelledFile = "cancelados.txt"
+
+// loadCFDIs reads every .xml under dir (in any depth) and the cancellations.
+func loadCFDIs(dir string) ([]CFDI, error) {
+	var out []CFDI
+	seen := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".xml") {
+			return nil
+		}
+		c, err := readCFDI(p)
+		if err != nil {
+			return err
+		}
+		if other, ok := seen[c.UUID]; ok {
+			return fmt.Errorf("UUID %s in both %s and %s", c.UUID, other, p)
+		}
+		seen[c.UUID] = p
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, CancelledFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	info, _ := os.Stat(filepath.Join(dir, CancelledFile))
+	cancelled := map[string]time.Time{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, at, _ := strings.Cut(line, "~")
+		t := info.ModTime().UTC().Truncate(time.Second)
+		if at != "" {
+			if t, err = time.Parse("2006-01-02 15:04:05", strings.TrimSpace(at)); err != nil {
+				return nil, fmt.Errorf("%s: %q: the date is YYYY-MM-DD HH:MM:SS", CancelledFile, line)
+			}
+		}
+		cancelled[strings.ToUpper(strings.TrimSpace(id))] = t
+	}
+	for i := range out {
+		if t, ok := cancelled[out[i].UUID]; ok {
+			out[i].Cancelled, out[i].CancelledAt = true, t
+		}
+	}
+	return out, nil
+}
