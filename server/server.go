@@ -174,7 +174,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if s.validations, err = newValidations(cfg, store, s.invoices); err != nil {
 		return nil, err
 	}
-	s.tickets = &tickets.Service{Store: store, Invoices: s.invoices, Environment: cfg.Environment, Now: cfg.Now}
+	s.tickets = &tickets.Service{Store: store, Invoices: s.invoices, Environment: cfg.Environment, Now: cfg.Now, Catalogs: s.catalogs,
+		Mail: &invoices.Sender{Store: store, Transport: cfg.Mail, From: cfg.MailFrom, PDF: invoices.SendPDF, Now: cfg.Now}}
 	// Tickets left in progress by a stop while stamping go back to pending before any request.
 	if n, err := tickets.Recover(context.Background(), store, cfg.Now()); err != nil {
 		return nil, fmt.Errorf("recover tickets: %w", err)
