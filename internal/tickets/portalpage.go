@@ -209,6 +209,7 @@ type FormRules struct {
 	EmailFormat  string            `json:"emailFormat"`
 	NameMax      int               `json:"nameMax"`
 	NameTooLong  string            `json:"nameTooLong"`
+	NameWords    string            `json:"nameWords"`
 	RegimeKind   string            `json:"regimeKind"`
 	UseKind      string            `json:"useKind"`
 	UseRegime    string            `json:"useRegime"`
@@ -235,7 +236,7 @@ func Rules() FormRules {
 		ZipPattern: invoices.ZipPattern, ZipFormat: invoices.MsgZipCode,
 		TotalPattern: cfdi.DecimalPattern, TotalFormat: MsgTotalFormat,
 		EmailFormat: invoices.MsgSendEmailInvalid,
-		NameMax:     MaxLegalName, NameTooLong: fmt.Sprintf(invoices.MsgTooLong, apierr.Words("Recipient.LegalName"), MaxLegalName, 0),
+		NameMax:     MaxLegalName, NameTooLong: invoices.MsgTooLong, NameWords: apierr.Words("Recipient.LegalName"),
 		RegimeKind: MsgRegimeKind, UseKind: MsgUseKind, UseRegime: MsgUseRegime,
 	}
 }
