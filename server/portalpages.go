@@ -127,7 +127,7 @@ func (s *Server) portalPage(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", portalCSP)
-		hd.Set("Referrer-Policy", "no-referrer") // download links carry a token
+		hd.Set("Referrer-Policy", "same-origin") // download links carry a token: never sent elsewhere
 		hd.Set("X-Frame-Options", "DENY")
 		d := s.limiter.Take("addr:"+clientAddr(r), s.anonymous)
 		hd.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -363,7 +363,8 @@ func (s *Server) portalDownload(w http.ResponseWriter, r *http.Request) {
 // limit) or stamp tickets with data the customer never typed. Two checks stop it:
 //
 //   - A browser says where a request comes from: Sec-Fetch-Site (every current browser) must be
-//     same-origin (or none: typed or bookmarked), and Origin, when sent, must be this server's.
+//     same-origin (or none: typed or bookmarked); without it, Origin, when sent, must be this
+//     server's.
 //     A form on another site is refused before anything is read.
 //   - The form carries a token the server made when it drew the page: the time and an HMAC of
 //     the portal name and that time, under a key derived from the master key (secrets.Keys.MAC).
@@ -371,22 +372,19 @@ func (s *Server) portalDownload(w http.ResponseWriter, r *http.Request) {
 //     (clients that send neither header, scripts, still have to fetch a page first), and needs
 //     no storage. A token that fails draws the form again, with what was typed, and a new one.
 
-// sameOrigin tells whether a POST comes from a page of this server, by the browser's headers.
+// sameOrigin tells whether a POST comes from a page of this server, by the browser's headers:
+// Sec-Fetch-Site when sent (same-origin, or none for a request the user made), else Origin
+// when sent. ("null", an opaque origin, is never this server's.)
 func sameOrigin(r *http.Request) bool {
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "", "same-origin", "none":
-	default:
-		return false
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin" || site == "none"
 	}
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
 	}
-	if o == "null" {
-		return false
-	}
 	u, err := url.Parse(o)
-	return err == nil && u.Host == r.Host
+	return o != "null" && err == nil && u.Host == r.Host
 }
 
 const formPurpose = "timbra portal form v1"
