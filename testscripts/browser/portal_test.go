@@ -27,10 +27,11 @@ import (
 // /usr/bin/chromium).
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	names := []string{"chromium", "/usr/bin/chromium"}
 	if p := os.Getenv("TIMBRA_CHROMIUM"); p != "" {
-		return p
+		names = []string{p}
 	}
-	for _, name := range []string{"chromium", "/usr/bin/chromium"} {
+	for _, name := range names {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
