@@ -199,3 +199,18 @@ func TestPortalPages(t *testing.T) {
 		t.Fatalf("download with a bad token under the previous name: %d", r.status)
 	}
 }
+
+// TestPortalPagesRateLimit: the pages count in the JSON portal's family (Anonymous, per
+// address), and past the limit say so in a page, with Retry-After.
+func TestPortalPagesRateLimit(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.AnonymousLimit = 2 })
+	getPage(t, f, "GET", "/portal/v1/tienda", nil)                         // the JSON portal takes one
+	if p := getPage(t, f, "GET", "/portal/tienda", nil); p.status != 404 { // the page the other
+		t.Fatalf("first page: %d", p.status)
+	}
+	p := getPage(t, f, "GET", "/portal/tienda", nil)
+	if p.status != 429 || p.header.Get("Retry-After") == "" || p.header.Get("Content-Type") != "text/html; charset=utf-8" ||
+		!strings.Contains(p.body, "Demasiadas solicitudes") || p.header.Get("Content-Security-Policy") != portalCSP {
+		t.Fatalf("past the limit: %d %v %.300s", p.status, p.header, p.body)
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/timbra-mx/timbra/internal/cfdi"
@@ -96,7 +98,20 @@ func newSession(t *testing.T, sc screen) *session {
 	if sc.mobile {
 		emulate = chromedp.EmulateViewport(sc.width, sc.height, chromedp.EmulateMobile, chromedp.EmulateTouch)
 	}
-	s.run(emulate, browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllowAndName).WithDownloadPath(s.downloads).WithEventsEnabled(true))
+	// every script error and every console error but the network's (a problem page's own
+	// status, the absent favicon) fails the test: a Content-Security-Policy violation is one
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			t.Errorf("script error: %s", e.ExceptionDetails.Error())
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.LevelError && e.Entry.Source != cdplog.SourceNetwork {
+				t.Errorf("console error (%s): %s %s", e.Entry.Source, e.Entry.Text, e.Entry.URL)
+			}
+		}
+	})
+	s.run(cdplog.Enable(), runtime.Enable(), emulate,
+		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllowAndName).WithDownloadPath(s.downloads).WithEventsEnabled(true))
 	return s
 }
 
