@@ -46,6 +46,7 @@ func (s *Server) routes() {
 	s.invoiceSendRoutes()
 	s.autoInvoiceRoutes()
 	s.ticketRoutes()
+	s.portalPages()
 
 	s.mux.Handle("/", http.HandlerFunc(s.noRoute))
 }

@@ -199,7 +199,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if s.validations, err = newValidations(cfg, store, s.invoices); err != nil {
 		return nil, err
 	}
-	s.tickets = &tickets.Service{Store: store, Invoices: s.invoices, Environment: cfg.Environment, Now: cfg.Now}
+	s.tickets = &tickets.Service{Store: store, Invoices: s.invoices, Environment: cfg.Environment, Now: cfg.Now, Catalogs: s.catalogs,
+		Mail: &invoices.Sender{Store: store, Transport: cfg.Mail, From: cfg.MailFrom, PDF: invoices.SendPDF, Now: cfg.Now}}
 	// Tickets left in progress by a stop while stamping go back to pending before any request.
 	if n, err := tickets.Recover(context.Background(), store, cfg.Now()); err != nil {
 		return nil, fmt.Errorf("recover tickets: %w", err)
@@ -318,11 +319,22 @@ func WriteAddrFile(path, addr string) error {
 }
 
 // routeMux is the ServeMux that also keeps the patterns registered on it, in order, so the route
-// table can be listed (the OpenAPI document is checked against it).
+// table can be listed (the OpenAPI document is checked against it). Pages for browsers (the
+// portal's web pages, HandlePage) are kept apart: they are not routes of the API.
 type routeMux struct {
 	*http.ServeMux
 	patterns []string
+	pages    []string
 }
+
+// HandlePage registers a page for browsers, not listed among the API's patterns.
+func (m *routeMux) HandlePage(pattern string, h http.Handler) {
+	m.ServeMux.Handle(pattern, h)
+	m.pages = append(m.pages, pattern)
+}
+
+// Pages are the registered pages' patterns in the order they were registered.
+func (m *routeMux) Pages() []string { return slices.Clone(m.pages) }
 
 func newRouteMux() *routeMux { return &routeMux{ServeMux: http.NewServeMux()} }
 

@@ -33,10 +33,10 @@ func mx(s string) time.Time {
 // ticketFixture is a tenant with the mini catalogs, a clock at 2026-11-20 12:00 in Mexico City,
 // an issuer (SAT's test CSD EKU9003173C9 as its default tax files, 10 stamps) and a cashier who
 // records tickets (5 ticket credits).
-func ticketFixture(t *testing.T) (*fixture, *clock, member, member) {
+func ticketFixture(t *testing.T, mutate ...func(*Config)) (*fixture, *clock, member, member) {
 	t.Helper()
 	clk := &clock{t: mx("2026-11-20T12:00:00")}
-	f := newFixture(t, func(c *Config) { c.Now = clk.Now })
+	f := newFixture(t, append([]func(*Config){func(c *Config) { c.Now = clk.Now }}, mutate...)...)
 	withMiniCatalogs(t, f)
 	issuer := addMemberDirect(t, f, f.creds.TenantKey, f.creds.PersonID, "kemper@example.com", storage.Balance{CreditType: 1, Available: 10})
 	cashier := addMemberDirect(t, f, f.creds.TenantKey, f.creds.PersonID, "caja@example.com", storage.Balance{CreditType: 3, Available: 5})

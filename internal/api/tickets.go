@@ -95,6 +95,9 @@ type PortalInvoice struct {
 	Total  Decimal     `json:"total"`
 	XML    InvoiceFile `json:"xml"`
 	PDF    InvoiceFile `json:"pdf"`
+	// EmailedTo is the address the new CFDI was e-mailed to; null when it was not (no e-mail
+	// given, the server sends no mail, the mail server refused, or the CFDI was made before).
+	EmailedTo *string `json:"emailedTo"`
 }
 
 // Portal is what a tenant's customer portal shows before invoicing.

@@ -2,6 +2,7 @@ package catalogs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"os"
@@ -418,5 +419,38 @@ func TestImportTheWholeSource(t *testing.T) {
 		if err != nil || r.Description != c.desc {
 			t.Errorf("%s %s = %+v, %v; want %q", c.name, c.id, r, err, c.desc)
 		}
+	}
+}
+
+// TestApplicability: c_RegimenFiscal's and c_UsoCFDI's columns of whom a record applies to are
+// kept (a physical or a moral person, and a use's recipient regimes); never shown by the API.
+func TestApplicability(t *testing.T) {
+	s := mini(t)
+	regimes, err := s.Applicability(ctx, "SatTaxRegimes")
+	if err != nil || len(regimes) != 4 {
+		t.Fatalf("regimes = %+v, %v", regimes, err)
+	}
+	want := map[string][2]bool{"601": {false, true}, "605": {true, false}, "616": {true, false}, "626": {true, true}}
+	for _, r := range regimes {
+		if w := want[r.ID]; [2]bool{r.Physical, r.Moral} != w || r.Description == "" || r.Regimes != nil {
+			t.Errorf("regime %+v, want physical/moral %v", r, w)
+		}
+	}
+	uses, err := s.Applicability(ctx, "SatCfdiUses")
+	if err != nil || len(uses) != 5 || uses[0].ID != "CN01" {
+		t.Fatalf("uses = %+v, %v", uses, err)
+	}
+	if cn := uses[0]; !cn.Physical || cn.Moral || len(cn.Regimes) != 1 || cn.Regimes[0] != "605" {
+		t.Errorf("CN01 = %+v", cn)
+	}
+	if g := uses[2]; g.ID != "G01" || !g.Physical || !g.Moral || len(g.Regimes) != 11 || g.Regimes[10] != "626" {
+		t.Errorf("G01 = %+v", g)
+	}
+	if _, err := s.Applicability(ctx, "SatCountries"); err == nil {
+		t.Error("SatCountries keeps no applicability")
+	}
+	r, _, err := s.Lookup(ctx, "SatTaxRegimes", "601")
+	if b, _ := json.Marshal(r); err != nil || strings.Contains(string(b), "fisica") || strings.Contains(string(b), "physical") {
+		t.Errorf("the API shows %s", b)
 	}
 }

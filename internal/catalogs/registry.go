@@ -24,6 +24,15 @@ type Catalog struct {
 	// registration numbers (c_Pais's "Formato de registro de identidad tributaria"), kept for
 	// TaxIDPatterns and never shown by the API. Optional: a source without it gives none.
 	TaxIDPattern string
+	// Applies names the columns saying to whom a record applies, kept for Applicability and
+	// never shown by the API: c_RegimenFiscal's and c_UsoCFDI's aplica_fisica and aplica_moral,
+	// and c_UsoCFDI's regimenes_fiscales_receptores. Optional: a source without them gives none.
+	Applies *AppliesColumns
+}
+
+// AppliesColumns are the columns of Catalog.Applies ("" when the catalog has no such column).
+type AppliesColumns struct {
+	Physical, Moral, Regimes string
 }
 
 // Record is a catalog record as the API shows it.
@@ -41,7 +50,8 @@ func sat(name, satName, table string) Catalog {
 // publishes a catalog for several versions of a standard, the current one is served: CFDI 4.0,
 // Carta Porte 3.1, Comercio Exterior 2.0.
 var All = []Catalog{
-	sat("SatCfdiUses", "c_UsoCFDI", "cfdi_40_usos_cfdi"),
+	{Name: "SatCfdiUses", SAT: "c_UsoCFDI", Table: "cfdi_40_usos_cfdi", ID: []string{"id"}, Desc: "texto",
+		Applies: &AppliesColumns{Physical: "aplica_fisica", Moral: "aplica_moral", Regimes: "regimenes_fiscales_receptores"}},
 	{Name: "SatCountries", SAT: "c_Pais", Table: "cfdi_40_paises", ID: []string{"id"}, Desc: "texto", TaxIDPattern: "patron_identidad_tributaria"},
 	sat("SatCurrencies", "c_Moneda", "cfdi_40_monedas"),
 	sat("SatExportCodes", "c_Exportacion", "cfdi_40_exportaciones"),
@@ -55,7 +65,8 @@ var All = []Catalog{
 	sat("SatRelationshipTypes", "c_TipoRelacion", "cfdi_40_tipos_relaciones"),
 	sat("SatTaxes", "c_Impuesto", "cfdi_40_impuestos"),
 	{Name: "SatStates", SAT: "c_Estado", Table: "cfdi_40_estados", ID: []string{"estado"}, Desc: "texto"},
-	sat("SatTaxRegimes", "c_RegimenFiscal", "cfdi_40_regimenes_fiscales"),
+	{Name: "SatTaxRegimes", SAT: "c_RegimenFiscal", Table: "cfdi_40_regimenes_fiscales", ID: []string{"id"}, Desc: "texto",
+		Applies: &AppliesColumns{Physical: "aplica_fisica", Moral: "aplica_moral"}},
 	{Name: "SatTaxTypes", SAT: "c_TipoFactor", Table: "cfdi_40_tipos_factores", ID: []string{"id"}},
 	sat("SatUnitMeasurements", "c_ClaveUnidad", "cfdi_40_claves_unidades"),
 	productTypes,

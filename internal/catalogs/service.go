@@ -49,6 +49,18 @@ type loaded struct {
 	wholeErr  error
 
 	taxIDs map[string]TaxIDFormat // by record id: only those that give one
+
+	applies []Applicability // in id order; nil when the catalog keeps none (Catalog.Applies)
+}
+
+// Applicability is a c_RegimenFiscal or c_UsoCFDI record and to whom it applies: a physical
+// person (persona física, a 13-character RFC), a moral one (persona moral, 12 characters), and
+// for a CFDI use the recipient tax regimes it admits (c_UsoCFDI's
+// regimenes_fiscales_receptores).
+type Applicability struct {
+	ID, Description string
+	Physical, Moral bool
+	Regimes         []string
 }
 
 // A TaxIDFormat is the pattern c_Pais gives the tax registration numbers of a country's
@@ -162,9 +174,10 @@ func (s *Service) load(ctx context.Context, c *Catalog) (*loaded, error) {
 func (l *loaded) fill(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) error {
 	var recs []Record
 	var taxIDs map[string]string
+	var applies map[string]Applicability
 	if c.Imported() {
 		var err error
-		if recs, taxIDs, err = readTable(ctx, store, c, set); err != nil {
+		if recs, taxIDs, applies, err = readTable(ctx, store, c, set); err != nil {
 			return err
 		}
 	} else {
@@ -183,6 +196,15 @@ func (l *loaded) fill(ctx context.Context, store storage.Store, c *Catalog, set 
 		ids[i], descs[i] = r.ID, r.Description
 	}
 	l.index = search.New(ids, descs)
+	if applies != nil {
+		l.applies = make([]Applicability, 0, len(recs))
+		for _, r := range recs {
+			if a, ok := applies[r.ID]; ok {
+				a.ID, a.Description = r.ID, r.Description
+				l.applies = append(l.applies, a)
+			}
+		}
+	}
 	for id, p := range taxIDs {
 		// SAT writes XSD patterns, which match the whole value; one Go cannot read is no pattern
 		if re, err := regexp.Compile(`^(?:` + p + `)$`); err == nil {
@@ -195,19 +217,24 @@ func (l *loaded) fill(ctx context.Context, store storage.Store, c *Catalog, set 
 	return nil
 }
 
-// readTable reads the records of an imported catalog from its table, and the TaxIDPattern of
-// those that give one.
-func readTable(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) ([]Record, map[string]string, error) {
+// readTable reads the records of an imported catalog from its table, the TaxIDPattern of
+// those that give one, and to whom each applies (Catalog.Applies; nil when the table has none
+// of its columns).
+func readTable(ctx context.Context, store storage.Store, c *Catalog, set *storage.CatalogSet) ([]Record, map[string]string, map[string]Applicability, error) {
 	t, ok := set.Table(c.Table)
 	if !ok {
-		return nil, nil, nil // the source has no such table: the catalog is empty, status says so
+		return nil, nil, nil, nil // the source has no such table: the catalog is empty, status says so
 	}
 	cols, err := columnsOf(t, c)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var recs []Record
 	var taxIDs map[string]string
+	var applies map[string]Applicability
+	if cols.physical >= 0 || cols.moral >= 0 {
+		applies = map[string]Applicability{}
+	}
 	err = store.View(ctx, func(tx storage.Tx) error {
 		return tx.Catalogs().Rows(c.Table, func(_, raw []byte) error {
 			vals, err := decodeRow(raw)
@@ -225,11 +252,30 @@ func readTable(ctx context.Context, store storage.Store, c *Catalog, set *storag
 						taxIDs[r.ID] = p
 					}
 				}
+				if applies != nil {
+					applies[r.ID] = cols.applicability(vals)
+				}
 			}
 			return nil
 		})
 	})
-	return recs, taxIDs, err
+	return recs, taxIDs, applies, err
+}
+
+// applicability reads the Applies columns of a row: a flag is set when its column holds 1
+// (SAT leaves it empty otherwise); the regimes are a list of codes separated by commas.
+func (c columns) applicability(vals []any) Applicability {
+	var a Applicability
+	a.Physical = c.physical >= 0 && strings.TrimSpace(valueText(vals, c.physical)) == "1"
+	a.Moral = c.moral >= 0 && strings.TrimSpace(valueText(vals, c.moral)) == "1"
+	if c.regimes >= 0 {
+		for _, r := range strings.Split(valueText(vals, c.regimes), ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				a.Regimes = append(a.Regimes, r)
+			}
+		}
+	}
+	return a
 }
 
 // columns are the positions of a catalog's id and description columns in its table's rows.
@@ -237,6 +283,8 @@ type columns struct {
 	id    []int
 	desc  int // -1: the id
 	taxID int // -1: none (Catalog.TaxIDPattern unset or absent from the table)
+	// the columns of Catalog.Applies; -1: none
+	physical, moral, regimes int
 }
 
 func columnsOf(t storage.CatalogTable, c *Catalog) (columns, error) {
@@ -248,9 +296,19 @@ func columnsOf(t storage.CatalogTable, c *Catalog) (columns, error) {
 		}
 		return -1
 	}
-	cols := columns{desc: -1, taxID: -1}
+	cols := columns{desc: -1, taxID: -1, physical: -1, moral: -1, regimes: -1}
 	if c.TaxIDPattern != "" {
 		cols.taxID = pos(c.TaxIDPattern)
+	}
+	if a := c.Applies; a != nil {
+		for _, p := range []struct {
+			name string
+			to   *int
+		}{{a.Physical, &cols.physical}, {a.Moral, &cols.moral}, {a.Regimes, &cols.regimes}} {
+			if p.name != "" {
+				*p.to = pos(p.name)
+			}
+		}
 	}
 	for _, name := range c.ID {
 		p := pos(name)
@@ -391,6 +449,21 @@ func (s *Service) TaxIDPatterns(ctx context.Context) (map[string]TaxIDFormat, er
 		return nil, err
 	}
 	return l.taxIDs, nil
+}
+
+// Applicability is to whom each record of SatTaxRegimes or SatCfdiUses applies (Catalog.Applies),
+// in id order; empty when the imported source lacks the columns. The slice is shared: read it,
+// never change it. ErrNotImported without catalogs.
+func (s *Service) Applicability(ctx context.Context, name string) ([]Applicability, error) {
+	c, ok := Lookup(name)
+	if !ok || c.Applies == nil {
+		return nil, fmt.Errorf("catalogs: %q keeps no applicability", name)
+	}
+	l, err := s.load(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return l.applies, nil
 }
 
 // DownloadList is GET /api/v4/download-catalogs.

@@ -37,6 +37,13 @@ func NewDecimal(units, millionths int64) Decimal { return Decimal{units*unit + m
 // FromInt is n.
 func FromInt(n int64) Decimal { return Decimal{n * unit} }
 
+// DecimalPattern is the text ParseDecimal reads, as a regular expression (for checks made
+// elsewhere, a web page's as its user types): a sign, digits, and up to Scale decimals after a
+// point, digits on at least one side. Values too large are ParseDecimal's alone to refuse.
+const DecimalPattern = `^[+-]?([0-9]+(\.[0-9]{1,` + scaleText + `})?|\.[0-9]{1,` + scaleText + `})$`
+
+const scaleText = "6"
+
 // ParseDecimal reads a plain decimal number ("12", "-0.5", "1234.567890"): an optional sign,
 // digits, and at most 6 fractional digits. No exponent, no grouping, no spaces.
 func ParseDecimal(s string) (Decimal, error) {

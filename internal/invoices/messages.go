@@ -15,6 +15,7 @@ const (
 	MsgDateTooOld   = "La fecha del comprobante '%s' tiene más de 72 horas: el SAT no admite timbrar comprobantes emitidos hace más de 72 horas."
 	MsgNotInCatalog = "El valor '%s' no existe en el catálogo %s del SAT."
 	MsgZipCode      = "El código postal '%s' no es válido: debe tener 5 dígitos."
+	ZipPattern      = `^[0-9]{5}$`      // a postal code (MsgZipCode)
 	MsgRFC          = cfdi.MsgRFCFormat // and cfdi.MsgRFCDate: cfdi.CheckRFC's texts
 	MsgSeriesLength = "La serie admite de 1 a 25 caracteres (atributo Serie del CFDI). Ingresó %d caracteres."
 	MsgTooLong      = "'%s' admite hasta %d caracteres. Ingresó %d caracteres."

@@ -43,6 +43,14 @@ func (f *Fields) Add(prop, msg string, value any, code string) { f.k.add(prop, m
 // Code checks a required key of a catalog (the invoices' catalog names, CatalogPaymentForms…).
 func (f *Fields) Code(prop, catalog, id string) bool { return f.k.requiredCode(prop, catalog, id) }
 
+// Recipient checks a recipient as an invoice's (by value or a person of the tenant), with the
+// invoice's rules and texts under Recipient.…; ok is false when a failure was recorded.
+func (f *Fields) Recipient(in *api.InvoiceRecipientInput) bool {
+	n := len(f.k.fs)
+	f.k.recipientOf(in)
+	return f.k.err == nil && len(f.k.fs) == n
+}
+
 // Required checks a required text.
 func (f *Fields) Required(prop, v string) bool { return f.k.required(prop, v) }
 

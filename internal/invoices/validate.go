@@ -22,7 +22,7 @@ import (
 )
 
 var (
-	zipPattern  = regexp.MustCompile(`^[0-9]{5}$`)
+	zipPattern  = regexp.MustCompile(ZipPattern)
 	uuidPattern = regexp.MustCompile(`^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$`)
 )
 

@@ -30,6 +30,7 @@ const KeySize = 32
 type Keys struct {
 	aead   cipher.AEAD
 	lookup []byte
+	mac    []byte
 }
 
 // New derives the working keys from a master key of KeySize bytes.
@@ -45,7 +46,7 @@ func New(master []byte) (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Keys{aead: aead, lookup: derive(master, "timbra lookup v1")}, nil
+	return &Keys{aead: aead, lookup: derive(master, "timbra lookup v1"), mac: derive(master, "timbra mac v1")}, nil
 }
 
 func derive(master []byte, label string) []byte {
@@ -140,6 +141,17 @@ func (k *Keys) Open(sealed []byte, context string) ([]byte, error) {
 func (k *Keys) Lookup(value string) []byte {
 	m := hmac.New(sha256.New, k.lookup)
 	m.Write([]byte(value))
+	return m.Sum(nil)
+}
+
+// MAC is an HMAC-SHA256 of msg under a key of its own derived from the master key, bound to
+// purpose (a MAC made for one purpose never checks for another): tokens the server gives and
+// later checks, as a web form's.
+func (k *Keys) MAC(purpose string, msg []byte) []byte {
+	m := hmac.New(sha256.New, k.mac)
+	m.Write([]byte(purpose))
+	m.Write([]byte{0})
+	m.Write(msg)
 	return m.Sum(nil)
 }
 

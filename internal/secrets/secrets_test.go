@@ -80,3 +80,19 @@ func TestPassword(t *testing.T) {
 		t.Fatal("hash is not salted")
 	}
 }
+
+// TestMAC: a MAC depends on the master key, the purpose and the message, and is not the lookup
+// hash of the same text.
+func TestMAC(t *testing.T) {
+	k := testKeys(t)
+	a := k.MAC("form", []byte("x"))
+	if len(a) != 32 || !bytes.Equal(a, k.MAC("form", []byte("x"))) {
+		t.Fatal("a MAC is 32 bytes and repeatable")
+	}
+	other, _ := New(bytes.Repeat([]byte{9}, KeySize))
+	for _, b := range [][]byte{k.MAC("forms", []byte("x")), k.MAC("form", []byte("y")), k.MAC("for", []byte("m\x00x")), other.MAC("form", []byte("x")), k.Lookup("form\x00x")} {
+		if bytes.Equal(a, b) {
+			t.Fatalf("MAC collides: %x", b)
+		}
+	}
+}

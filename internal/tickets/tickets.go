@@ -35,6 +35,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/autoinvoice"
+	"github.com/timbra-mx/timbra/internal/catalogs"
 	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/invoices"
@@ -92,6 +93,17 @@ type Service struct {
 	Invoices    *invoices.Service
 	Environment string
 	Now         func() time.Time
+	// Mail e-mails a CFDI a customer makes through the portal; nil, or a Sender without a
+	// Transport: the server sends no mail.
+	Mail *invoices.Sender
+	// Catalogs give the tax regimes and CFDI uses a portal's customer chooses from, and to whom
+	// each applies (*catalogs.Service is one).
+	Catalogs Applicabilities
+}
+
+// Applicabilities give to whom the records of a catalog apply (catalogs.Service.Applicability).
+type Applicabilities interface {
+	Applicability(ctx context.Context, name string) ([]catalogs.Applicability, error)
 }
 
 func (s *Service) now() time.Time {
