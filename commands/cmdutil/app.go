@@ -310,8 +310,33 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		msg = "unknown flag: " + Dashes(name)
+		if near := nearFlags(c, strings.TrimLeft(name, "-")); len(near) > 0 {
+			msg += ". Did you mean " + strings.Join(near, " or ") + "?"
+		}
 	}
 	return &UsageError{msg: msg, cmd: helpName(c)}
+}
+
+// nearFlags are the flags of c's command a mistyped flag may have meant: the one Suggest finds,
+// else those that start with it (at most three).
+func nearFlags(c *cli.Context, name string) []string {
+	if c == nil || c.Command == nil || name == "" {
+		return nil
+	}
+	var names []string
+	for _, f := range c.Command.Flags {
+		names = append(names, f.Names()...)
+	}
+	if s := Suggest(names, name); s != "" {
+		return []string{Dashes(s)}
+	}
+	var out []string
+	for _, n := range names {
+		if len(n) > len(name) && strings.HasPrefix(n, name) && len(out) < 3 {
+			out = append(out, Dashes(n))
+		}
+	}
+	return out
 }
 
 // Dashes writes a flag the way the help shows it: --name, or -n for one letter.
