@@ -36,6 +36,14 @@ var personTextFlags = []struct {
 	{"foreign-tin", "foreign tax registration `NUMBER` (up to 40 characters)", func(p *api.PersonInput) **string { return &p.ForeignTin }},
 }
 
+// personSources are the flags of the API's properties of a person (failures name them).
+var personSources = cmdutil.Sources{
+	"LegalName": "--legal-name", "Email": "--email", "PhoneNumber": "--phone", "SatTaxRegimeId": "--tax-regime",
+	"SatCfdiUseId": "--cfdi-use", "UserTypeId": "--user-type", "Tin": "--tin", "Curp": "--curp", "ZipCode": "--zip-code",
+	"CountryId": "--country", "ForeignTin": "--foreign-tin", "Base64Photo": "--photo-file",
+	"Password": "--password-file, --password-stdin or --password-prompt", "TaxPassword": "--tax-password-file or --tax-password-stdin",
+}
+
 // writeOptions are the options of create and update.
 type writeOptions struct {
 	f                *cmdutil.Factory
@@ -224,7 +232,7 @@ func writeRun(c *cli.Context, o *writeOptions) error {
 		p, err = client.UpdatePerson(ctx, o.ID, in)
 	}
 	if err != nil {
-		return err
+		return cmdutil.Explain(err, personSources)
 	}
 	pr := o.f.Printer()
 	return pr.Fields(p, personFields(pr, p))

@@ -90,3 +90,16 @@ func TestPeopleDeleteConfirms(t *testing.T) {
 	r = run1(t, cmdtest.Opts{}, "people", "delete", "p-9")
 	cmdtest.WantCode(t, r, 2)
 }
+
+// TestPeopleFailuresNameTheFlag: the API's failures name the flag that carried the value.
+func TestPeopleFailuresNameTheFlag(t *testing.T) {
+	cmdtest.Isolate(t)
+	fake := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		cmdtest.WriteEnvelope(w, 400, []any{cmdtest.Failure("Tin", "El RFC 'AAA011301AAA' no es válido: su fecha 011301 (AAMMDD) no existe en el calendario."),
+			cmdtest.Failure("ZipCode", "El código postal '9' no existe.")}, "One or more validation failures have occurred.", "t")
+	})
+	cmdtest.UseAPI(t, fake.URL)
+	r := runArgs(t, "people", "update", "p-1", "--tin", "AAA011301AAA", "--zip-code", "9")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stderr", r.Err, "no existe en el calendario. (--tin)\n", "ZipCode: El código postal '9' no existe. (--zip-code)\n")
+}

@@ -166,6 +166,12 @@ var productTextFlags = []struct {
 // jsonNumber is what --unit-price and a tax's rate take: a plain decimal number.
 var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
 
+// productSources are the flags of the API's properties of a product (failures name them).
+var productSources = cmdutil.Sources{
+	"Description": "--description", "SatUnitMeasurementId": "--unit", "SatTaxObjectId": "--tax-object",
+	"SatProductCodeId": "--product-code", "UnitPrice": "--unit-price", "ProductTaxes": "--tax",
+}
+
 type writeOptions struct {
 	f      *cmdutil.Factory
 	ID     string // update
@@ -331,7 +337,7 @@ func writeRun(c *cli.Context, o *writeOptions) error {
 		prod, err = client.UpdateProduct(c.Context, o.ID, o.Input)
 	}
 	if err != nil {
-		return err
+		return cmdutil.Explain(err, productSources)
 	}
 	p := o.f.Printer()
 	return p.Fields(prod, productFields(p, prod))
