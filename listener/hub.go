@@ -19,7 +19,8 @@ var (
 	ErrAckTimeout   = errors.New("ListenerAckTimeout")
 )
 
-// Hub holds the open sessions, at most one per person of a tenant.
+// Hub holds the open sessions, at most one per listener (a person's session name: each has its
+// own listener webhook), known by the listener webhook's id.
 type Hub struct {
 	// PingEvery, PongWait and RenewEvery are the session's timings; zero uses the protocol's.
 	// Set them before Serve.
@@ -44,21 +45,21 @@ type session struct {
 	waiting map[string]chan Ack
 }
 
-func hubKey(tenant, person string) string { return tenant + "/" + person }
+func hubKey(tenant, listenerID string) string { return tenant + "/" + listenerID }
 
 // Serve runs a session on an upgraded connection until it ends: it sends ready, then pings,
 // delivers events and routes acks; a client it does not hear from for PongWait is gone.
 // onPong renews the listener while the client answers, at most once per RenewEvery. A session
-// already open for the same person is closed with CloseReplaced.
-func (h *Hub) Serve(conn *websocket.Conn, tenant, person string, ready Ready, onPong func()) {
-	s := &session{h: h, conn: conn, key: hubKey(tenant, person), events: ready.Events,
+// already open for the same listener is closed with CloseReplaced.
+func (h *Hub) Serve(conn *websocket.Conn, tenant, listenerID string, ready Ready, onPong func()) {
+	s := &session{h: h, conn: conn, key: hubKey(tenant, listenerID), events: ready.Events,
 		out: make(chan []byte, 16), closed: make(chan struct{}), waiting: map[string]chan Ack{}}
 	h.mu.Lock()
 	old := h.sessions[s.key]
 	h.sessions[s.key] = s
 	h.mu.Unlock()
 	if old != nil {
-		old.close(CloseReplaced, "replaced by a newer timbra listen of the same person")
+		old.close(CloseReplaced, "replaced by a newer timbra listen of the same session")
 	}
 	defer func() {
 		h.mu.Lock()
@@ -85,21 +86,21 @@ func Probe(conn *websocket.Conn, ready Ready) {
 	conn.Close()
 }
 
-// Connected tells whether a person has an open session, and the event types it asked for.
-func (h *Hub) Connected(tenant, person string) ([]string, bool) {
+// Connected tells whether a listener has an open session, and the event types it asked for.
+func (h *Hub) Connected(tenant, listenerID string) ([]string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.sessions[hubKey(tenant, person)]
+	s := h.sessions[hubKey(tenant, listenerID)]
 	if s == nil {
 		return nil, false
 	}
 	return s.events, true
 }
 
-// Deliver sends an event to a person's session and waits for its ack.
-func (h *Hub) Deliver(ctx context.Context, tenant, person string, ev Event) (Ack, error) {
+// Deliver sends an event to a listener's session and waits for its ack.
+func (h *Hub) Deliver(ctx context.Context, tenant, listenerID string, ev Event) (Ack, error) {
 	h.mu.Lock()
-	s := h.sessions[hubKey(tenant, person)]
+	s := h.sessions[hubKey(tenant, listenerID)]
 	h.mu.Unlock()
 	if s == nil {
 		return Ack{}, ErrNotConnected

@@ -137,3 +137,76 @@ func TestListenerSession(t *testing.T) {
 		return result{status: resp.StatusCode, env: env, raw: string(env.Data)}
 	}(), "events", "El tipo de evento 'nope' no existe.")
 }
+
+// TestListenerSessionsOfOnePerson: each session name of a person is its own listener (its
+// deliveries, its types, its secret); a session is replaced only by one of the same name; a
+// resend or trigger without webhookId goes to the session named, else the default one, else the
+// only one open.
+func TestListenerSessionsOfOnePerson(t *testing.T) {
+	f := newHookFixture(t, "")
+	def, readyDef := f.dialListen(t, "")
+	apiConn, readyAPI := f.dialListen(t, "?session=api&events=invoice.*")
+	if readyDef.Session != "default" || readyAPI.Session != "api" || readyDef.WebhookID == readyAPI.WebhookID || readyDef.Secret == readyAPI.Secret {
+		t.Fatalf("two sessions: %+v %+v", readyDef, readyAPI)
+	}
+	// the list shows each listener's session; the default one is stored as every listener was
+	// before sessions had names
+	for id, want := range map[string]string{readyDef.WebhookID: "default", readyAPI.WebhookID: "api"} {
+		var w api.Webhook
+		json.Unmarshal(f.do("GET", "/api/v4/webhooks/"+id, "").env.Data, &w)
+		if w.ListenerSession == nil || *w.ListenerSession != want || w.EnabledEvents[0] != map[string]string{"default": "*", "api": "invoice.*"}[want] {
+			t.Fatalf("listener %s: %+v", id, w)
+		}
+	}
+	// a real event reaches both, each through its own delivery
+	f.srv.Webhooks().Emit(context.Background(), f.creds.TenantKey, "invoice.canceled", "inv-1", nil)
+	e1, e2 := readEvent(t, def), readEvent(t, apiConn)
+	if e1.EventID != e2.EventID || e1.DeliveryID == e2.DeliveryID {
+		t.Fatalf("one event, two sessions: %+v %+v", e1, e2)
+	}
+	// without webhookId: the session named, else the default one
+	if r := f.do("POST", "/api/v4/events/"+e1.EventID+"/resend", `{"listenerSession":"api"}`); r.status != 202 || !strings.Contains(r.raw, readyAPI.WebhookID) {
+		t.Fatalf("resend to the session api: %s", r.raw)
+	}
+	if ev := readEvent(t, apiConn); ev.Kind != "manual" {
+		t.Fatalf("resent to api: %+v", ev)
+	}
+	if r := f.do("POST", "/api/v4/events/trigger", `{"type":"invoice.stamped"}`); r.status != 202 || !strings.Contains(r.raw, readyDef.WebhookID) {
+		t.Fatalf("trigger to the default session: %s", r.raw)
+	}
+	readEvent(t, def)
+	if r := f.do("POST", "/api/v4/events/"+e1.EventID+"/resend", `{"listenerSession":"nope"}`); r.status != 409 || r.env.Details != "La sesión 'nope' de timbra listen no está conectada; ejecuta timbra listen --session nope." {
+		t.Fatalf("resend to a session not open: %s", r.raw)
+	}
+	// a newer api session replaces the api one only
+	_, readyAPI2 := f.dialListen(t, "?session=api")
+	if readyAPI2.WebhookID != readyAPI.WebhookID {
+		t.Fatal("a session name keeps its listener")
+	}
+	apiConn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, _, err := apiConn.ReadMessage(); !websocket.IsCloseError(err, listener.CloseReplaced) {
+		t.Fatalf("the older api session: %v", err)
+	}
+	if _, ok := f.srv.hub.Connected(f.creds.TenantKey, readyDef.WebhookID); !ok {
+		t.Fatal("the default session was closed by another name's")
+	}
+	// with the default one gone, the only one open takes them; with two others, a name is needed
+	def.Close()
+	if !waitFor(5*time.Second, func() bool { _, ok := f.srv.hub.Connected(f.creds.TenantKey, readyDef.WebhookID); return !ok }) {
+		t.Fatal("the default session is still open")
+	}
+	if r := f.do("POST", "/api/v4/events/trigger", `{"type":"invoice.stamped"}`); r.status != 202 || !strings.Contains(r.raw, readyAPI.WebhookID) {
+		t.Fatalf("trigger to the only session open: %s", r.raw)
+	}
+	f.dialListen(t, "?session=b")
+	if r := f.do("POST", "/api/v4/events/trigger", `{"type":"invoice.stamped"}`); r.status != 409 || r.env.Details != "Tienes varias sesiones de timbra listen abiertas (api, b): nombra una (timbra events resend --session NOMBRE)." {
+		t.Fatalf("trigger with two sessions open, none default: %s", r.raw)
+	}
+	// a session's name is checked
+	h := http.Header{"X-Tenant-Key": {f.creds.TenantKey}, "X-Api-Key": {f.creds.APIKey}}
+	_, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(f.http.URL, "http")+listener.Path+"?session=a%20b", h)
+	if err == nil || resp.StatusCode != 400 {
+		t.Fatalf("a bad session name: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}

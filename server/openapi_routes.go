@@ -73,7 +73,9 @@ var routeDocs = []routeDoc{
 	// The listener session of timbra listen.
 	{pattern: "GET /api/v4/listen", summary: "Open the caller's listener session (websocket)", tag: "Events", status: http.StatusSwitchingProtocols, errors: []int{403, 409},
 		notes: "A websocket upgrade; a plain request answers 400. The protocol (Ready, Event, Ack) is the listener package's.",
-		query: []queryParam{{name: "events", desc: "Comma-separated event types to receive (all when absent)."}, {name: "probe", desc: "1 or true: send the Ready and close.", typ: "string"}}},
+		query: []queryParam{{name: "events", desc: "Comma-separated event types to receive (all when absent); namespace.* takes a namespace."},
+			{name: "session", desc: "The session's name (default \"default\"): each name of a person is its own listener webhook; only a session of the same name is replaced."},
+			{name: "probe", desc: "1 or true: send the Ready and close.", typ: "string"}}},
 
 	// Catalogs (spec 3 §4.2, §4.3).
 	{pattern: "GET /api/v4/catalogs", summary: "Names of the catalogs", tag: "Catalogs", data: of[[]string]()},

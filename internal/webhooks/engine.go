@@ -775,14 +775,14 @@ func (e *Engine) release(t *tenantQueue, o outcome) {
 // acknowledgement, which becomes the attempt's outcome.
 func (e *Engine) toListener(ctx context.Context, h hookInfo, j job, hd http.Header) webhook.Attempt {
 	start := time.Now()
-	if e.Svc.Listeners == nil || h.person == nil {
+	if e.Svc.Listeners == nil {
 		return webhook.Attempt{Error: listener.ErrNotConnected.Error()}
 	}
 	headers := map[string]string{}
 	for k := range hd {
 		headers[strings.ToLower(k)] = hd.Get(k)
 	}
-	ack, err := e.Svc.Listeners.Deliver(ctx, j.TenantID, *h.person, listener.Event{
+	ack, err := e.Svc.Listeners.Deliver(ctx, j.TenantID, j.WebhookID, listener.Event{
 		DeliveryID: j.DeliveryID, EventID: j.EventID, EventType: j.EventType, Kind: j.Kind, Headers: headers, Body: string(j.body),
 	})
 	if err != nil {
