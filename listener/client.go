@@ -50,8 +50,8 @@ const (
 
 var (
 	// ErrReplaced ends Run when the server closed the session with CloseReplaced: a newer
-	// session of the same person took over.
-	ErrReplaced = errors.New("listener: replaced by a newer session of the same person")
+	// session of the same person and name took over.
+	ErrReplaced = errors.New("listener: replaced by a newer session of the same name")
 	// ErrStop, returned by Client.OnReady, ends Run cleanly (Run returns nil).
 	ErrStop = errors.New("listener: stop")
 )
@@ -197,6 +197,32 @@ func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
 		Excerpt: a.Excerpt, Body: string(a.Body), Latency: a.Duration, Err: a.Err}
 }
 
+// Route sends the events of some types to one target (timbra listen --forward-to
+// 'invoice.*=URL').
+type Route struct {
+	// Types are the event types the route takes: exact types and "namespace.*" patterns; none
+	// (or "*") takes every type.
+	Types   []string
+	Forward *Forwarder
+}
+
+// Takes tells whether the route takes events of type t.
+func (r Route) Takes(t string) bool { return len(r.Types) == 0 || TypeMatches(r.Types, t) }
+
+// TypeMatches tells whether the event type t is one of patterns: "*" is every type,
+// "namespace.*" every type that starts with "namespace.", any other pattern that exact type.
+func TypeMatches(patterns []string, t string) bool {
+	for _, p := range patterns {
+		if p == "*" || p == t {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasSuffix(prefix, ".") && strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // ReachTimeout bounds Reachable.
 const ReachTimeout = 2 * time.Second
 
@@ -248,9 +274,13 @@ type EventResult struct {
 	// Pending tells, in OnReceived, that the event is being forwarded: OnEvent follows with the
 	// outcome.
 	Pending bool
-	// Forward is the outcome of the forward; nil when there is no target, the event was not
-	// forwarded (its signature did not verify), or the forward is pending.
-	Forward *ForwardResult
+	// Targets are the URLs of the routes that take the event, in the order of the routes.
+	Targets []string
+	// Forwards are the outcomes of the forwards, one per target; Forward is the one the Ack
+	// reports: the first that failed, else the first. Forward is nil when there is no target,
+	// the event was not forwarded (its signature did not verify), or the forwards are pending.
+	Forwards []ForwardResult
+	Forward  *ForwardResult
 	// Ack is the answer sent to the server.
 	Ack Ack
 }
@@ -269,8 +299,12 @@ type Client struct {
 	// Dialer opens the connection; nil uses one with the proxy of the environment.
 	Dialer *websocket.Dialer
 	// Forward is where events go; nil acknowledges each verified event with no status and no
-	// error.
+	// error. It is a route that takes every type, before Routes.
 	Forward *Forwarder
+	// Routes send each event to every target whose types it is of, at once; the Ack reports the
+	// first that failed, else the first. An event no route takes is acknowledged with no status
+	// and no error.
+	Routes []Route
 	// Now is the clock of signature checks; nil uses time.Now.
 	Now func() time.Time
 
@@ -640,15 +674,60 @@ func (c *Client) verify(secret string, e Event, receivedAt time.Time) EventResul
 		return res
 	}
 	res.Verified = true
-	res.Pending = c.Forward != nil
+	for _, r := range c.routes() {
+		if r.Takes(e.EventType) {
+			res.Targets = append(res.Targets, r.Forward.URL)
+		}
+	}
+	res.Pending = len(res.Targets) > 0
 	return res
 }
 
-// forward posts a verified event and puts the outcome in its result and Ack.
+// routes are Forward (every type) and Routes.
+func (c *Client) routes() []Route {
+	if c.Forward == nil {
+		return c.Routes
+	}
+	return append([]Route{{Forward: c.Forward}}, c.Routes...)
+}
+
+// forward posts a verified event to every route that takes it, at once, and puts the outcomes
+// in its result and Ack.
 func (c *Client) forward(ctx context.Context, res *EventResult) {
-	fr := c.Forward.Forward(ctx, res.Event)
-	res.Forward, res.Pending = &fr, false
+	var taken []Route
+	for _, r := range c.routes() {
+		if r.Takes(res.Event.EventType) {
+			taken = append(taken, r)
+		}
+	}
+	out := make([]ForwardResult, len(taken))
+	var wg sync.WaitGroup
+	for i, r := range taken {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = r.Forward.Forward(ctx, res.Event)
+		}()
+	}
+	wg.Wait()
+	res.Forwards, res.Pending = out, false
+	if len(out) == 0 {
+		return
+	}
+	res.Forward = &out[0]
+	for i := range out {
+		if !out[i].ok() {
+			res.Forward = &out[i]
+			break
+		}
+	}
+	fr := res.Forward
 	res.Ack.StatusCode, res.Ack.Excerpt, res.Ack.Error = fr.StatusCode, fr.Excerpt, clientTruncate(fr.Error, MaxErrorLength)
+}
+
+// ok tells whether the target answered 2xx in full.
+func (fr *ForwardResult) ok() bool {
+	return fr.Error == "" && fr.StatusCode != nil && *fr.StatusCode >= 200 && *fr.StatusCode <= 299
 }
 
 func clientTruncate(s string, n int) string {
