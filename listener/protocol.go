@@ -41,8 +41,11 @@ const (
 	// pings.
 	RenewEvery = time.Minute
 	// AckWait bounds how long the server waits for a client's Ack of one event: the client's
-	// forward timeout plus some slack; past it the delivery fails.
+	// forward timeout plus some slack; past it (the Event's Deadline) the delivery fails.
 	AckWait = 40 * time.Second
+	// DeadlineMargin is how long before an Event's Deadline the client's forward must end (and
+	// after which it starts none): room for the Ack's way back and for the clocks' skew.
+	DeadlineMargin = 2 * time.Second
 	// SessionLifetime is how long a session's listener stays valid without a renewal; an open
 	// session renews it on every pong, so it expires only when the client is gone.
 	SessionLifetime = 10 * time.Minute
@@ -63,6 +66,9 @@ type Ready struct {
 	Secret           string   `json:"secret"`            // whsec_… that signs every event of this listener
 	Events           []string `json:"events"`
 	SessionExpiresAt string   `json:"sessionExpiresAt"`
+	// ServerTime is the server's clock when it sent the Ready (UTC, to the millisecond): the
+	// client reads each Event's Deadline against it. Older servers leave it out.
+	ServerTime string `json:"serverTime,omitempty"`
 }
 
 // Event is one delivery to the listener: the exact body and the Standard Webhooks headers.
@@ -74,6 +80,12 @@ type Event struct {
 	Kind       string            `json:"kind"` // automatic, manual, test
 	Headers    map[string]string `json:"headers"`
 	Body       string            `json:"body"` // the exact bytes that were signed
+	// Deadline ends the attempt (the server's clock, UTC to the millisecond): the server takes
+	// no Ack after it and records the attempt failed (ListenerAckTimeout), so the client starts
+	// no forward after it and ends its forward before it. Older servers leave it out.
+	Deadline string `json:"deadline,omitempty"`
+	// Replay marks an event the session asked to catch up on (query since=).
+	Replay bool `json:"replay,omitempty"`
 }
 
 // Ack is the client's outcome of forwarding one Event.

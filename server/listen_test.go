@@ -41,6 +41,10 @@ func readEvent(t *testing.T, conn *websocket.Conn) listener.Event {
 	return ev
 }
 
+func ackEvent(conn *websocket.Conn, ev listener.Event, status int) {
+	conn.WriteJSON(listener.Ack{Type: "ack", DeliveryID: ev.DeliveryID, StatusCode: &status})
+}
+
 func TestListenerSession(t *testing.T) {
 	f := newHookFixture(t, "")
 	if r := f.do("GET", listener.Path, ""); r.status != 400 || r.env.Details != MsgNotWebsocket {
@@ -98,19 +102,24 @@ func TestListenerSession(t *testing.T) {
 	if ev2.EventID != ev.EventID || ev2.Kind != "manual" || ev2.Body != ev.Body {
 		t.Fatalf("resent: %+v", ev2)
 	}
-	// a newer session of the same person replaces this one; the unacknowledged delivery fails
+	// a newer session of the same person replaces this one: it gets no new event, and is closed
+	// once what it was sent is acknowledged (or past its deadline), so its acks are recorded
 	conn2, ready2 := f.dialListen(t, "")
 	if ready2.WebhookID != ready.WebhookID || ready2.Secret != ready.Secret {
 		t.Fatal("the listener and its secret must be stable per person")
 	}
+	if ev2.Deadline == "" {
+		t.Fatal("an event carries its attempt's deadline")
+	}
+	ackEvent(conn, ev2, 200)
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	_, _, err := conn.ReadMessage()
 	if !websocket.IsCloseError(err, listener.CloseReplaced) {
 		t.Fatalf("the older session: %v, want close %d", err, listener.CloseReplaced)
 	}
 	d = f.waitDelivery(ready.WebhookID, func(d api.Delivery) bool { return d.ID != ev.DeliveryID && d.Kind == "manual" && d.Status != "pending" })
-	if d.Status != "failed" || d.LastError == nil || *d.LastError != "ListenerDisconnected" {
-		t.Fatalf("a delivery of a dropped session: %+v", d)
+	if d.Status != "succeeded" || d.LastStatusCode == nil || *d.LastStatusCode != 200 {
+		t.Fatalf("the ack of a replaced session: %+v", d)
 	}
 	// once no session is open, trigger and resend answer 409
 	conn2.Close()
@@ -164,17 +173,21 @@ func TestListenerSessionsOfOnePerson(t *testing.T) {
 	if e1.EventID != e2.EventID || e1.DeliveryID == e2.DeliveryID {
 		t.Fatalf("one event, two sessions: %+v %+v", e1, e2)
 	}
+	ackEvent(def, e1, 200)
+	ackEvent(apiConn, e2, 200)
 	// without webhookId: the session named, else the default one
 	if r := f.do("POST", "/api/v4/events/"+e1.EventID+"/resend", `{"listenerSession":"api"}`); r.status != 202 || !strings.Contains(r.raw, readyAPI.WebhookID) {
 		t.Fatalf("resend to the session api: %s", r.raw)
 	}
 	if ev := readEvent(t, apiConn); ev.Kind != "manual" {
 		t.Fatalf("resent to api: %+v", ev)
+	} else {
+		ackEvent(apiConn, ev, 200)
 	}
 	if r := f.do("POST", "/api/v4/events/trigger", `{"type":"invoice.stamped"}`); r.status != 202 || !strings.Contains(r.raw, readyDef.WebhookID) {
 		t.Fatalf("trigger to the default session: %s", r.raw)
 	}
-	readEvent(t, def)
+	ackEvent(def, readEvent(t, def), 200)
 	if r := f.do("POST", "/api/v4/events/"+e1.EventID+"/resend", `{"listenerSession":"nope"}`); r.status != 409 || r.env.Details != "La sesión 'nope' de timbra listen no está conectada; ejecuta timbra listen --session nope." {
 		t.Fatalf("resend to a session not open: %s", r.raw)
 	}

@@ -298,6 +298,8 @@ func (m ListenModel) outcomeOf(r listener.EventResult) outcomeCell {
 	s := m.styles
 	fr := r.Forward
 	switch {
+	case r.Late:
+		return outcomeCell{style: s.Pending, full: "↯ late: not forwarded", short: "↯ late"}
 	case !r.Verified:
 		return outcomeCell{style: s.Unverified, full: "✗ signature NOT verified", short: "✗ bad signature"}
 	case r.Pending:
@@ -393,7 +395,14 @@ func (m ListenModel) detailLines(r listener.EventResult, w int) (lines []string,
 		}
 	}
 	section("Event " + e.EventID)
-	add(nil, e.EventType+" · kind "+e.Kind+" · delivery "+e.DeliveryID)
+	kind := e.Kind
+	if e.Replay {
+		kind += " (replay)"
+	}
+	add(nil, e.EventType+" · kind "+kind+" · delivery "+e.DeliveryID)
+	if r.Late {
+		add(&s.Pending, "came past its attempt's deadline (the session was paused or asleep): not forwarded; the server recorded it failed")
+	}
 	add(nil, "received "+r.ReceivedAt.In(m.opts.Location).Format("2006-01-02 15:04:05.000"))
 	if r.Verified {
 		add(&s.OK, "signature verified with the listener's secret")

@@ -617,6 +617,7 @@ const listenLineVersion = 1
 const (
 	phaseReceived  = "received"
 	phaseForwarded = "forwarded"
+	phaseDropped   = "dropped"
 )
 
 // listenReceived is the JSON line of an event as it arrives.
@@ -635,6 +636,11 @@ type listenReceived struct {
 	// URLs it goes to (the routes that take its type).
 	Forwarding bool     `json:"forwarding"`
 	Routes     []string `json:"routes"`
+	// Replay marks an event of the catch-up (--since); Late one that came past its attempt's
+	// deadline (the session was paused or asleep): not forwarded, as the server recorded it
+	// failed.
+	Replay bool `json:"replay"`
+	Late   bool `json:"late"`
 }
 
 // listenForwarded is the JSON line of an event's forward once it ended.
@@ -651,6 +657,10 @@ type listenForwarded struct {
 	// first); Forwards every route's, in the order of the routes.
 	Forward  *listenForward  `json:"forward"`
 	Forwards []listenForward `json:"forwards"`
+	Replay   bool            `json:"replay"`
+	// Late (phase dropped, forward null): the event waited for a forward slot past its
+	// attempt's deadline and was not forwarded.
+	Late bool `json:"late"`
 }
 
 type listenForward struct {
@@ -697,7 +707,7 @@ func (l *listenPrinter) received(r listener.EventResult) {
 		line := listenReceived{
 			V: listenLineVersion, Phase: phaseReceived, ReceivedAt: jsonTime(r.ReceivedAt),
 			DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind,
-			Headers: e.Headers, Verified: r.Verified, Forwarding: r.Pending, Routes: r.Targets,
+			Headers: e.Headers, Verified: r.Verified, Forwarding: r.Pending, Routes: r.Targets, Replay: e.Replay, Late: r.Late,
 		}
 		if line.Routes == nil {
 			line.Routes = []string{}
@@ -719,6 +729,10 @@ func (l *listenPrinter) received(r listener.EventResult) {
 // event shows the outcome of a forward (an event not forwarded was shown when it arrived).
 func (l *listenPrinter) event(r listener.EventResult) {
 	fr := r.Forward
+	if r.Late && fr == nil {
+		l.dropped(r)
+		return
+	}
 	if fr == nil {
 		return
 	}
@@ -729,7 +743,7 @@ func (l *listenPrinter) event(r listener.EventResult) {
 	e := r.Event
 	line := listenForwarded{
 		V: listenLineVersion, Phase: phaseForwarded, ReceivedAt: jsonTime(r.ReceivedAt),
-		DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind, Verified: r.Verified,
+		DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind, Verified: r.Verified, Replay: e.Replay,
 	}
 	one := forwardJSON(fr)
 	line.Forward = &one
@@ -740,6 +754,18 @@ func (l *listenPrinter) event(r listener.EventResult) {
 		line.Forwards = []listenForward{one}
 	}
 	l.writeJSON(line)
+}
+
+// dropped shows an event that waited for a forward slot past its deadline: not forwarded.
+func (l *listenPrinter) dropped(r listener.EventResult) {
+	if !l.o.JSON {
+		_, _ = io.WriteString(l.f.IO.Out, l.textLine(r)+"\n")
+		return
+	}
+	e := r.Event
+	l.writeJSON(listenForwarded{V: listenLineVersion, Phase: phaseDropped, ReceivedAt: jsonTime(r.ReceivedAt),
+		DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind, Verified: r.Verified,
+		Forwards: []listenForward{}, Replay: e.Replay, Late: true})
 }
 
 func forwardJSON(fr *listener.ForwardResult) listenForward {
@@ -776,8 +802,14 @@ func (l *listenPrinter) textLine(r listener.EventResult) string {
 		}
 		return c
 	}
-	head := fmt.Sprintf("%s  %s  %s  [%s]", r.ReceivedAt.In(l.loc).Format("2006-01-02 15:04:05"), e.EventType, e.EventID, e.Kind)
+	kind := e.Kind
+	if e.Replay {
+		kind += ", replay"
+	}
+	head := fmt.Sprintf("%s  %s  %s  [%s]", r.ReceivedAt.In(l.loc).Format("2006-01-02 15:04:05"), e.EventType, e.EventID, kind)
 	switch {
+	case r.Late:
+		return head + "  " + colorOf(color.FgYellow).Sprint(lateText)
 	case !r.Verified:
 		return head + "  " + colorOf(color.FgRed, color.Bold).Sprint("signature NOT verified: not forwarded")
 	case r.Pending:
@@ -795,6 +827,9 @@ func (l *listenPrinter) textLine(r listener.EventResult) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// lateText says why an event was not forwarded: it came past its attempt's deadline.
+const lateText = "late (paused or asleep past the server's deadline): not forwarded; recorded failed"
 
 // outcomeText is what a forward's target answered, coloured.
 func (l *listenPrinter) outcomeText(fr *listener.ForwardResult, colorOf func(...color.Attribute) *color.Color) string {

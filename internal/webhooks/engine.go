@@ -93,6 +93,7 @@ type Engine struct {
 	unrecorded int
 	results    chan outcome
 	kickCh     chan struct{}
+	stopped    context.Context // done once Run's context ends: listen attempts stop waiting
 	attempts   sync.WaitGroup
 	running    bool
 	stopping   bool
@@ -167,9 +168,13 @@ type outcome struct {
 	d       *dest
 	job     job
 	attempt webhook.Attempt
-	ok      bool
-	health  bool // counts for the webhook's health
-	jitter  float64
+	// abandoned: the engine stopped while a listen session held the attempt, its outcome
+	// unknown: nothing is recorded, the delivery stays pending and is offered again, with its
+	// id, after the restart (the client answers what it did with it).
+	abandoned bool
+	ok        bool
+	health    bool // counts for the webhook's health
+	jitter    float64
 	// delivery is the outcome written on the delivery as read after the attempt, and retry its
 	// next attempt (zero: none); nil when it was no longer pending at the job's due time.
 	delivery *storage.Delivery
@@ -258,6 +263,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.PerTenant = max(e.PerTenant, 1)
 	e.results = make(chan outcome, e.InFlight+MaxUnrecorded)
 	e.rescanAll = true
+	e.stopped = ctx
 	e.running, e.stopping = true, false
 	e.mu.Unlock()
 	defer func() {
@@ -682,7 +688,11 @@ func (e *Engine) attempt(h hookInfo, j job) outcome {
 	}
 	isListener := h.kind == KindListener
 	if isListener {
-		o.attempt = e.toListener(context.Background(), h, j, webhook.Headers(j.EventID, now, sig))
+		o.attempt = e.toListener(e.stopped, h, j, webhook.Headers(j.EventID, now, sig))
+		if err := e.stopped.Err(); err != nil && o.attempt.Error == err.Error() {
+			o.abandoned = true
+			return o
+		}
 	} else {
 		o.attempt = e.Send(context.Background(), *h.url, webhook.Headers(j.EventID, now, sig), j.body)
 	}
@@ -720,7 +730,7 @@ func (e *Engine) settler(out chan<- []outcome) {
 			for i := range batch {
 				o := &batch[i]
 				o.delivery, o.retry = nil, time.Time{}
-				if o.job.close != "" {
+				if o.job.close != "" || o.abandoned {
 					continue
 				}
 				d, err := tx.Deliveries(o.job.TenantID).Get(o.job.DeliveryID)
@@ -867,6 +877,9 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 		hooks := map[destKey]*hookState{}
 		var order []*hookState
 		for i, o := range batch {
+			if o.abandoned {
+				continue
+			}
 			j := o.job
 			hs := hooks[o.d.key]
 			if hs == nil {
