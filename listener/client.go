@@ -298,8 +298,9 @@ type EventResult struct {
 // sees it once, the server gets the same Ack again. The callbacks are never called
 // concurrently.
 type Client struct {
-	// URL is the websocket URL (see DialURL).
-	URL string
+	// URL is the websocket URL (see DialURL); ReconnectURL, when set, the one of every
+	// connection after the first Ready (without a catch-up's since=, say).
+	URL, ReconnectURL string
 	// Header is sent with each handshake: X-TENANT-KEY, X-API-KEY, User-Agent.
 	Header http.Header
 	// Dialer opens the connection; nil uses one with the proxy of the environment.
@@ -531,12 +532,16 @@ func (c *Client) now() time.Time {
 	return time.Now()
 }
 
-func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
+func (c *Client) dial(ctx context.Context, reconnect bool) (*websocket.Conn, error) {
 	d := c.Dialer
 	if d == nil {
 		d = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: clientDialTimeout}
 	}
-	ws, resp, err := d.DialContext(ctx, c.URL, c.Header)
+	u := c.URL
+	if reconnect && c.ReconnectURL != "" {
+		u = c.ReconnectURL
+	}
+	ws, resp, err := d.DialContext(ctx, u, c.Header)
 	if err != nil {
 		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
 			he := &HandshakeError{StatusCode: resp.StatusCode}
@@ -553,7 +558,7 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 // serve runs one connection; readied tells whether its Ready arrived. The error says why it
 // ended.
 func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (readied bool, err error) {
-	ws, err := c.dial(ctx)
+	ws, err := c.dial(ctx, reconnected)
 	if err != nil {
 		return false, err
 	}

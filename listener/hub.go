@@ -41,10 +41,23 @@ type Hub struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	waiting  map[string]chan Ack // by listener and delivery id: the attempts waiting for an Ack
+	replays  map[string]bool     // by listener and delivery id: the deliveries of a catch-up
 }
 
 // NewHub returns an empty hub.
-func NewHub() *Hub { return &Hub{sessions: map[string]*session{}, waiting: map[string]chan Ack{}} }
+func NewHub() *Hub {
+	return &Hub{sessions: map[string]*session{}, waiting: map[string]chan Ack{}, replays: map[string]bool{}}
+}
+
+// MarkReplays notes deliveries to a listener as its session's catch-up: their Events carry
+// Replay.
+func (h *Hub) MarkReplays(tenant, listenerID string, deliveryIDs []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range deliveryIDs {
+		h.replays[hubKey(tenant, listenerID)+"/"+id] = true
+	}
+}
 
 type session struct {
 	h      *Hub
@@ -82,6 +95,12 @@ func (h *Hub) now() time.Time {
 // already open for the same listener is replaced: it gets no new event, and is closed with
 // CloseReplaced once what it was sent is acknowledged or past its deadline.
 func (h *Hub) Serve(conn *websocket.Conn, tenant, listenerID string, ready Ready, onPong func()) {
+	h.ServeThen(conn, tenant, listenerID, ready, onPong, nil)
+}
+
+// ServeThen is Serve, calling onOpen (in its own goroutine) once the session is the listener's
+// and its Ready is on its way: a catch-up starts then.
+func (h *Hub) ServeThen(conn *websocket.Conn, tenant, listenerID string, ready Ready, onPong, onOpen func()) {
 	s := &session{h: h, conn: conn, key: hubKey(tenant, listenerID), events: ready.Events,
 		out: make(chan outFrame, 16), closed: make(chan struct{})}
 	h.mu.Lock()
@@ -104,6 +123,9 @@ func (h *Hub) Serve(conn *websocket.Conn, tenant, listenerID string, ready Ready
 	msg, _ := json.Marshal(ready)
 	s.out <- outFrame{msg: msg}
 	go s.write()
+	if onOpen != nil {
+		go onOpen()
+	}
 	s.read(onPong)
 }
 
@@ -176,22 +198,24 @@ func (h *Hub) Deliver(ctx context.Context, tenant, listenerID string, ev Event) 
 	wait := orDefault(h.AckWait, AckWait)
 	deadline := h.now().Add(wait)
 	ev.Type, ev.Deadline = TypeEvent, formatDeadline(deadline)
-	msg, err := json.Marshal(ev)
-	if err != nil {
-		return Ack{}, err
-	}
 	ch := make(chan Ack, 1)
 	wkey := key + "/" + ev.DeliveryID
 	h.mu.Lock()
 	h.waiting[wkey] = ch
+	ev.Replay = h.replays[wkey]
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
 		if h.waiting[wkey] == ch {
 			delete(h.waiting, wkey)
 		}
+		delete(h.replays, wkey)
 		h.mu.Unlock()
 	}()
+	msg, err := json.Marshal(ev)
+	if err != nil {
+		return Ack{}, err
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	written := make(chan struct{})

@@ -69,6 +69,9 @@ type Ready struct {
 	// ServerTime is the server's clock when it sent the Ready (UTC, to the millisecond): the
 	// client reads each Event's Deadline against it. Older servers leave it out.
 	ServerTime string `json:"serverTime,omitempty"`
+	// Replaying counts the events the session catches up on (query since=), sent first, one
+	// after the other, oldest first, each an Event with Replay set.
+	Replaying int `json:"replaying,omitempty"`
 }
 
 // Event is one delivery to the listener: the exact body and the Standard Webhooks headers.

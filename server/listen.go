@@ -52,7 +52,8 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	session, _ := query(r, "session")
-	ready, err := s.webhooks.OpenListener(r.Context(), c, strings.TrimSpace(session), events)
+	since, _ := query(r, "since")
+	ready, replay, err := s.webhooks.OpenListenerSince(r.Context(), c, strings.TrimSpace(session), events, strings.TrimSpace(since))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -66,11 +67,20 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("listener connected", "tenant", c.TenantID, "person", c.PersonID, "session", ready.Session, "webhook", ready.WebhookID, "events", ready.Events)
-	s.hub.Serve(conn, c.TenantID, ready.WebhookID, ready, func() {
+	renew := func() {
 		if err := s.webhooks.RenewListener(context.Background(), c.TenantID, ready.WebhookID); err != nil {
 			s.log.Warn("renew listener", "webhook", ready.WebhookID, "err", err)
 		}
-	})
+	}
+	catchUp := func() {
+		err := s.webhooks.Replay(context.Background(), c.TenantID, ready.WebhookID, replay, func(ids []string) {
+			s.hub.MarkReplays(c.TenantID, ready.WebhookID, ids)
+		})
+		if err != nil {
+			s.log.Warn("listener catch-up", "webhook", ready.WebhookID, "events", len(replay), "err", err)
+		}
+	}
+	s.hub.ServeThen(conn, c.TenantID, ready.WebhookID, ready, renew, catchUp)
 	s.log.Info("listener disconnected", "tenant", c.TenantID, "person", c.PersonID, "webhook", ready.WebhookID)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +223,63 @@ func TestListenerSessionsOfOnePerson(t *testing.T) {
 		t.Fatalf("a bad session name: %v %v", err, resp)
 	}
 	resp.Body.Close()
+}
+
+// TestListenerCatchUp: a session opened with since= is sent first, oldest first and marked
+// replay, the events since then of its types that its listener has not received successfully,
+// then live ones.
+func TestListenerCatchUp(t *testing.T) {
+	f := newHookFixture(t, "")
+	start := f.clock.Now().Add(-time.Second).UTC().Format(time.RFC3339Nano)
+	conn, ready := f.dialListen(t, "?events=invoice.*")
+	emit := func(typ string) string {
+		f.clock.Add(time.Millisecond)
+		id, err := f.srv.Webhooks().Emit(context.Background(), f.creds.TenantKey, typ, "inv-1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	got := emit("invoice.stamped")
+	ackEvent(conn, readEvent(t, conn), 200) // received: not replayed
+	f.waitDelivery(ready.WebhookID, func(d api.Delivery) bool { return d.EventID == got && d.Status == "succeeded" })
+	conn.Close()
+	if !waitFor(5*time.Second, func() bool { _, ok := f.srv.hub.Connected(f.creds.TenantKey, ready.WebhookID); return !ok }) {
+		t.Fatal("the session is still open")
+	}
+	missed := []string{emit("invoice.canceled"), emit("invoice.stamped"), emit("invoice.canceled")}
+
+	conn, ready = f.dialListen(t, "?events=invoice.*&since="+url.QueryEscape(start))
+	if ready.Replaying != 3 {
+		t.Fatalf("replaying %d, want 3", ready.Replaying)
+	}
+	for i, id := range missed {
+		ev := readEvent(t, conn)
+		if ev.EventID != id || !ev.Replay || ev.Kind != "manual" {
+			t.Fatalf("replay %d: %+v, want %s", i, ev, id)
+		}
+		status := 200
+		if i == 2 {
+			status = 500
+		}
+		ackEvent(conn, ev, status)
+	}
+	live := emit("invoice.stamped")
+	if ev := readEvent(t, conn); ev.EventID != live || ev.Replay {
+		t.Fatalf("live after the catch-up: %+v", ev)
+	} else {
+		ackEvent(conn, ev, 200)
+	}
+	// since an event's id: after it; the one that failed is offered again
+	for _, id := range []string{missed[2], live} {
+		f.waitDelivery(ready.WebhookID, func(d api.Delivery) bool { return d.EventID == id && d.Status != "pending" })
+	}
+	_, ready = f.dialListen(t, "?events=invoice.*&since="+missed[1])
+	if ready.Replaying != 1 {
+		t.Fatalf("since %s: replaying %d, want 1 (%s, which failed)", missed[1], ready.Replaying, missed[2])
+	}
+	r := f.do("GET", listener.Path+"?since=nope", "")
+	if r.status != 400 {
+		t.Fatalf("a bad since: %s", r.raw)
+	}
 }

@@ -75,6 +75,7 @@ var routeDocs = []routeDoc{
 		notes: "A websocket upgrade; a plain request answers 400. The protocol (Ready, Event, Ack) is the listener package's.",
 		query: []queryParam{{name: "events", desc: "Comma-separated event types to receive (all when absent); namespace.* takes a namespace."},
 			{name: "session", desc: "The session's name (default \"default\"): each name of a person is its own listener webhook; only a session of the same name is replaced."},
+			{name: "since", desc: "Catch up first: an instant (RFC 3339) or an event id; the session is sent, oldest first and one at a time, the events since then of its types that it has not received successfully (at most 1000, the most recent), marked replay."},
 			{name: "probe", desc: "1 or true: send the Ready and close.", typ: "string"}}},
 
 	// Catalogs (spec 3 §4.2, §4.3).

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -173,6 +174,9 @@ func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.state, m.ready = ready, msg.Ready
 		if msg.Reconnected {
 			m.status = "Reconnected."
+		}
+		if n := msg.Ready.Replaying; n > 0 {
+			m.status = "Catching up on " + strconv.Itoa(n) + " missed events (↺) first, oldest first."
 		}
 	case DisconnectMsg:
 		m.state, m.disconnect = reconnecting, msg

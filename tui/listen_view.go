@@ -295,6 +295,14 @@ func (o outcomeCell) render(short bool) string {
 }
 
 func (m ListenModel) outcomeOf(r listener.EventResult) outcomeCell {
+	o := m.outcomeOfEvent(r)
+	if r.Event.Replay { // a catch-up's event
+		o.full, o.short = "↺ "+o.full, "↺ "+o.short
+	}
+	return o
+}
+
+func (m ListenModel) outcomeOfEvent(r listener.EventResult) outcomeCell {
 	s := m.styles
 	fr := r.Forward
 	switch {

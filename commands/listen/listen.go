@@ -45,7 +45,10 @@ type listenOptions struct {
 	FromWebhooks string
 	// Session is the session's name (--session): each name is its own listener, and only a
 	// session of the same name replaces this one.
-	Session        string
+	Session string
+	// Since is --since as the API takes it (an instant, RFC 3339, or an event id): the session
+	// catches up first on what it missed since then; "" for none.
+	Since          string
 	Events         []string
 	Headers        *headerFlag
 	ForwardTimeout time.Duration
@@ -85,7 +88,7 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 	return &cli.Command{
 		Name:      "listen",
 		Usage:     "Receive your events here, as they happen, and forward them to a local server",
-		UsageText: "timbra listen [PORT | --forward-to URL] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret",
+		UsageText: "timbra listen [PORT | --forward-to [TYPES=]URL ... | --forward-from-webhooks BASE_URL] [--session NAME] [--since WHEN] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret [--session NAME]",
 		Description: "Opens a session with the server (a websocket) that receives the events of the types given\n" +
 			"(default all) for you, as a webhook of kind cliListener would. Each event's signature is\n" +
 			"checked with the listener's secret; a valid event is posted to --forward-to as a delivery\n" +
@@ -94,33 +97,53 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			"delivery's attempt. An event whose signature does not verify is shown and not forwarded.\n\n" +
 			"--forward-to takes a port (3000), host:port/path (localhost:3000/hooks) or a URL\n" +
 			"(http://..., https://...); the default host is localhost and the default scheme http. A port\n" +
-			"(or port/path, or URL) as the argument is the same: timbra listen 3000. At the start, and\n" +
-			"at each reconnection, timbra listen checks that something listens there (a TCP connection,\n" +
-			"no request) and warns when nothing does.\n\n" +
+			"(or port/path, or URL) as the argument is the same: timbra listen 3000. It is repeatable, each\n" +
+			"route optionally after the event types it takes and '=': exact types or namespace.*,\n" +
+			"comma-separated ('invoice.*=localhost:3000/hooks'). An event goes to every route that takes\n" +
+			"it, at once; the server records the first route that failed, else the first. Without\n" +
+			"--events the session asks for the routes' types. --forward-from-webhooks BASE_URL adds a\n" +
+			"route per enabled URL webhook of the tenant: its URL's path on BASE_URL, taking its event\n" +
+			"types. At the start, and at each reconnection, timbra listen checks that something listens\n" +
+			"at each target (a TCP connection, no request) and warns when nothing does.\n\n" +
+			"--session NAME (default \"default\") names the session: each name of yours is its own\n" +
+			"listener, with its own deliveries, types and secret, so several can run at once; a newer\n" +
+			"session of the same name takes over and the older exits with code 1.\n\n" +
+			"--since WHEN catches up first: the events since then (15m, 2h, 7d, an RFC 3339 time, or after\n" +
+			"an event ID) of the session's types that it has not received successfully, at most 1000,\n" +
+			"come first, oldest first and one at a time, marked replay; then live ones.\n\n" +
+			"Each event carries its attempt's deadline: an event that comes too late (the process was\n" +
+			"paused or the laptop slept) is not forwarded, and shown late, as the server has recorded it\n" +
+			"failed; what is forwarded is what the server records.\n\n" +
 			"Each event shows the moment it arrives, and again when your server answers. When stdout is\n" +
 			"not a terminal or with --format json, that is two JSON lines (schema version v 1):\n" +
 			"  {\"v\":1, \"phase\":\"received\", receivedAt, deliveryId, eventId, type, kind, headers, event,\n" +
-			"   verified, forwarding}\n" +
+			"   verified, forwarding, routes, replay, late}\n" +
 			"  {\"v\":1, \"phase\":\"forwarded\", receivedAt, deliveryId, eventId, type, kind, verified,\n" +
-			"   forward: {url, statusCode, error, errorClass, latencyMs, headers, excerpt}}\n" +
-			"(the second only when the event was forwarded: forwarding is true; error is the whole text,\n" +
-			"errorClass Timeout, ConnectionFailed or TlsFailed; latencyMs has decimals), else lines of\n" +
-			"text. Connection news goes to stderr. The session reconnects by itself when the connection\n" +
-			"drops or the server restarts. A newer session of yours (another timbra listen) takes over,\n" +
-			"and this one exits with code 1.\n" +
-			"Ctrl-C ends it with code 0.\n\n" +
-			"--print-secret prints the listener's signing secret (whsec_...) on stdout and exits, leaving\n" +
-			"a running timbra listen alone: your local server needs the secret to verify what is forwarded.\n\n" +
+			"   forward: {url, statusCode, error, errorClass, latencyMs, headers, excerpt}, forwards: [...],\n" +
+			"   replay, late}\n" +
+			"(the second only when the event was forwarded: forwarding is true; routes are the URLs it\n" +
+			"goes to; forward is what the server records and forwards every route's; error is the whole\n" +
+			"text, errorClass Timeout, ConnectionFailed or TlsFailed; latencyMs has decimals; phase\n" +
+			"dropped, late true, for an event that waited past its deadline), else lines of text.\n" +
+			"Connection news goes to stderr. The session reconnects by itself when the connection drops\n" +
+			"or the server restarts. Ctrl-C ends it with code 0.\n\n" +
+			"--print-secret prints the listener's signing secret (whsec_...) of the session on stdout and\n" +
+			"exits, leaving a running timbra listen alone: your local server needs the secret to verify\n" +
+			"what is forwarded.\n\n" +
 			"Examples:\n" +
 			"  timbra listen 3000\n" +
 			"  timbra listen --forward-to 3000/webhooks\n" +
+			"  timbra listen --forward-to 'invoice.*=localhost:3000/hooks' --forward-to localhost:4000/all\n" +
+			"  timbra listen --forward-from-webhooks http://localhost:3000\n" +
+			"  timbra listen 4000 --session billing --events 'invoice.*' --since 15m\n" +
 			"  timbra listen --forward-to https://localhost:8443/hooks --skip-verify --events invoice.canceled\n" +
 			"  timbra listen --forward-to localhost:3000 --headers 'Authorization: Bearer dev' --format json\n" +
-			"  export WEBHOOK_SECRET=\"$(timbra listen --print-secret)\"",
+			"  export WEBHOOK_SECRET=\"$(timbra listen --print-secret --session billing)\"",
 		Flags: []cli.Flag{
 			&cli.GenericFlag{Name: "forward-to", Usage: "forward events to `[TYPES=]URL`: a port, host:port/path or http(s) URL, after the event types it takes (invoice.*,webhook.test=); repeatable", Value: routes},
 			&cli.StringFlag{Name: "forward-from-webhooks", Usage: "forward each URL webhook's events to its path on `BASE_URL` (http://localhost:3000)"},
 			&cli.StringFlag{Name: "session", Usage: "the session's `NAME`: each name of yours is its own listener (deliveries, types, secret); only a session of the same name replaces it", Value: defaultSession, Destination: &o.Session},
+			&cli.StringFlag{Name: "since", Usage: "catch up first on the events since `WHEN` this session did not receive: how long ago (15m, 2h, 7d), an RFC 3339 time, or an event ID"},
 			&cli.StringSliceFlag{Name: "events", Usage: "event `TYPES` to receive, comma-separated or repeated", DefaultText: "all"},
 			&cli.GenericFlag{Name: "headers", Usage: "add the header `'NAME: VALUE'` to each forward (repeatable)", Value: o.Headers},
 			&cli.DurationFlag{Name: "forward-timeout", Usage: "give up a forward after `DURATION`", Value: listener.DefaultForwardTimeout, Destination: &o.ForwardTimeout},
@@ -169,6 +192,13 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			o.Session = strings.TrimSpace(o.Session)
 			if !validSessionName(o.Session) {
 				return cmdutil.UsageErrorf(c, "invalid value %q for --session: give 1 to 40 letters, digits, '.', '_' or '-'", o.Session)
+			}
+			if v := strings.TrimSpace(c.String("since")); c.IsSet("since") {
+				since, err := parseSince(v, f.Now())
+				if err != nil {
+					return cmdutil.UsageErrorf(c, "invalid value %q for --since: %v", v, err)
+				}
+				o.Since = since
 			}
 			o.Events = cmdutil.CleanList(c.StringSlice("events"))
 			switch format {
@@ -368,6 +398,10 @@ func listenRun(c *cli.Context, o *listenOptions) error {
 	if o.Session != defaultSession {
 		wsURL = withQuery(wsURL, "session", o.Session)
 	}
+	reconnectURL := wsURL
+	if o.Since != "" && !o.PrintSecret {
+		wsURL = withQuery(wsURL, "since", o.Since)
+	}
 	if o.PrintSecret {
 		wsURL = withProbe(wsURL)
 	}
@@ -384,7 +418,7 @@ func listenRun(c *cli.Context, o *listenOptions) error {
 	if o.f.TimeZone != "" {
 		l.loc, _ = time.LoadLocation(o.f.TimeZone) // validated when the flag was parsed
 	}
-	lc := &listener.Client{URL: wsURL, Header: header, Now: o.f.Now, OnReady: l.ready, OnReceived: l.received, OnEvent: l.event,
+	lc := &listener.Client{URL: wsURL, ReconnectURL: reconnectURL, Header: header, Now: o.f.Now, OnReady: l.ready, OnReceived: l.received, OnEvent: l.event,
 		OnDisconnect: l.disconnected}
 	if len(routes) > 0 && !o.PrintSecret {
 		hc := listener.NewForwardClient(o.ForwardTimeout, o.SkipVerify)
@@ -565,6 +599,11 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 	}
 	fmt.Fprintf(w, "Ready: listening for %s as webhook %s%s; %s; secret %s (%s)\n",
 		events, r.WebhookID, session, forward, secretHint(r.Secret), printSecret)
+	if r.Replaying > 0 {
+		fmt.Fprintf(w, "Catching up: %d missed events since %s first, oldest first, then live ones.\n", r.Replaying, l.o.Since)
+	} else if l.o.Since != "" && !reconnected {
+		fmt.Fprintf(w, "Catching up: nothing missed since %s.\n", l.o.Since)
+	}
 	l.warnTarget()
 	return nil
 }
@@ -865,6 +904,26 @@ func withQuery(wsURL, key, value string) string {
 	q.Set(key, value)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// parseSince reads --since: an event id (a GUID) as it is, or how long ago (15m, 2h, 7d) or an
+// RFC 3339 time as the instant, UTC to the millisecond.
+func parseSince(s string, now time.Time) (string, error) {
+	if len(s) == 36 && strings.Count(s, "-") == 4 {
+		return strings.ToLower(s), nil
+	}
+	var t time.Time
+	if v, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		t = v
+	} else if n, ok := strings.CutSuffix(s, "d"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+		days, _ := strconv.Atoi(n)
+		t = now.AddDate(0, 0, -days)
+	} else if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		t = now.Add(-d)
+	} else {
+		return "", errors.New("give how long ago (15m, 2h, 7d), an RFC 3339 time or an event ID")
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z"), nil
 }
 
 // defaultSession is the name of a session without --session.

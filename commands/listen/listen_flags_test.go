@@ -20,6 +20,7 @@ import (
 func TestCommandsParse(t *testing.T) {
 	factory := func(outTTY bool, output string) *cmdutil.Factory {
 		f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, OutTTY: outTTY}, "dev")
+		f.Now = func() time.Time { return cmdtest.Now }
 		if output != "" {
 			f.Output = output
 		}
@@ -69,6 +70,14 @@ func TestCommandsParse(t *testing.T) {
 		// sessions
 		{pipe, []string{"listen", "3000", "--session", "api"}, listenOptions{f: pipe, Session: "api", Routes: []listenRoute{{URL: "http://localhost:3000"}}, Headers: &headerFlag{},
 			ForwardTimeout: listener.DefaultForwardTimeout, JSON: true}, ""},
+		// catch-up
+		{pipe, []string{"listen", "--since", "15m"}, listenOptions{f: pipe, Session: "default", Since: cmdtest.Now.Add(-15 * time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"),
+			Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, JSON: true}, ""},
+		{pipe, []string{"listen", "--since", "0195A7C4-2B1E-7C3D-9F00-1A2B3C4D5E6F"}, listenOptions{f: pipe, Session: "default", Since: "0195a7c4-2b1e-7c3d-9f00-1a2b3c4d5e6f",
+			Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, JSON: true}, ""},
+		{pipe, []string{"listen", "--since", "2025-03-10T06:00:00-06:00"}, listenOptions{f: pipe, Session: "default", Since: "2025-03-10T12:00:00.000Z",
+			Headers: &headerFlag{}, ForwardTimeout: listener.DefaultForwardTimeout, JSON: true}, ""},
+		{pipe, []string{"listen", "--since", "yesterday"}, listenOptions{}, `invalid value "yesterday" for --since: give how long ago (15m, 2h, 7d), an RFC 3339 time or an event ID`},
 		{pipe, []string{"listen", "--session", "a b"}, listenOptions{}, `invalid value "a b" for --session: give 1 to 40 letters, digits, '.', '_' or '-'`},
 		{pipe, []string{"listen", "3000", "--forward-to", "4000"}, listenOptions{}, `give the target once: "3000" or --forward-to`},
 		{pipe, []string{"listen", "99999"}, listenOptions{}, `invalid target "99999": invalid port "99999"`},

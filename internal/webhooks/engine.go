@@ -127,17 +127,19 @@ func (h hookInfo) closes() string {
 }
 
 type dest struct {
-	key        destKey
-	hook       hookInfo
-	queue      []job               // read from the outbox, not started
-	taken      map[string]struct{} // queued, in flight or waiting for the record of its outcome
-	inFlight   int
-	unrecorded int       // outcomes waiting for their commit
-	full       bool      // the last refill filled its batch: more may be due
-	next       time.Time // the earliest due time after the last refill; zero: none known
-	timerAt    time.Time // when the timer heap wakes it; zero: no entry
-	reload     bool      // the webhook changed: read it before the next attempt
-	hookRead   bool      // hook holds the webhook as read (and not changed since)
+	key   destKey
+	hook  hookInfo
+	queue []job // read from the outbox, not started
+	// manualInFlight counts a listen session's manual attempts in flight (see serialWait).
+	manualInFlight int
+	taken          map[string]struct{} // queued, in flight or waiting for the record of its outcome
+	inFlight       int
+	unrecorded     int       // outcomes waiting for their commit
+	full           bool      // the last refill filled its batch: more may be due
+	next           time.Time // the earliest due time after the last refill; zero: none known
+	timerAt        time.Time // when the timer heap wakes it; zero: no entry
+	reload         bool      // the webhook changed: read it before the next attempt
+	hookRead       bool      // hook holds the webhook as read (and not changed since)
 	// cursor is the last entry read: a read that only continues (more was due than one read
 	// takes) starts after it instead of walking past what the engine holds. Anything that may
 	// put an entry before it (a new delivery's wake, a retry's timer, a failed record) reads
@@ -637,11 +639,22 @@ func (e *Engine) pick(t *tenantQueue) *dest {
 			continue
 		}
 		t.rr++
-		if !d.reload && d.inFlight < e.PerDestination && d.inFlight+d.unrecorded < Outstanding*e.PerDestination {
+		if !d.reload && d.inFlight < e.PerDestination && d.inFlight+d.unrecorded < Outstanding*e.PerDestination && !d.serialWait() {
 			return d
 		}
 	}
 	return nil
+}
+
+// serialWait tells that a listen session's next attempt waits for those in flight: a session
+// takes its manual deliveries (a catch-up, resends) one at a time, in order, and nothing else
+// while one is in flight, so that a catch-up arrives whole and in order before what follows.
+// Called with e.mu held.
+func (d *dest) serialWait() bool {
+	if d.hook.kind != KindListener || len(d.queue) == 0 {
+		return false
+	}
+	return d.manualInFlight > 0 || (d.queue[0].Kind == DeliveryManual && d.inFlight > 0)
 }
 
 // start takes the first job of d and runs its attempt. Called with e.mu held.
@@ -659,6 +672,9 @@ func (e *Engine) start(t *tenantQueue, d *dest) {
 	d.inFlight++
 	t.inFlight++
 	e.inFlight++
+	if j.Kind == DeliveryManual && d.hook.kind == KindListener {
+		d.manualInFlight++
+	}
 	h := d.hook
 	if j.close == "" {
 		j.close = h.closes()
@@ -765,6 +781,9 @@ func (e *Engine) release(t *tenantQueue, o outcome) {
 	d.inFlight--
 	t.inFlight--
 	e.inFlight--
+	if o.job.Kind == DeliveryManual && d.manualInFlight > 0 {
+		d.manualInFlight--
+	}
 	d.unrecorded++
 	e.unrecorded++
 	if o.job.close == "" {

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -168,6 +169,125 @@ func validListenTypes(events []string) []api.Failure {
 // session's Ready carries. Each session of a person has its own listener (its deliveries, its
 // types); its secret is made once and changes only by rotate-secret.
 func (s *Service) OpenListener(ctx context.Context, c auth.Caller, session string, events []string) (listener.Ready, error) {
+	ready, _, err := s.OpenListenerSince(ctx, c, session, events, "")
+	return ready, err
+}
+
+// MaxReplay bounds the events a session catches up on when it opens (the most recent ones).
+const MaxReplay = 1000
+
+// OpenListenerSince is OpenListener for a session that catches up on what it missed: since
+// (an instant, RFC 3339, or an event's id; "" for none) names from when. It answers, oldest
+// first, the events since then (after that event) of the session's types that its listener has
+// not received successfully, at most MaxReplay (the most recent), for Replay once the session
+// is open; Ready.Replaying counts them.
+func (s *Service) OpenListenerSince(ctx context.Context, c auth.Caller, session string, events []string, since string) (listener.Ready, []string, error) {
+	if err := requireManage(c); err != nil {
+		return listener.Ready{}, nil, err
+	}
+	var from time.Time
+	var afterID string
+	if since != "" {
+		if isGUID(since) {
+			afterID = strings.ToLower(since)
+		} else if t, bad := parseInstant("since", since); bad != nil {
+			return listener.Ready{}, nil, apierr.Invalid(*bad)
+		} else {
+			from = t
+		}
+	}
+	ready, err := s.upsertListener(ctx, c, session, events)
+	if err != nil || since == "" {
+		return ready, nil, err
+	}
+	var replay []string
+	err = s.Store.View(ctx, func(tx storage.Tx) error {
+		if afterID != "" {
+			e, err := s.findEvent(tx, c, afterID)
+			if err != nil {
+				f := apierr.Field("since", fmt.Sprintf(MsgSinceUnknown, since), since, "", nil)
+				return apierr.Invalid(f)
+			}
+			from = e.CreatedAt
+		}
+		now := s.Now().UTC()
+		if oldest := now.Add(-Retention); from.Before(oldest) {
+			from = oldest
+		}
+		got := map[string]bool{} // events the listener received successfully
+		ds, _, err := tx.Deliveries(c.TenantID).ByWebhook(ready.WebhookID, from, 0, 10*MaxReplay)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if d.Status == DeliveryOK {
+				got[d.EventID] = true
+			}
+		}
+		const page = 500
+		for off := 0; len(replay) < MaxReplay; off += page {
+			es, err := tx.Events(c.TenantID).Page("", from, now, off, page)
+			if err != nil {
+				return err
+			}
+			for _, e := range es {
+				if len(replay) < MaxReplay && e.ID > afterID && !got[e.ID] && Subscribed(ready.Events, e.Type) {
+					replay = append(replay, e.ID)
+				}
+			}
+			if len(es) < page {
+				break
+			}
+		}
+		slices.Reverse(replay)
+		return nil
+	})
+	if err != nil {
+		return listener.Ready{}, nil, err
+	}
+	ready.Replaying = len(replay)
+	return ready, replay, nil
+}
+
+// Replay delivers to a session's listener, once each and one after the other in this order,
+// the events OpenListenerSince answered (events purged meanwhile are left out). mark is called
+// with the deliveries' ids, in order, before they can be sent.
+func (s *Service) Replay(ctx context.Context, tenant, webhookID string, eventIDs []string, mark func([]string)) error {
+	if len(eventIDs) == 0 {
+		return nil
+	}
+	return s.enqueue(ctx, tenant, func(tx storage.Tx) error {
+		w, err := tx.Webhooks(tenant).Get(webhookID)
+		if err != nil {
+			return err
+		}
+		now := s.Now().UTC()
+		var ds []storage.Delivery
+		for _, id := range eventIDs {
+			e, err := tx.Events(tenant).Get(id)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			ds = append(ds, newDelivery(tenant, w, e, DeliveryManual, now))
+		}
+		ids := make([]string, len(ds))
+		for i, d := range ds {
+			ids[i] = d.ID
+		}
+		mark(ids)
+		for _, d := range ds {
+			if err := tx.Deliveries(tenant).Put(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Service) upsertListener(ctx context.Context, c auth.Caller, session string, events []string) (listener.Ready, error) {
 	if err := requireManage(c); err != nil {
 		return listener.Ready{}, err
 	}

@@ -18,6 +18,7 @@ const (
 	MsgListenerNotOpen     = "La escucha de CLI no está conectada; ejecuta timbra listen."
 	MsgSessionNotOpen      = "La sesión '%s' de timbra listen no está conectada; ejecuta timbra listen --session %s."
 	MsgSessionAmbiguous    = "Tienes varias sesiones de timbra listen abiertas (%s): nombra una (timbra events resend --session NOMBRE)."
+	MsgSinceUnknown        = "El evento '%s' no existe o tiene más de 30 días: da un instante (RFC 3339) o el id de un evento reciente."
 	MsgSessionName         = "El nombre de sesión '%s' no es válido: de 1 a 40 letras, números, '.', '_' o '-'."
 	MsgTooManySessions     = "Ya tienes %d sesiones de timbra listen: usa el nombre de una de ellas o borra una que no uses (timbra webhooks delete)."
 	MsgTriggerProduction   = "timbra trigger no está disponible en producción; usa el ambiente de pruebas."
