@@ -35,7 +35,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"help", "nope"}, `unknown command "nope"`, "Run 'timbra --help'."},
 		{[]string{"people", "list", "--bogus"}, "unknown flag: --bogus", "Run 'timbra people list --help'."},
 		{[]string{"people", "list", "--pge", "2"}, "unknown flag: --pge. Did you mean --page?", "Run 'timbra people list --help'."},
-		{[]string{"listen", "--forward", "http://localhost:3000"}, "unknown flag: --forward. Did you mean --forward-to or --forward-timeout?", "Run 'timbra listen --help'."},
+		{[]string{"listen", "--forward", "http://localhost:3000"}, "unknown flag: --forward. Did you mean --forward-to, --forward-from-webhooks or --forward-timeout?", "Run 'timbra listen --help'."},
 		{[]string{"people", "list", "-o", "xml"}, `invalid value "xml" for --output`, "Run 'timbra people list --help'."},
 		{[]string{"--output", "yaml", "people", "list"}, `invalid value "yaml" for --output`, "Run 'timbra --help'."},
 		{[]string{"people", "list", "--time-zone", "Mars/Olympus"}, `unknown time zone "Mars/Olympus"`, "Run 'timbra people list --help'."},

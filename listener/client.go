@@ -50,8 +50,8 @@ const (
 
 var (
 	// ErrReplaced ends Run when the server closed the session with CloseReplaced: a newer
-	// session of the same person took over.
-	ErrReplaced = errors.New("listener: replaced by a newer session of the same person")
+	// session of the same person and name took over.
+	ErrReplaced = errors.New("listener: replaced by a newer session of the same name")
 	// ErrStop, returned by Client.OnReady, ends Run cleanly (Run returns nil).
 	ErrStop = errors.New("listener: stop")
 )
@@ -197,6 +197,32 @@ func (f *Forwarder) Forward(ctx context.Context, e Event) ForwardResult {
 		Excerpt: a.Excerpt, Body: string(a.Body), Latency: a.Duration, Err: a.Err}
 }
 
+// Route sends the events of some types to one target (timbra listen --forward-to
+// 'invoice.*=URL').
+type Route struct {
+	// Types are the event types the route takes: exact types and "namespace.*" patterns; none
+	// (or "*") takes every type.
+	Types   []string
+	Forward *Forwarder
+}
+
+// Takes tells whether the route takes events of type t.
+func (r Route) Takes(t string) bool { return len(r.Types) == 0 || TypeMatches(r.Types, t) }
+
+// TypeMatches tells whether the event type t is one of patterns: "*" is every type,
+// "namespace.*" every type that starts with "namespace.", any other pattern that exact type.
+func TypeMatches(patterns []string, t string) bool {
+	for _, p := range patterns {
+		if p == "*" || p == t {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasSuffix(prefix, ".") && strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // ReachTimeout bounds Reachable.
 const ReachTimeout = 2 * time.Second
 
@@ -248,11 +274,21 @@ type EventResult struct {
 	// Pending tells, in OnReceived, that the event is being forwarded: OnEvent follows with the
 	// outcome.
 	Pending bool
-	// Forward is the outcome of the forward; nil when there is no target, the event was not
-	// forwarded (its signature did not verify), or the forward is pending.
-	Forward *ForwardResult
+	// Targets are the URLs of the routes that take the event, in the order of the routes.
+	Targets []string
+	// Forwards are the outcomes of the forwards, one per target; Forward is the one the Ack
+	// reports: the first that failed, else the first. Forward is nil when there is no target,
+	// the event was not forwarded (its signature did not verify), or the forwards are pending.
+	Forwards []ForwardResult
+	Forward  *ForwardResult
 	// Ack is the answer sent to the server.
 	Ack Ack
+	// Deadline is the attempt's deadline on the client's clock (zero when the server sent
+	// none); Late tells that the event came (or waited for a forward slot) too close to it or
+	// past it: it is not forwarded and not acknowledged, as the server records it failed
+	// (ListenerAckTimeout).
+	Deadline time.Time
+	Late     bool
 }
 
 // Client is the client side of a listen session: it connects, verifies each event with the
@@ -262,15 +298,20 @@ type EventResult struct {
 // sees it once, the server gets the same Ack again. The callbacks are never called
 // concurrently.
 type Client struct {
-	// URL is the websocket URL (see DialURL).
-	URL string
+	// URL is the websocket URL (see DialURL); ReconnectURL, when set, the one of every
+	// connection after the first Ready (without a catch-up's since=, say).
+	URL, ReconnectURL string
 	// Header is sent with each handshake: X-TENANT-KEY, X-API-KEY, User-Agent.
 	Header http.Header
 	// Dialer opens the connection; nil uses one with the proxy of the environment.
 	Dialer *websocket.Dialer
 	// Forward is where events go; nil acknowledges each verified event with no status and no
-	// error.
+	// error. It is a route that takes every type, before Routes.
 	Forward *Forwarder
+	// Routes send each event to every target whose types it is of, at once; the Ack reports the
+	// first that failed, else the first. An event no route takes is acknowledged with no status
+	// and no error.
+	Routes []Route
 	// Now is the clock of signature checks; nil uses time.Now.
 	Now func() time.Time
 
@@ -280,6 +321,9 @@ type Client struct {
 	// PingEvery and PongWait: how often to ping, and how long without any message, ping or pong
 	// from the server before the connection counts as dropped. Zero uses the protocol's.
 	PingEvery, PongWait time.Duration
+	// DeadlineMargin: a forward ends this long before its Event's deadline at the latest, and
+	// none starts later. Zero uses the protocol's.
+	DeadlineMargin time.Duration
 
 	// OnReady is called with each Ready; reconnected is false for the first. An error ends
 	// Run: the session is closed normally and Run returns the error (nil for ErrStop).
@@ -369,7 +413,8 @@ type clientStop struct{ err error }
 
 func (s *clientStop) Error() string { return s.err.Error() }
 
-// clientState is what outlives one connection: the delivery ids seen, and the callbacks' lock.
+// clientState is what outlives one connection: the delivery ids seen, the Acks not yet sent,
+// and the callbacks' lock.
 type clientState struct {
 	cb    sync.Mutex // held while a callback runs
 	mu    sync.Mutex
@@ -377,12 +422,76 @@ type clientState struct {
 	order []string // ids in seen, oldest first
 	wg    sync.WaitGroup
 	slots chan struct{} // one per forward running
+
+	// conn is the connection Acks go to (nil between connections). kept are the Acks of
+	// attempts whose deadline has not passed: a connection may drop after taking an Ack that
+	// never reached the server (a write into a socket the server had closed succeeds), so each
+	// new connection sends them again, and the server, which takes Acks until the deadline
+	// whatever connection they come on, gets them (a second one changes nothing). offset is the
+	// server's clock less ours, as of the last Ready.
+	connMu sync.Mutex
+	conn   *clientConn
+	kept   []keptAck
+	offset time.Duration
+}
+
+// keptAck is an Ack sent again on the next connection until its deadline (zero: until it is
+// written once).
+type keptAck struct {
+	ack      Ack
+	deadline time.Time
+	written  bool
+}
+
+// send writes an Ack on the current connection, and keeps it for the next one.
+func (st *clientState) send(a Ack, deadline time.Time) {
+	st.connMu.Lock()
+	defer st.connMu.Unlock()
+	k := keptAck{ack: a, deadline: deadline}
+	k.written = st.conn != nil && st.conn.send(a) == nil
+	if !k.written || !deadline.IsZero() {
+		st.kept = append(st.kept, k)
+		if len(st.kept) > clientRemembered {
+			st.kept = st.kept[1:]
+		}
+	}
+}
+
+// attach makes cc the connection of Acks (nil: none), and sends it those kept whose deadline
+// has not passed.
+func (st *clientState) attach(cc *clientConn, now time.Time) {
+	st.connMu.Lock()
+	defer st.connMu.Unlock()
+	st.conn = cc
+	if cc == nil {
+		return
+	}
+	kept := st.kept[:0]
+	for _, k := range st.kept {
+		if !k.deadline.IsZero() && !now.Before(k.deadline) || k.deadline.IsZero() && k.written {
+			continue
+		}
+		k.written = cc.send(k.ack) == nil
+		if !k.written || !k.deadline.IsZero() {
+			kept = append(kept, k)
+		}
+	}
+	clear(st.kept[len(kept):])
+	st.kept = kept
+}
+
+// forget drops a delivery id, so that the server may offer it again (an Event dropped as late).
+func (st *clientState) forget(id string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.seen, id)
 }
 
 // clientSeen is one delivery id: done is closed once its Ack is known.
 type clientSeen struct {
-	done chan struct{}
-	ack  Ack
+	done     chan struct{}
+	ack      Ack
+	deadline time.Time
 }
 
 // claim returns the record of a delivery id, and whether it was new.
@@ -408,12 +517,12 @@ type clientConn struct {
 	mu sync.Mutex
 }
 
-func (cc *clientConn) send(a Ack) {
+func (cc *clientConn) send(a Ack) error {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	_ = cc.ws.SetWriteDeadline(time.Now().Add(clientWriteWait))
-	// A failure means the connection is gone; the server sends the event again on the next one.
-	_ = cc.ws.WriteJSON(a)
+	// A failure means the connection is gone; the Ack goes on the next one.
+	return cc.ws.WriteJSON(a)
 }
 
 func (c *Client) now() time.Time {
@@ -423,12 +532,16 @@ func (c *Client) now() time.Time {
 	return time.Now()
 }
 
-func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
+func (c *Client) dial(ctx context.Context, reconnect bool) (*websocket.Conn, error) {
 	d := c.Dialer
 	if d == nil {
 		d = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: clientDialTimeout}
 	}
-	ws, resp, err := d.DialContext(ctx, c.URL, c.Header)
+	u := c.URL
+	if reconnect && c.ReconnectURL != "" {
+		u = c.ReconnectURL
+	}
+	ws, resp, err := d.DialContext(ctx, u, c.Header)
 	if err != nil {
 		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
 			he := &HandshakeError{StatusCode: resp.StatusCode}
@@ -445,7 +558,7 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 // serve runs one connection; readied tells whether its Ready arrived. The error says why it
 // ended.
 func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (readied bool, err error) {
-	ws, err := c.dial(ctx)
+	ws, err := c.dial(ctx, reconnected)
 	if err != nil {
 		return false, err
 	}
@@ -508,6 +621,11 @@ func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (
 		return false, clientReadError(err, pongWait)
 	}
 	alive()
+	if t, err := time.Parse(time.RFC3339Nano, ready.ServerTime); err == nil {
+		st.connMu.Lock()
+		st.offset = t.Sub(c.now())
+		st.connMu.Unlock()
+	}
 	if c.OnReady != nil {
 		st.cb.Lock()
 		err := c.OnReady(ready, reconnected)
@@ -517,7 +635,8 @@ func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (
 			return true, &clientStop{err}
 		}
 	}
-	cc := &clientConn{ws: ws}
+	st.attach(&clientConn{ws: ws}, c.now())
+	defer st.attach(nil, time.Time{})
 	for {
 		_, raw, err := ws.ReadMessage()
 		if err != nil {
@@ -534,7 +653,7 @@ func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (
 		if json.Unmarshal(raw, &e) != nil || e.DeliveryID == "" {
 			continue
 		}
-		c.handle(ctx, st, cc, ready.Secret, e, c.now())
+		c.handle(ctx, st, ready.Secret, e, c.now())
 	}
 }
 
@@ -580,16 +699,25 @@ func clientReadError(err error, pongWait time.Duration) error {
 
 // handle starts the work of one event: verify and report its arrival, then (in the background)
 // forward, report, ack. A delivery id already seen is acknowledged again with its outcome, once
-// that is known.
-func (c *Client) handle(ctx context.Context, st *clientState, cc *clientConn, secret string, e Event, receivedAt time.Time) {
+// that is known. An event past its deadline (the client was paused, or slept) is not forwarded
+// and not acknowledged: the server has recorded the attempt failed.
+func (c *Client) handle(ctx context.Context, st *clientState, secret string, e Event, receivedAt time.Time) {
 	s, isNew := st.claim(e.DeliveryID)
 	var res EventResult
 	if isNew {
 		res = c.verify(secret, e, receivedAt)
+		res.Deadline = c.localDeadline(st, e)
+		if c.late(res.Deadline) {
+			res.Late, res.Pending, res.Targets = true, false, nil
+			st.forget(e.DeliveryID)
+		}
 		if c.OnReceived != nil {
 			st.cb.Lock()
 			c.OnReceived(res)
 			st.cb.Unlock()
+		}
+		if res.Late {
+			return
 		}
 	}
 	st.wg.Add(1)
@@ -598,7 +726,7 @@ func (c *Client) handle(ctx context.Context, st *clientState, cc *clientConn, se
 		if !isNew {
 			select {
 			case <-s.done:
-				cc.send(s.ack)
+				st.send(s.ack, s.deadline)
 			case <-ctx.Done():
 			}
 			return
@@ -609,21 +737,63 @@ func (c *Client) handle(ctx context.Context, st *clientState, cc *clientConn, se
 			case <-ctx.Done():
 				return
 			}
-			c.forward(ctx, &res)
+			if c.late(res.Deadline) { // it waited for a slot past its deadline
+				<-st.slots
+				res.Late, res.Pending = true, false
+				st.forget(e.DeliveryID)
+				if c.OnEvent != nil {
+					st.cb.Lock()
+					c.OnEvent(res)
+					st.cb.Unlock()
+				}
+				return
+			}
+			fctx, cancel := ctx, context.CancelFunc(func() {})
+			if !res.Deadline.IsZero() {
+				fctx, cancel = context.WithDeadline(ctx, res.Deadline.Add(-c.margin()))
+			}
+			c.forward(fctx, &res)
+			cancel()
 			<-st.slots
 		}
 		if ctx.Err() != nil {
 			return // interrupted: the forward was cut short, the session is closing
 		}
-		s.ack = res.Ack
+		s.ack, s.deadline = res.Ack, res.Deadline
 		close(s.done)
 		if c.OnEvent != nil {
 			st.cb.Lock()
 			c.OnEvent(res)
 			st.cb.Unlock()
 		}
-		cc.send(res.Ack)
+		st.send(res.Ack, res.Deadline)
 	}()
+}
+
+// localDeadline is an Event's deadline on the client's clock (zero without one).
+func (c *Client) localDeadline(st *clientState, e Event) time.Time {
+	if e.Deadline == "" {
+		return time.Time{}
+	}
+	d, err := time.Parse(time.RFC3339Nano, e.Deadline)
+	if err != nil {
+		return time.Time{}
+	}
+	st.connMu.Lock()
+	defer st.connMu.Unlock()
+	return d.Add(-st.offset)
+}
+
+// late tells whether a forward may no longer start before the deadline (zero: none).
+func (c *Client) late(deadline time.Time) bool {
+	return !deadline.IsZero() && !c.now().Before(deadline.Add(-c.margin()))
+}
+
+func (c *Client) margin() time.Duration {
+	if c.DeadlineMargin > 0 {
+		return c.DeadlineMargin
+	}
+	return DeadlineMargin
 }
 
 // verify checks one event's signature and makes its Ack, final unless the event is to be
@@ -640,15 +810,60 @@ func (c *Client) verify(secret string, e Event, receivedAt time.Time) EventResul
 		return res
 	}
 	res.Verified = true
-	res.Pending = c.Forward != nil
+	for _, r := range c.routes() {
+		if r.Takes(e.EventType) {
+			res.Targets = append(res.Targets, r.Forward.URL)
+		}
+	}
+	res.Pending = len(res.Targets) > 0
 	return res
 }
 
-// forward posts a verified event and puts the outcome in its result and Ack.
+// routes are Forward (every type) and Routes.
+func (c *Client) routes() []Route {
+	if c.Forward == nil {
+		return c.Routes
+	}
+	return append([]Route{{Forward: c.Forward}}, c.Routes...)
+}
+
+// forward posts a verified event to every route that takes it, at once, and puts the outcomes
+// in its result and Ack.
 func (c *Client) forward(ctx context.Context, res *EventResult) {
-	fr := c.Forward.Forward(ctx, res.Event)
-	res.Forward, res.Pending = &fr, false
+	var taken []Route
+	for _, r := range c.routes() {
+		if r.Takes(res.Event.EventType) {
+			taken = append(taken, r)
+		}
+	}
+	out := make([]ForwardResult, len(taken))
+	var wg sync.WaitGroup
+	for i, r := range taken {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = r.Forward.Forward(ctx, res.Event)
+		}()
+	}
+	wg.Wait()
+	res.Forwards, res.Pending = out, false
+	if len(out) == 0 {
+		return
+	}
+	res.Forward = &out[0]
+	for i := range out {
+		if !out[i].ok() {
+			res.Forward = &out[i]
+			break
+		}
+	}
+	fr := res.Forward
 	res.Ack.StatusCode, res.Ack.Excerpt, res.Ack.Error = fr.StatusCode, fr.Excerpt, clientTruncate(fr.Error, MaxErrorLength)
+}
+
+// ok tells whether the target answered 2xx in full.
+func (fr *ForwardResult) ok() bool {
+	return fr.Error == "" && fr.StatusCode != nil && *fr.StatusCode >= 200 && *fr.StatusCode <= 299
 }
 
 func clientTruncate(s string, n int) string {

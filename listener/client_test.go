@@ -680,3 +680,81 @@ func TestForwarderReachable(t *testing.T) {
 		t.Fatalf("a closed port: %v", err)
 	}
 }
+
+// TestClientRoutes: an event goes to every route that takes its type, at once; the ack carries
+// the first route that failed, else the first; an event no route takes is acknowledged as not
+// forwarded.
+func TestClientRoutes(t *testing.T) {
+	srv := newFakeListen(t)
+	invoices, all, failing := newTarget(t, 200, "invoices"), newTarget(t, 202, "all"), newTarget(t, 500, "boom")
+	secret := webhook.NewSecret()
+	var rec recorder
+	hc := listener.NewForwardClient(5*time.Second, false)
+	c := &listener.Client{URL: srv.wsURL(t), Routes: []listener.Route{
+		{Types: []string{"invoice.*"}, Forward: &listener.Forwarder{URL: invoices.URL + "/inv", Client: hc}},
+		{Forward: &listener.Forwarder{URL: all.URL + "/all", Client: hc}},
+		{Types: []string{"webhook.test"}, Forward: &listener.Forwarder{URL: failing.URL + "/test", Client: hc}},
+	}}
+	rec.hook(c)
+	start(t, c)
+	ws := srv.accept(t)
+	sendReady(t, ws, secret)
+
+	sendJSON(t, ws, signedEvent(t, secret, "d-1", "e-1")) // invoice.canceled: the first two routes
+	if a := readAck(t, ws); a.StatusCode == nil || *a.StatusCode != 200 || a.Excerpt != "invoices" {
+		t.Fatalf("ack %+v", a)
+	}
+	if len(invoices.requests()) != 1 || len(all.requests()) != 1 || len(failing.requests()) != 0 {
+		t.Fatalf("forwards: %d %d %d", len(invoices.requests()), len(all.requests()), len(failing.requests()))
+	}
+	res := rec.results()
+	if r := res[0]; len(r.Targets) != 2 || len(r.Forwards) != 2 || r.Forwards[1].URL != all.URL+"/all" || r.Forward.URL != invoices.URL+"/inv" {
+		t.Fatalf("result %+v", r)
+	}
+
+	e := signedEvent(t, secret, "d-2", "e-2") // webhook.test: the last two; the failing one is acked
+	e.EventType = "webhook.test"
+	sendJSON(t, ws, e)
+	if a := readAck(t, ws); a.StatusCode == nil || *a.StatusCode != 500 || a.Excerpt != "boom" {
+		t.Fatalf("ack %+v", a)
+	}
+	if len(invoices.requests()) != 1 || len(all.requests()) != 2 || len(failing.requests()) != 1 {
+		t.Fatalf("forwards: %d %d %d", len(invoices.requests()), len(all.requests()), len(failing.requests()))
+	}
+
+	c2 := &listener.Client{URL: srv.wsURL(t), Routes: c.Routes[:1]}
+	var rec2 recorder
+	rec2.hook(c2)
+	start(t, c2)
+	ws2 := srv.accept(t)
+	sendReady(t, ws2, secret)
+	e = signedEvent(t, secret, "d-3", "e-3")
+	e.EventType = "webhook.test"
+	sendJSON(t, ws2, e)
+	if a := readAck(t, ws2); a.StatusCode != nil || a.Error != "" {
+		t.Fatalf("ack of an event no route takes: %+v", a)
+	}
+	if r := rec2.results(); len(r) != 1 || r[0].Forward != nil || len(r[0].Targets) != 0 {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+func TestTypeMatches(t *testing.T) {
+	for _, c := range []struct {
+		patterns []string
+		typ      string
+		want     bool
+	}{
+		{[]string{"*"}, "invoice.canceled", true},
+		{[]string{"invoice.*"}, "invoice.canceled", true},
+		{[]string{"invoice.*"}, "invoicex.canceled", false},
+		{[]string{"invoice.*"}, "webhook.test", false},
+		{[]string{"webhook.test", "invoice.stamped"}, "invoice.stamped", true},
+		{[]string{"invoice.stamped"}, "invoice.stamped.more", false},
+		{nil, "invoice.stamped", false},
+	} {
+		if got := listener.TypeMatches(c.patterns, c.typ); got != c.want {
+			t.Errorf("TypeMatches(%v, %q) = %v", c.patterns, c.typ, got)
+		}
+	}
+}

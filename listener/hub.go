@@ -19,46 +19,96 @@ var (
 	ErrAckTimeout   = errors.New("ListenerAckTimeout")
 )
 
-// Hub holds the open sessions, at most one per person of a tenant.
+// Hub holds the open sessions, at most one per listener (a person's session name: each has its
+// own listener webhook), known by the listener webhook's id.
+//
+// An attempt (Deliver) has a deadline, sent with its Event: the hub waits for the Ack until then
+// and takes none after, and the client forwards nothing after it (see Event.Deadline). So that
+// the server's record and what the client did agree, an Event written to a connection that
+// drops is not failed at once: the client sends the Acks of a dropped connection on its next
+// one, and the hub takes them, whatever connection of the listener they come on, until the
+// deadline. A session replaced by a newer one of the same listener gets no new Event; it is
+// closed with CloseReplaced once the attempts it was sent are acknowledged or past their
+// deadlines.
 type Hub struct {
 	// PingEvery, PongWait and RenewEvery are the session's timings; zero uses the protocol's.
-	// Set them before Serve.
-	PingEvery, PongWait, RenewEvery time.Duration
+	// AckWait is how long an attempt waits for its Ack; zero uses the protocol's. Set them
+	// before Serve.
+	PingEvery, PongWait, RenewEvery, AckWait time.Duration
+	// Now is the clock of deadlines; nil uses time.Now.
+	Now func() time.Time
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	waiting  map[string]chan Ack // by listener and delivery id: the attempts waiting for an Ack
+	replays  map[string]bool     // by listener and delivery id: the deliveries of a catch-up
 }
 
 // NewHub returns an empty hub.
-func NewHub() *Hub { return &Hub{sessions: map[string]*session{}} }
-
-type session struct {
-	h       *Hub
-	conn    *websocket.Conn
-	key     string
-	events  []string
-	out     chan []byte
-	closed  chan struct{}
-	once    sync.Once
-	mu      sync.Mutex
-	waiting map[string]chan Ack
+func NewHub() *Hub {
+	return &Hub{sessions: map[string]*session{}, waiting: map[string]chan Ack{}, replays: map[string]bool{}}
 }
 
-func hubKey(tenant, person string) string { return tenant + "/" + person }
+// MarkReplays notes deliveries to a listener as its session's catch-up: their Events carry
+// Replay.
+func (h *Hub) MarkReplays(tenant, listenerID string, deliveryIDs []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range deliveryIDs {
+		h.replays[hubKey(tenant, listenerID)+"/"+id] = true
+	}
+}
+
+type session struct {
+	h      *Hub
+	conn   *websocket.Conn
+	key    string
+	events []string
+	out    chan outFrame
+	closed chan struct{}
+	once   sync.Once
+
+	mu       sync.Mutex
+	attempts int  // Deliver calls under way on this session
+	retiring bool // replaced: closed once attempts is 0
+}
+
+// outFrame is a message to write; written, when set, is closed once it was handed to the
+// connection (it may then have reached the client).
+type outFrame struct {
+	msg     []byte
+	written chan struct{}
+}
+
+func hubKey(tenant, listenerID string) string { return tenant + "/" + listenerID }
+
+func (h *Hub) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
 
 // Serve runs a session on an upgraded connection until it ends: it sends ready, then pings,
 // delivers events and routes acks; a client it does not hear from for PongWait is gone.
 // onPong renews the listener while the client answers, at most once per RenewEvery. A session
-// already open for the same person is closed with CloseReplaced.
-func (h *Hub) Serve(conn *websocket.Conn, tenant, person string, ready Ready, onPong func()) {
-	s := &session{h: h, conn: conn, key: hubKey(tenant, person), events: ready.Events,
-		out: make(chan []byte, 16), closed: make(chan struct{}), waiting: map[string]chan Ack{}}
+// already open for the same listener is replaced: it gets no new event, and is closed with
+// CloseReplaced once what it was sent is acknowledged or past its deadline.
+func (h *Hub) Serve(conn *websocket.Conn, tenant, listenerID string, ready Ready, onPong func()) {
+	h.ServeThen(conn, tenant, listenerID, ready, onPong, nil)
+}
+
+// ServeThen is Serve, calling onOpen (in its own goroutine) once the session is the listener's
+// and its Ready is on its way: a catch-up starts then.
+func (h *Hub) ServeThen(conn *websocket.Conn, tenant, listenerID string, ready Ready, onPong, onOpen func()) {
+	s := &session{h: h, conn: conn, key: hubKey(tenant, listenerID), events: ready.Events,
+		out: make(chan outFrame, 16), closed: make(chan struct{})}
 	h.mu.Lock()
 	old := h.sessions[s.key]
 	h.sessions[s.key] = s
 	h.mu.Unlock()
 	if old != nil {
-		old.close(CloseReplaced, "replaced by a newer timbra listen of the same person")
+		old.retire()
 	}
 	defer func() {
 		h.mu.Lock()
@@ -69,10 +119,46 @@ func (h *Hub) Serve(conn *websocket.Conn, tenant, person string, ready Ready, on
 		s.close(websocket.CloseNormalClosure, "")
 	}()
 	ready.Type = TypeReady
+	ready.ServerTime = formatDeadline(h.now())
 	msg, _ := json.Marshal(ready)
-	s.out <- msg
+	s.out <- outFrame{msg: msg}
 	go s.write()
+	if onOpen != nil {
+		go onOpen()
+	}
 	s.read(onPong)
+}
+
+// retire closes a replaced session once it has no attempt under way.
+func (s *session) retire() {
+	s.mu.Lock()
+	s.retiring = true
+	idle := s.attempts == 0
+	s.mu.Unlock()
+	if idle {
+		s.close(CloseReplaced, "replaced by a newer timbra listen of the same session")
+	}
+}
+
+// begin counts an attempt on the session; false when the session is replaced.
+func (s *session) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.retiring {
+		return false
+	}
+	s.attempts++
+	return true
+}
+
+func (s *session) end() {
+	s.mu.Lock()
+	s.attempts--
+	closeNow := s.retiring && s.attempts == 0
+	s.mu.Unlock()
+	if closeNow {
+		s.close(CloseReplaced, "replaced by a newer timbra listen of the same session")
+	}
 }
 
 // Probe answers a probe session: the Ready, then a normal close, without touching the hub.
@@ -85,59 +171,96 @@ func Probe(conn *websocket.Conn, ready Ready) {
 	conn.Close()
 }
 
-// Connected tells whether a person has an open session, and the event types it asked for.
-func (h *Hub) Connected(tenant, person string) ([]string, bool) {
+// Connected tells whether a listener has an open session, and the event types it asked for.
+func (h *Hub) Connected(tenant, listenerID string) ([]string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.sessions[hubKey(tenant, person)]
+	s := h.sessions[hubKey(tenant, listenerID)]
 	if s == nil {
 		return nil, false
 	}
 	return s.events, true
 }
 
-// Deliver sends an event to a person's session and waits for its ack.
-func (h *Hub) Deliver(ctx context.Context, tenant, person string, ev Event) (Ack, error) {
+// Deliver sends an event to a listener's session and waits for its ack, until the attempt's
+// deadline (AckWait from now), which the Event carries. It fails at once (ErrDropped) only
+// when the Event never left the server; an Event written to a connection that dropped waits
+// for its Ack from the listener's next connection until the deadline (ErrAckTimeout).
+func (h *Hub) Deliver(ctx context.Context, tenant, listenerID string, ev Event) (Ack, error) {
+	key := hubKey(tenant, listenerID)
 	h.mu.Lock()
-	s := h.sessions[hubKey(tenant, person)]
+	s := h.sessions[key]
 	h.mu.Unlock()
-	if s == nil {
+	if s == nil || !s.begin() {
 		return Ack{}, ErrNotConnected
 	}
-	ev.Type = TypeEvent
+	defer s.end()
+	wait := orDefault(h.AckWait, AckWait)
+	deadline := h.now().Add(wait)
+	ev.Type, ev.Deadline = TypeEvent, formatDeadline(deadline)
+	ch := make(chan Ack, 1)
+	wkey := key + "/" + ev.DeliveryID
+	h.mu.Lock()
+	h.waiting[wkey] = ch
+	ev.Replay = h.replays[wkey]
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		if h.waiting[wkey] == ch {
+			delete(h.waiting, wkey)
+		}
+		delete(h.replays, wkey)
+		h.mu.Unlock()
+	}()
 	msg, err := json.Marshal(ev)
 	if err != nil {
 		return Ack{}, err
 	}
-	ch := make(chan Ack, 1)
-	s.mu.Lock()
-	s.waiting[ev.DeliveryID] = ch
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.waiting, ev.DeliveryID)
-		s.mu.Unlock()
-	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	written := make(chan struct{})
 	select {
-	case s.out <- msg:
+	case s.out <- outFrame{msg: msg, written: written}:
 	case <-s.closed:
 		return Ack{}, ErrDropped
 	case <-ctx.Done():
 		return Ack{}, ctx.Err()
 	}
-	t := time.NewTimer(AckWait)
-	defer t.Stop()
-	select {
-	case a := <-ch:
-		return a, nil
-	case <-s.closed:
-		return Ack{}, ErrDropped
-	case <-t.C:
-		return Ack{}, ErrAckTimeout
-	case <-ctx.Done():
-		return Ack{}, ctx.Err()
+	closed := s.closed
+	for {
+		select {
+		case a := <-ch:
+			return a, nil
+		case <-closed:
+			select {
+			case <-written:
+				closed = nil // it may have reached the client: its Ack may come on the next connection
+			default:
+				return Ack{}, ErrDropped
+			}
+		case <-t.C:
+			return Ack{}, ErrAckTimeout
+		case <-ctx.Done():
+			return Ack{}, ctx.Err()
+		}
 	}
 }
+
+// route hands an Ack to the attempt waiting for it, if one is.
+func (h *Hub) route(key string, a Ack) {
+	h.mu.Lock()
+	ch := h.waiting[key+"/"+a.DeliveryID]
+	h.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- a:
+		default:
+		}
+	}
+}
+
+// formatDeadline is a time as the protocol writes it: UTC, RFC 3339 to the millisecond.
+func formatDeadline(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 // CloseAll ends every session (the server is stopping): clients reconnect to the next one.
 func (h *Hub) CloseAll() {
@@ -172,9 +295,12 @@ func (s *session) write() {
 	defer ping.Stop()
 	for {
 		select {
-		case msg := <-s.out:
+		case f := <-s.out:
+			if f.written != nil {
+				close(f.written) // before the write: from here the client may have it
+			}
 			s.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-			if err := s.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+			if err := s.conn.WriteMessage(websocket.TextMessage, f.msg); err != nil {
 				s.close(websocket.CloseAbnormalClosure, "")
 				return
 			}
@@ -230,14 +356,6 @@ func (s *session) read(onPong func()) {
 		if len([]rune(a.Error)) > MaxErrorLength {
 			a.Error = string([]rune(a.Error)[:MaxErrorLength])
 		}
-		s.mu.Lock()
-		ch := s.waiting[a.DeliveryID]
-		s.mu.Unlock()
-		if ch != nil {
-			select {
-			case ch <- a:
-			default:
-			}
-		}
+		s.h.route(s.key, a)
 	}
 }

@@ -31,7 +31,8 @@ func (s *Server) upgrader() *websocket.Upgrader {
 }
 
 // listen opens the caller's listener session (spec: timbra listen): it creates or renews the
-// person's cliListener webhook, then serves the websocket until it closes.
+// cliListener webhook of the person's session (query session=, default "default"), then serves
+// the websocket until it closes.
 func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 	if !websocket.IsWebSocketUpgrade(r) {
 		s.writeError(w, r, apierr.BadRequest(MsgNotWebsocket))
@@ -50,7 +51,9 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	ready, err := s.webhooks.OpenListener(r.Context(), c, events)
+	session, _ := query(r, "session")
+	since, _ := query(r, "since")
+	ready, replay, err := s.webhooks.OpenListenerSince(r.Context(), c, strings.TrimSpace(session), events, strings.TrimSpace(since))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -63,12 +66,21 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request) {
 		listener.Probe(conn, ready) // the Ready only: an open session of this person stays
 		return
 	}
-	s.log.Info("listener connected", "tenant", c.TenantID, "person", c.PersonID, "webhook", ready.WebhookID, "events", ready.Events)
-	s.hub.Serve(conn, c.TenantID, c.PersonID, ready, func() {
+	s.log.Info("listener connected", "tenant", c.TenantID, "person", c.PersonID, "session", ready.Session, "webhook", ready.WebhookID, "events", ready.Events)
+	renew := func() {
 		if err := s.webhooks.RenewListener(context.Background(), c.TenantID, ready.WebhookID); err != nil {
 			s.log.Warn("renew listener", "webhook", ready.WebhookID, "err", err)
 		}
-	})
+	}
+	catchUp := func() {
+		err := s.webhooks.Replay(context.Background(), c.TenantID, ready.WebhookID, replay, func(ids []string) {
+			s.hub.MarkReplays(c.TenantID, ready.WebhookID, ids)
+		})
+		if err != nil {
+			s.log.Warn("listener catch-up", "webhook", ready.WebhookID, "events", len(replay), "err", err)
+		}
+	}
+	s.hub.ServeThen(conn, c.TenantID, ready.WebhookID, ready, renew, catchUp)
 	s.log.Info("listener disconnected", "tenant", c.TenantID, "person", c.PersonID, "webhook", ready.WebhookID)
 }
 

@@ -73,7 +73,10 @@ var routeDocs = []routeDoc{
 	// The listener session of timbra listen.
 	{pattern: "GET /api/v4/listen", summary: "Open the caller's listener session (websocket)", tag: "Events", status: http.StatusSwitchingProtocols, errors: []int{403, 409},
 		notes: "A websocket upgrade; a plain request answers 400. The protocol (Ready, Event, Ack) is the listener package's.",
-		query: []queryParam{{name: "events", desc: "Comma-separated event types to receive (all when absent)."}, {name: "probe", desc: "1 or true: send the Ready and close.", typ: "string"}}},
+		query: []queryParam{{name: "events", desc: "Comma-separated event types to receive (all when absent); namespace.* takes a namespace."},
+			{name: "session", desc: "The session's name (default \"default\"): each name of a person is its own listener webhook; only a session of the same name is replaced."},
+			{name: "since", desc: "Catch up first: an instant (RFC 3339) or an event id; the session is sent, oldest first and one at a time, the events since then of its types that it has not received successfully (at most 1000, the most recent), marked replay."},
+			{name: "probe", desc: "1 or true: send the Ready and close.", typ: "string"}}},
 
 	// The tenant's live request log of timbra logs tail.
 	{pattern: requestLogPattern, summary: "Follow the tenant's API requests as they are answered (Server-Sent Events)", tag: "Logs",

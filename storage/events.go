@@ -7,18 +7,21 @@ import (
 
 // Webhook is a URL webhook or a command-line listener.
 type Webhook struct {
-	ID                  string     `json:"id"`
-	TenantID            string     `json:"tenantId"`
-	Kind                string     `json:"kind"`
-	URL                 *string    `json:"url,omitempty"`
-	Description         string     `json:"description"`
-	EnabledEvents       []string   `json:"enabledEvents"`
-	PersonIDs           []string   `json:"personIds,omitempty"` // nil: every person
-	Status              string     `json:"status"`
-	DisabledReason      *string    `json:"disabledReason,omitempty"`
-	DisabledAt          *time.Time `json:"disabledAt,omitempty"`
-	FailingSince        *time.Time `json:"failingSince,omitempty"`
-	ListenerPersonID    *string    `json:"listenerPersonId,omitempty"`
+	ID               string     `json:"id"`
+	TenantID         string     `json:"tenantId"`
+	Kind             string     `json:"kind"`
+	URL              *string    `json:"url,omitempty"`
+	Description      string     `json:"description"`
+	EnabledEvents    []string   `json:"enabledEvents"`
+	PersonIDs        []string   `json:"personIds,omitempty"` // nil: every person
+	Status           string     `json:"status"`
+	DisabledReason   *string    `json:"disabledReason,omitempty"`
+	DisabledAt       *time.Time `json:"disabledAt,omitempty"`
+	FailingSince     *time.Time `json:"failingSince,omitempty"`
+	ListenerPersonID *string    `json:"listenerPersonId,omitempty"`
+	// ListenerSession is the name of a listener's session (timbra listen --session); "" is the
+	// session named default, as every listener stored before sessions had names.
+	ListenerSession     string     `json:"listenerSession,omitempty"`
 	SessionExpiresAt    *time.Time `json:"sessionExpiresAt,omitempty"`
 	Secret              []byte     `json:"secret"`                   // sealed
 	PreviousSecret      []byte     `json:"previousSecret,omitempty"` // sealed; signs too until PreviousSecretUntil

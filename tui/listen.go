@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,10 +74,13 @@ type (
 // ListenOptions describe the session shown.
 type ListenOptions struct {
 	BaseURL   string
-	ForwardTo string      // "" when not forwarding
-	Header    http.Header // added to every forward (--headers): for the details and the curl command
-	Events    []string    // the event types asked for; empty for all
-	Location  *time.Location
+	Session   string // the session's name; "" or "default" are not shown
+	ForwardTo string // the first route's URL; "" when not forwarding
+	// Routes are every route (its URL and the types it takes) when there are several.
+	Routes   []string
+	Header   http.Header // added to every forward (--headers): for the details and the curl command
+	Events   []string    // the event types asked for; empty for all
+	Location *time.Location
 	// Resend asks the server to deliver an event once more to this listener; its command
 	// answers a ResendResultMsg. Nil when resending is not possible.
 	Resend func(eventID string) tea.Cmd
@@ -170,6 +174,9 @@ func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.state, m.ready = ready, msg.Ready
 		if msg.Reconnected {
 			m.status = "Reconnected."
+		}
+		if n := msg.Ready.Replaying; n > 0 {
+			m.status = "Catching up on " + strconv.Itoa(n) + " missed events (↺) first, oldest first."
 		}
 	case DisconnectMsg:
 		m.state, m.disconnect = reconnecting, msg

@@ -105,10 +105,22 @@ func (m ListenModel) forwardTo() string {
 	if m.opts.ForwardTo == "" {
 		return m.styles.Dim.Render("not forwarding (no --forward-to)")
 	}
-	if m.targetDown != "" {
-		return "POST " + m.opts.ForwardTo + "  " + m.styles.Failed.Render("✗ "+m.targetDown)
+	to := m.opts.ForwardTo
+	if len(m.opts.Routes) > 1 {
+		to = strings.Join(m.opts.Routes, ", ")
 	}
-	return "POST " + m.opts.ForwardTo
+	if m.targetDown != "" {
+		return "POST " + to + "  " + m.styles.Failed.Render("✗ "+m.targetDown)
+	}
+	return "POST " + to
+}
+
+// session names a session other than the default one.
+func (m ListenModel) session() string {
+	if m.opts.Session == "" || m.opts.Session == "default" {
+		return ""
+	}
+	return m.styles.Dim.Render("  session ") + m.opts.Session
 }
 
 func (m ListenModel) header() []string {
@@ -128,7 +140,7 @@ func (m ListenModel) header() []string {
 	label := func(l string) string { return s.Label.Render(fmt.Sprintf("%-8s", l)) }
 	return []string{
 		m.title(),
-		label("Server") + " " + m.opts.BaseURL,
+		label("Server") + " " + m.opts.BaseURL + m.session(),
 		label("Secret") + " " + secret,
 		label("Events") + " " + filter,
 		label("Forward") + " " + m.forwardTo(),
@@ -283,9 +295,19 @@ func (o outcomeCell) render(short bool) string {
 }
 
 func (m ListenModel) outcomeOf(r listener.EventResult) outcomeCell {
+	o := m.outcomeOfEvent(r)
+	if r.Event.Replay { // a catch-up's event
+		o.full, o.short = "↺ "+o.full, "↺ "+o.short
+	}
+	return o
+}
+
+func (m ListenModel) outcomeOfEvent(r listener.EventResult) outcomeCell {
 	s := m.styles
 	fr := r.Forward
 	switch {
+	case r.Late:
+		return outcomeCell{style: s.Pending, full: "↯ late: not forwarded", short: "↯ late"}
 	case !r.Verified:
 		return outcomeCell{style: s.Unverified, full: "✗ signature NOT verified", short: "✗ bad signature"}
 	case r.Pending:
@@ -293,6 +315,33 @@ func (m ListenModel) outcomeOf(r listener.EventResult) outcomeCell {
 	case fr == nil:
 		return outcomeCell{style: s.Dim, full: "(not forwarded)", short: "(not forwarded)"}
 	}
+	o := m.forwardOutcome(fr)
+	if n := len(r.Forwards); n > 1 {
+		failed := 0
+		for i := range r.Forwards {
+			if !forwardOK(&r.Forwards[i]) {
+				failed++
+			}
+		}
+		if failed == 0 {
+			o.full += fmt.Sprintf(" · %d routes", n)
+			o.short += fmt.Sprintf(" ·%d", n)
+		} else {
+			o.full += fmt.Sprintf(" · %d of %d routes failed", failed, n)
+			o.short += fmt.Sprintf(" ·%d/%d", failed, n)
+		}
+	}
+	return o
+}
+
+// forwardOK tells whether a target answered 2xx in full.
+func forwardOK(fr *listener.ForwardResult) bool {
+	return fr.Error == "" && fr.StatusCode != nil && *fr.StatusCode >= 200 && *fr.StatusCode <= 299
+}
+
+// forwardOutcome is what one target answered.
+func (m ListenModel) forwardOutcome(fr *listener.ForwardResult) outcomeCell {
+	s := m.styles
 	latency := Latency(fr.Latency)
 	if fr.StatusCode == nil {
 		msg := fr.Error
@@ -354,7 +403,14 @@ func (m ListenModel) detailLines(r listener.EventResult, w int) (lines []string,
 		}
 	}
 	section("Event " + e.EventID)
-	add(nil, e.EventType+" · kind "+e.Kind+" · delivery "+e.DeliveryID)
+	kind := e.Kind
+	if e.Replay {
+		kind += " (replay)"
+	}
+	add(nil, e.EventType+" · kind "+kind+" · delivery "+e.DeliveryID)
+	if r.Late {
+		add(&s.Pending, "came past its attempt's deadline (the session was paused or asleep): not forwarded; the server recorded it failed")
+	}
 	add(nil, "received "+r.ReceivedAt.In(m.opts.Location).Format("2006-01-02 15:04:05.000"))
 	if r.Verified {
 		add(&s.OK, "signature verified with the listener's secret")
@@ -364,6 +420,23 @@ func (m ListenModel) detailLines(r listener.EventResult, w int) (lines []string,
 			msg += " (" + oneLine(r.VerifyError.Error()) + ")"
 		}
 		add(&s.Unverified, msg)
+	}
+
+	if len(r.Forwards) > 1 {
+		section("Routes")
+		for i := range r.Forwards {
+			f := &r.Forwards[i]
+			st := s.Failed
+			if forwardOK(f) {
+				st = s.OK
+			}
+			add(nil, "POST "+f.URL+"  "+st.Render(ansi.Strip(m.forwardOutcome(f).render(false))))
+		}
+	} else if len(r.Targets) > 1 && r.Pending {
+		section("Routes")
+		for _, t := range r.Targets {
+			add(&s.Pending, "POST "+t+"  ⋯")
+		}
 	}
 
 	fr := r.Forward

@@ -311,7 +311,10 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		msg = "unknown flag: " + Dashes(name)
 		if near := nearFlags(c, strings.TrimLeft(name, "-")); len(near) > 0 {
-			msg += ". Did you mean " + strings.Join(near, " or ") + "?"
+			if len(near) > 1 {
+				near = append(near[:len(near)-2], near[len(near)-2]+" or "+near[len(near)-1])
+			}
+			msg += ". Did you mean " + strings.Join(near, ", ") + "?"
 		}
 	}
 	return &UsageError{msg: msg, cmd: helpName(c)}

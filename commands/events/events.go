@@ -3,7 +3,10 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/commands/webhooks"
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/listener"
 	"github.com/urfave/cli/v2"
 )
 
@@ -233,37 +237,97 @@ type resendOptions struct {
 	WebhookID string
 	Wait      bool
 	Timeout   time.Duration
+	// Since (the API's instant) resends every event since then, oldest first, of Types when
+	// given (exact types or namespace.* patterns); "" for one event, ID.
+	Since string
+	Types []string
+	// Session names the listen session to resend to (--session); "" for the default rule.
+	Session string
 }
+
+// resendEvery is the pace of a resend of many: the BusinessWrite limit, 600 a minute per key
+// (spec 1 §8).
+const resendEvery = time.Minute / 600
 
 func newResendCmd(f *cmdutil.Factory, run cmdutil.RunFunc[resendOptions]) *cli.Command {
 	o := &resendOptions{f: f}
 	run = cmdutil.OrRun(run, resendRun)
+	var since, session string
+	var toListener bool
 	return &cli.Command{
-		Name:      "resend",
-		Usage:     "Deliver an event once more to one webhook",
-		UsageText: "timbra events resend ID --webhook WEBHOOK_ID [--wait [--timeout DURATION]] [-o json]",
+		Name:  "resend",
+		Usage: "Deliver an event once more, or every event since a time, to one webhook or listen session",
+		UsageText: "timbra events resend ID [--webhook WEBHOOK_ID | --to-listener [--session NAME]] [--wait [--timeout DURATION]] [-o json]\n" +
+			"timbra events resend --since TIME [--type TYPE ...] [--webhook WEBHOOK_ID | --to-listener [--session NAME]] [-o json]",
 		ArgsUsage: "ID",
 		Description: "Makes one new signed delivery of the event to the webhook: one attempt, no retries, whatever\n" +
-			"event types or people the webhook filters. Without --webhook it goes to your own\n" +
-			"`timbra listen` session. Prints the delivery and webhook IDs; with --wait, follows the\n" +
-			"delivery and prints its outcome, exit code 1 if it failed.\n\n" +
+			"event types or people the webhook filters. Without --webhook (or with --to-listener) it goes\n" +
+			"to your own `timbra listen` session: the one --session names, else the session named\n" +
+			"default if it is open, else the only one open. Prints the delivery and webhook IDs; with\n" +
+			"--wait, follows the delivery and prints its outcome, exit code 1 if it failed.\n\n" +
+			"With --since, resends every event of the tenant since TIME (an RFC 3339 time, a date, or how\n" +
+			"long ago: 15m, 24h, 7d; the last 30 days at most), oldest first, of the --type given (exact\n" +
+			"types or namespace.*, repeatable; default all). Each event is one request of the family\n" +
+			"BusinessWrite, limited to 600 a minute per API key: the resends go at that pace (a thousand\n" +
+			"events take a little under two minutes), and wait as the server's Retry-After says when the\n" +
+			"key is also used elsewhere. Progress goes to stderr; the summary to stdout (with -o json:\n" +
+			"{total, resent, failed, webhookId, deliveries: [{eventId, deliveryId}], errors: [{eventId,\n" +
+			"error}]}). Exit code 1 when a resend failed.\n\n" +
 			"Examples:\n" +
 			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-...\n" +
-			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-... --wait",
+			"  timbra events resend 0195a7c4-... --webhook 3f2a0c1e-... --wait\n" +
+			"  timbra events resend --since 15m --type 'invoice.*' --to-listener\n" +
+			"  timbra events resend --since 2h --to-listener --session api -o json",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "webhook", Usage: "`WEBHOOK_ID` to deliver to (default: your listener)", Destination: &o.WebhookID},
+			&cli.BoolFlag{Name: "to-listener", Usage: "deliver to your timbra listen session (the default without --webhook)", Destination: &toListener},
+			&cli.StringFlag{Name: "session", Usage: "the listen session `NAME` to deliver to", Destination: &session},
+			&cli.StringFlag{Name: "since", Usage: "resend every event since `TIME` (15m, 24h, 2025-03-10, RFC 3339)", Destination: &since},
+			&cli.StringSliceFlag{Name: "type", Usage: "with --since, only events of `TYPE` (exact or namespace.*; repeatable)"},
 		}, webhooks.WaitFlags(&o.Wait, &o.Timeout)...),
 		Action: func(c *cli.Context) error {
-			if err := cmdutil.ExactArgs(c, "event ID"); err != nil {
-				return err
+			if since == "" {
+				if err := cmdutil.ExactArgs(c, "event ID"); err != nil {
+					return err
+				}
+				o.ID = c.Args().First()
+			} else if c.Args().Len() > 0 {
+				return cmdutil.UsageErrorf(c, "give an event ID or --since, not both")
 			}
 			if c.IsSet("webhook") && strings.TrimSpace(o.WebhookID) == "" {
 				return cmdutil.UsageErrorf(c, "--webhook: give a webhook ID")
 			}
+			if c.IsSet("webhook") && (toListener || c.IsSet("session")) {
+				return cmdutil.UsageErrorf(c, "--webhook goes to a webhook: leave out --to-listener and --session")
+			}
+			if c.IsSet("session") {
+				o.Session = strings.TrimSpace(session)
+				if o.Session == "" {
+					return cmdutil.UsageErrorf(c, "--session: give a session name")
+				}
+			}
 			if o.Timeout <= 0 {
 				return cmdutil.UsageErrorf(c, "invalid value %s for --timeout: give a positive duration such as 30s", o.Timeout)
 			}
-			o.ID = c.Args().First()
+			o.Types = cmdutil.CleanList(c.StringSlice("type"))
+			if since == "" {
+				if len(o.Types) > 0 {
+					return cmdutil.UsageErrorf(c, "--type needs --since")
+				}
+				return run(c, o)
+			}
+			if o.Wait {
+				return cmdutil.UsageErrorf(c, "--wait follows one resend: follow many with timbra webhooks deliveries")
+			}
+			loc := time.UTC
+			if f.TimeZone != "" {
+				loc, _ = time.LoadLocation(f.TimeZone) // validated when the flag was parsed
+			}
+			t, err := parseWhen(since, f.Now(), loc, false)
+			if err != nil {
+				return cmdutil.UsageErrorf(c, "invalid value %q for --since: %v", since, err)
+			}
+			o.Since = t.UTC().Format("2006-01-02T15:04:05.000Z")
 			return run(c, o)
 		},
 	}
@@ -278,6 +342,12 @@ func resendRun(c *cli.Context, o *resendOptions) error {
 	var in api.EventResend
 	if id := strings.TrimSpace(o.WebhookID); id != "" {
 		in.WebhookID = &id
+	}
+	if o.Session != "" {
+		in.ListenerSession = &o.Session
+	}
+	if o.Since != "" {
+		return resendMany(c, o, client, in)
 	}
 	res, err := client.ResendEvent(ctx, o.ID, in)
 	if err != nil {
@@ -294,4 +364,137 @@ func resendRun(c *cli.Context, o *resendOptions) error {
 		}
 	}
 	return webhooks.WaitAndReport(ctx, o.f, client, res.WebhookID, res.DeliveryID, o.Timeout)
+}
+
+// resendSummary is the JSON answer of a resend of many.
+type resendSummary struct {
+	Total      int             `json:"total"`
+	Resent     int             `json:"resent"`
+	Failed     int             `json:"failed"`
+	WebhookID  string          `json:"webhookId"`
+	Deliveries []resentOne     `json:"deliveries"`
+	Errors     []resendFailure `json:"errors"`
+}
+
+type resentOne struct {
+	EventID    string `json:"eventId"`
+	DeliveryID string `json:"deliveryId"`
+}
+
+type resendFailure struct {
+	EventID string `json:"eventId"`
+	Error   string `json:"error"`
+}
+
+// resendMany resends every event since o.Since of o.Types, oldest first, at the pace of the
+// BusinessWrite limit, and reports progress on stderr and a summary.
+func resendMany(c *cli.Context, o *resendOptions, client *api.Client, in api.EventResend) error {
+	ctx := c.Context
+	var all []api.Event
+	q := api.EventQuery{From: o.Since, PageSize: 50}
+	if len(o.Types) == 1 && !strings.HasSuffix(o.Types[0], "*") {
+		q.Type = o.Types[0]
+	}
+	for q.Page = 1; ; q.Page++ {
+		page, err := client.ListEvents(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, raw := range page.Items {
+			var e api.Event
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return fmt.Errorf("decode an event of the list: %w", err)
+			}
+			if len(o.Types) == 0 || listener.TypeMatches(o.Types, e.Type) {
+				all = append(all, e)
+			}
+		}
+		if q.Page >= page.TotalPages {
+			break
+		}
+	}
+	slices.Reverse(all) // oldest first
+	sum := resendSummary{Total: len(all), Deliveries: []resentOne{}, Errors: []resendFailure{}}
+	errOut := o.f.IO.Err
+	progress := func(final bool) {
+		line := fmt.Sprintf("Resent %d of %d events", sum.Resent, sum.Total)
+		if sum.Failed > 0 {
+			line += fmt.Sprintf(" (%d failed)", sum.Failed)
+		}
+		switch {
+		case o.f.IO.ErrTTY && !final:
+			fmt.Fprintf(errOut, "\r%s…", line)
+		case o.f.IO.ErrTTY:
+			fmt.Fprintf(errOut, "\r%s.\n", line)
+		case final || (sum.Resent+sum.Failed)%50 == 0:
+			fmt.Fprintln(errOut, line+".")
+		}
+	}
+	tick := time.NewTicker(resendEvery)
+	defer tick.Stop()
+	for i := 0; i < len(all); {
+		e := all[i]
+		res, err := client.ResendEvent(ctx, e.ID, in)
+		var ae *api.Error
+		switch {
+		case err == nil:
+			sum.Resent++
+			sum.WebhookID = res.WebhookID
+			sum.Deliveries = append(sum.Deliveries, resentOne{EventID: e.ID, DeliveryID: res.DeliveryID})
+		case errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests:
+			wait := max(ae.RetryAfter, time.Second)
+			fmt.Fprintf(errOut, "%sthe API key's limit is reached: waiting %s\n", map[bool]string{true: "\n"}[o.f.IO.ErrTTY], wait)
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue // the same event again
+		case errors.As(err, &ae) && (ae.Status == http.StatusConflict || ae.Status == http.StatusForbidden || ae.Status == http.StatusUnauthorized ||
+			(ae.Status == http.StatusBadRequest && ae.Failures == nil && in.WebhookID != nil)):
+			progress(true)
+			return err // the destination or the key refuses every one: stop
+		default:
+			sum.Failed++
+			sum.Errors = append(sum.Errors, resendFailure{EventID: e.ID, Error: cmdutil.OneLine(err.Error())})
+		}
+		i++
+		progress(false)
+		if i < len(all) {
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	progress(true)
+	p := o.f.Printer()
+	if p.JSON {
+		if err := p.Fields(sum, nil); err != nil {
+			return err
+		}
+	} else {
+		switch {
+		case sum.Total == 0:
+			fmt.Fprintf(o.f.IO.Out, "No events since %s%s.\n", o.Since, typesText(o.Types))
+		default:
+			fmt.Fprintf(o.f.IO.Out, "Resent %d of %d events since %s%s, oldest first, to webhook %s (timbra webhooks deliveries %s).\n",
+				sum.Resent, sum.Total, o.Since, typesText(o.Types), sum.WebhookID, sum.WebhookID)
+			for _, f := range sum.Errors {
+				fmt.Fprintf(o.f.IO.Out, "  %s: %s\n", f.EventID, f.Error)
+			}
+		}
+	}
+	if sum.Failed > 0 {
+		return fmt.Errorf("%d of %d resends failed", sum.Failed, sum.Total)
+	}
+	return nil
+}
+
+func typesText(types []string) string {
+	if len(types) == 0 {
+		return ""
+	}
+	return " of " + strings.Join(types, ", ")
 }

@@ -84,6 +84,15 @@ func TestCommandsParse(t *testing.T) {
 			{[]string{"resend", eventID, "--webhook", " "}, resendOptions{}, "--webhook: give a webhook ID"},
 			{[]string{"resend", eventID, "--wait", "--timeout", "0s"}, resendOptions{}, "invalid value 0s for --timeout: give a positive duration such as 30s"},
 			{[]string{"resend", "--webhook", hookID}, resendOptions{}, "missing argument: event ID"},
+			// many at once
+			{[]string{"resend", "--since", "15m", "--type", "invoice.*", "--type", "webhook.test", "--to-listener", "--session", "api"},
+				resendOptions{f: f, Since: cmdtest.Now.Add(-15 * time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"), Types: []string{"invoice.*", "webhook.test"},
+					Session: "api", Timeout: time.Minute}, ""},
+			{[]string{"resend", eventID, "--since", "15m"}, resendOptions{}, "give an event ID or --since, not both"},
+			{[]string{"resend", eventID, "--type", "invoice.canceled"}, resendOptions{}, "--type needs --since"},
+			{[]string{"resend", "--since", "15m", "--wait"}, resendOptions{}, "--wait follows one resend"},
+			{[]string{"resend", "--since", "yesterday"}, resendOptions{}, `invalid value "yesterday" for --since`},
+			{[]string{"resend", eventID, "--webhook", hookID, "--session", "api"}, resendOptions{}, "--webhook goes to a webhook: leave out --to-listener and --session"},
 		} {
 			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 				var got *resendOptions

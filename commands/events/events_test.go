@@ -203,3 +203,40 @@ func TestParseWhen(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsResendSince: every event since a time, of the types given, oldest first, to the
+// listen session named; the summary in JSON.
+func TestEventsResendSince(t *testing.T) {
+	cmdtest.Isolate(t)
+	var resent []string
+	var sessions []string
+	srv := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "GET" && r.URL.Path == "/api/v4/events":
+			older := strings.Replace(rawEvent, eventID, "e-0", 1)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"data":{"items":[`+rawEvent+`,`+rawTest+`,`+older+`],"pageNumber":1,"pageSize":50,"totalPages":1,"totalCount":3,`+
+				`"totalItems":3,"hasPreviousPage":false,"hasNextPage":false},"succeeded":true,"message":"","details":"","httpStatusCode":200,"traceIdentifier":"t"}`)
+		case r.Method == "POST" && strings.HasSuffix(r.URL.Path, "/resend"):
+			var in api.EventResend
+			json.NewDecoder(r.Body).Decode(&in)
+			resent = append(resent, strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v4/events/"), "/resend"))
+			sessions = append(sessions, api.Deref(in.ListenerSession))
+			cmdtest.WriteEnvelope(w, 202, api.EventResent{DeliveryID: "d-" + resent[len(resent)-1], WebhookID: hookID}, "", "t")
+		default:
+			cmdtest.WriteEnvelope(w, 404, nil, "No such resource", "t")
+		}
+	})
+	cmdtest.UseAPI(t, srv.URL)
+	r := runArgs(t, "events", "resend", "--since", "1h", "--type", "invoice.*", "--to-listener", "--session", "api", "-o", "json")
+	cmdtest.WantCode(t, r, 0)
+	if strings.Join(resent, " ") != "e-0 "+eventID || strings.Join(sessions, " ") != "api api" {
+		t.Fatalf("resent %v to %v; want the invoice events, oldest first, to the session api", resent, sessions)
+	}
+	var sum resendSummary
+	if err := json.Unmarshal([]byte(r.Out), &sum); err != nil || sum.Total != 2 || sum.Resent != 2 || sum.Failed != 0 || sum.WebhookID != hookID ||
+		len(sum.Deliveries) != 2 || sum.Deliveries[0].DeliveryID != "d-e-0" {
+		t.Fatalf("summary %s (%v)", r.Out, err)
+	}
+	cmdtest.WantContains(t, "stderr", r.Err, "Resent 2 of 2 events.")
+}

@@ -2,6 +2,7 @@ package listen
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fatih/color"
@@ -33,8 +36,19 @@ const (
 const maxForwardTimeout = listener.AckWait - 10*time.Second
 
 type listenOptions struct {
-	f              *cmdutil.Factory
-	ForwardTo      string // normalised URL; "" for none
+	f *cmdutil.Factory
+	// Routes are the --forward-to targets (or the argument), URLs normalised; none: not
+	// forwarding.
+	Routes []listenRoute
+	// FromWebhooks is the base URL of --forward-from-webhooks: a route per URL webhook of the
+	// tenant, made at the start; "" for none.
+	FromWebhooks string
+	// Session is the session's name (--session): each name is its own listener, and only a
+	// session of the same name replaces this one.
+	Session string
+	// Since is --since as the API takes it (an instant, RFC 3339, or an event id): the session
+	// catches up first on what it missed since then; "" for none.
+	Since          string
 	Events         []string
 	Headers        *headerFlag
 	ForwardTimeout time.Duration
@@ -44,6 +58,23 @@ type listenOptions struct {
 	TUI            bool // the live terminal view (stdout a terminal, no --format)
 }
 
+// listenRoute is one --forward-to: where, and the event types it takes (none: all).
+type listenRoute struct {
+	Types []string
+	URL   string
+}
+
+// String is the route as --forward-to takes it.
+func (r listenRoute) String() string {
+	if len(r.Types) == 0 {
+		return r.URL
+	}
+	return strings.Join(r.Types, ",") + "=" + r.URL
+}
+
+// forwarding tells whether the session forwards anywhere.
+func (o *listenOptions) forwarding() bool { return len(o.Routes) > 0 || o.FromWebhooks != "" }
+
 // NewCmd is `timbra listen`.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return newListenCmd(f, nil)
@@ -52,11 +83,12 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.Command {
 	o := &listenOptions{f: f, Headers: &headerFlag{}}
 	run = cmdutil.OrRun(run, listenRun)
+	routes := &rawValues{}
 	var format string
 	return &cli.Command{
 		Name:      "listen",
 		Usage:     "Receive your events here, as they happen, and forward them to a local server",
-		UsageText: "timbra listen [PORT | --forward-to URL] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret",
+		UsageText: "timbra listen [PORT | --forward-to [TYPES=]URL ... | --forward-from-webhooks BASE_URL] [--session NAME] [--since WHEN] [--events TYPE[,TYPE...]] [--headers 'NAME: VALUE' ...] [--forward-timeout DURATION] [--skip-verify] [--format json|text] | --print-secret [--session NAME]",
 		Description: "Opens a session with the server (a websocket) that receives the events of the types given\n" +
 			"(default all) for you, as a webhook of kind cliListener would. Each event's signature is\n" +
 			"checked with the listener's secret; a valid event is posted to --forward-to as a delivery\n" +
@@ -65,31 +97,53 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			"delivery's attempt. An event whose signature does not verify is shown and not forwarded.\n\n" +
 			"--forward-to takes a port (3000), host:port/path (localhost:3000/hooks) or a URL\n" +
 			"(http://..., https://...); the default host is localhost and the default scheme http. A port\n" +
-			"(or port/path, or URL) as the argument is the same: timbra listen 3000. At the start, and\n" +
-			"at each reconnection, timbra listen checks that something listens there (a TCP connection,\n" +
-			"no request) and warns when nothing does.\n\n" +
+			"(or port/path, or URL) as the argument is the same: timbra listen 3000. It is repeatable, each\n" +
+			"route optionally after the event types it takes and '=': exact types or namespace.*,\n" +
+			"comma-separated ('invoice.*=localhost:3000/hooks'). An event goes to every route that takes\n" +
+			"it, at once; the server records the first route that failed, else the first. Without\n" +
+			"--events the session asks for the routes' types. --forward-from-webhooks BASE_URL adds a\n" +
+			"route per enabled URL webhook of the tenant: its URL's path on BASE_URL, taking its event\n" +
+			"types. At the start, and at each reconnection, timbra listen checks that something listens\n" +
+			"at each target (a TCP connection, no request) and warns when nothing does.\n\n" +
+			"--session NAME (default \"default\") names the session: each name of yours is its own\n" +
+			"listener, with its own deliveries, types and secret, so several can run at once; a newer\n" +
+			"session of the same name takes over and the older exits with code 1.\n\n" +
+			"--since WHEN catches up first: the events since then (15m, 2h, 7d, an RFC 3339 time, or after\n" +
+			"an event ID) of the session's types that it has not received successfully, at most 1000,\n" +
+			"come first, oldest first and one at a time, marked replay; then live ones.\n\n" +
+			"Each event carries its attempt's deadline: an event that comes too late (the process was\n" +
+			"paused or the laptop slept) is not forwarded, and shown late, as the server has recorded it\n" +
+			"failed; what is forwarded is what the server records.\n\n" +
 			"Each event shows the moment it arrives, and again when your server answers. When stdout is\n" +
 			"not a terminal or with --format json, that is two JSON lines (schema version v 1):\n" +
 			"  {\"v\":1, \"phase\":\"received\", receivedAt, deliveryId, eventId, type, kind, headers, event,\n" +
-			"   verified, forwarding}\n" +
+			"   verified, forwarding, routes, replay, late}\n" +
 			"  {\"v\":1, \"phase\":\"forwarded\", receivedAt, deliveryId, eventId, type, kind, verified,\n" +
-			"   forward: {url, statusCode, error, errorClass, latencyMs, headers, excerpt}}\n" +
-			"(the second only when the event was forwarded: forwarding is true; error is the whole text,\n" +
-			"errorClass Timeout, ConnectionFailed or TlsFailed; latencyMs has decimals), else lines of\n" +
-			"text. Connection news goes to stderr. The session reconnects by itself when the connection\n" +
-			"drops or the server restarts. A newer session of yours (another timbra listen) takes over,\n" +
-			"and this one exits with code 1.\n" +
-			"Ctrl-C ends it with code 0.\n\n" +
-			"--print-secret prints the listener's signing secret (whsec_...) on stdout and exits, leaving\n" +
-			"a running timbra listen alone: your local server needs the secret to verify what is forwarded.\n\n" +
+			"   forward: {url, statusCode, error, errorClass, latencyMs, headers, excerpt}, forwards: [...],\n" +
+			"   replay, late}\n" +
+			"(the second only when the event was forwarded: forwarding is true; routes are the URLs it\n" +
+			"goes to; forward is what the server records and forwards every route's; error is the whole\n" +
+			"text, errorClass Timeout, ConnectionFailed or TlsFailed; latencyMs has decimals; phase\n" +
+			"dropped, late true, for an event that waited past its deadline), else lines of text.\n" +
+			"Connection news goes to stderr. The session reconnects by itself when the connection drops\n" +
+			"or the server restarts. Ctrl-C ends it with code 0.\n\n" +
+			"--print-secret prints the listener's signing secret (whsec_...) of the session on stdout and\n" +
+			"exits, leaving a running timbra listen alone: your local server needs the secret to verify\n" +
+			"what is forwarded.\n\n" +
 			"Examples:\n" +
 			"  timbra listen 3000\n" +
 			"  timbra listen --forward-to 3000/webhooks\n" +
+			"  timbra listen --forward-to 'invoice.*=localhost:3000/hooks' --forward-to localhost:4000/all\n" +
+			"  timbra listen --forward-from-webhooks http://localhost:3000\n" +
+			"  timbra listen 4000 --session billing --events 'invoice.*' --since 15m\n" +
 			"  timbra listen --forward-to https://localhost:8443/hooks --skip-verify --events invoice.canceled\n" +
 			"  timbra listen --forward-to localhost:3000 --headers 'Authorization: Bearer dev' --format json\n" +
-			"  export WEBHOOK_SECRET=\"$(timbra listen --print-secret)\"",
+			"  export WEBHOOK_SECRET=\"$(timbra listen --print-secret --session billing)\"",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "forward-to", Usage: "forward each event to `URL`: a port, host:port/path or http(s) URL"},
+			&cli.GenericFlag{Name: "forward-to", Usage: "forward events to `[TYPES=]URL`: a port, host:port/path or http(s) URL, after the event types it takes (invoice.*,webhook.test=); repeatable", Value: routes},
+			&cli.StringFlag{Name: "forward-from-webhooks", Usage: "forward each URL webhook's events to its path on `BASE_URL` (http://localhost:3000)"},
+			&cli.StringFlag{Name: "session", Usage: "the session's `NAME`: each name of yours is its own listener (deliveries, types, secret); only a session of the same name replaces it", Value: defaultSession, Destination: &o.Session},
+			&cli.StringFlag{Name: "since", Usage: "catch up first on the events since `WHEN` this session did not receive: how long ago (15m, 2h, 7d), an RFC 3339 time, or an event ID"},
 			&cli.StringSliceFlag{Name: "events", Usage: "event `TYPES` to receive, comma-separated or repeated", DefaultText: "all"},
 			&cli.GenericFlag{Name: "headers", Usage: "add the header `'NAME: VALUE'` to each forward (repeatable)", Value: o.Headers},
 			&cli.DurationFlag{Name: "forward-timeout", Usage: "give up a forward after `DURATION`", Value: listener.DefaultForwardTimeout, Destination: &o.ForwardTimeout},
@@ -106,27 +160,45 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 				if err != nil {
 					return cmdutil.UsageErrorf(c, "invalid target %q: %v", c.Args().First(), err)
 				}
-				o.ForwardTo = u
+				o.Routes = []listenRoute{{URL: u}}
 			} else if c.Args().Len() > 0 {
 				return cmdutil.UsageErrorf(c, "unexpected argument %q: give the port to forward to (timbra listen 3000) or --forward-to", c.Args().First())
 			}
-			if c.IsSet("forward-to") {
-				u, err := parseForwardTo(c.String("forward-to"))
+			for _, v := range routes.values {
+				r, err := parseRoute(v)
 				if err != nil {
-					return cmdutil.UsageErrorf(c, "invalid value %q for --forward-to: %v", c.String("forward-to"), err)
+					return cmdutil.UsageErrorf(c, "invalid value %q for --forward-to: %v", v, err)
 				}
-				o.ForwardTo = u
+				o.Routes = append(o.Routes, r)
 			}
-			if !o.PrintSecret && o.ForwardTo == "" {
+			if c.IsSet("forward-from-webhooks") {
+				u, err := parseForwardTo(c.String("forward-from-webhooks"))
+				if err != nil {
+					return cmdutil.UsageErrorf(c, "invalid value %q for --forward-from-webhooks: %v", c.String("forward-from-webhooks"), err)
+				}
+				o.FromWebhooks = u
+			}
+			if !o.PrintSecret && !o.forwarding() {
 				for _, name := range []string{"headers", "forward-timeout", "skip-verify"} {
 					if c.IsSet(name) {
-						return cmdutil.UsageErrorf(c, "--%s needs --forward-to", name)
+						return cmdutil.UsageErrorf(c, "--%s needs --forward-to or --forward-from-webhooks", name)
 					}
 				}
 			}
 			if o.ForwardTimeout <= 0 || o.ForwardTimeout > maxForwardTimeout {
 				return cmdutil.UsageErrorf(c, "invalid value %s for --forward-timeout: give a duration from 1ms to %s (the server waits %s for the outcome)",
 					o.ForwardTimeout, maxForwardTimeout, listener.AckWait)
+			}
+			o.Session = strings.TrimSpace(o.Session)
+			if !validSessionName(o.Session) {
+				return cmdutil.UsageErrorf(c, "invalid value %q for --session: give 1 to 40 letters, digits, '.', '_' or '-'", o.Session)
+			}
+			if v := strings.TrimSpace(c.String("since")); c.IsSet("since") {
+				since, err := parseSince(v, f.Now())
+				if err != nil {
+					return cmdutil.UsageErrorf(c, "invalid value %q for --since: %v", v, err)
+				}
+				o.Since = since
 			}
 			o.Events = cmdutil.CleanList(c.StringSlice("events"))
 			switch format {
@@ -151,6 +223,61 @@ func isTargetArg(s string) bool {
 	lower := strings.ToLower(s)
 	return (port != "" && strings.Trim(port, "0123456789") == "") ||
 		strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
+}
+
+// rawValues is a repeatable flag kept as given (a string slice flag would split values at
+// commas, which a route's types use).
+type rawValues struct{ values []string }
+
+func (v *rawValues) Set(s string) error { v.values = append(v.values, s); return nil }
+func (v *rawValues) String() string {
+	if v == nil {
+		return ""
+	}
+	return strings.Join(v.values, " ")
+}
+
+// parseRoute reads one --forward-to: a target (see parseForwardTo), or event types and a
+// target: 'invoice.*,webhook.test=localhost:3000/hooks'. The types are exact types or
+// "namespace.*" patterns, comma-separated; "*" alone is every type.
+func parseRoute(s string) (listenRoute, error) {
+	types, target, ok := strings.Cut(s, "=")
+	if !ok || !looksLikeTypes(types) {
+		u, err := parseForwardTo(s)
+		return listenRoute{URL: u}, err
+	}
+	var r listenRoute
+	all := false
+	for _, t := range strings.Split(types, ",") {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "":
+			return listenRoute{}, errors.New("an empty event type before '='")
+		case t == "*":
+			all = true
+		case strings.Contains(strings.TrimSuffix(t, "*"), "*") || (strings.HasSuffix(t, "*") && !strings.HasSuffix(t, ".*")):
+			return listenRoute{}, fmt.Errorf("the pattern %q: a * ends a namespace (invoice.*)", t)
+		}
+		r.Types = append(r.Types, t)
+	}
+	if all {
+		r.Types = nil
+	}
+	u, err := parseForwardTo(target)
+	if err != nil {
+		return listenRoute{}, err
+	}
+	r.URL = u
+	return r, nil
+}
+
+// looksLikeTypes tells whether the text before a route's '=' is event types (invoice.*,
+// webhook.test) rather than part of a URL (its query).
+func looksLikeTypes(s string) bool {
+	if strings.TrimSpace(s) == "*" {
+		return true
+	}
+	return strings.ContainsAny(s, ".*") && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.*, ") == ""
 }
 
 // parseForwardTo reads --forward-to: a port (3000), a port and path (3000/hooks), host:port and
@@ -249,9 +376,31 @@ func listenRun(c *cli.Context, o *listenOptions) error {
 	if err != nil {
 		return err
 	}
-	wsURL, err := listener.DialURL(client.BaseURL, o.Events)
+	routes := o.Routes
+	if o.FromWebhooks != "" && !o.PrintSecret {
+		more, err := webhookRoutes(ctx, client, o.FromWebhooks)
+		if err != nil {
+			return err
+		}
+		if len(more) == 0 {
+			fmt.Fprintf(o.f.IO.Err, "Warning: the tenant has no enabled URL webhook: --forward-from-webhooks %s forwards nothing.\n", o.FromWebhooks)
+		}
+		routes = append(routes, more...)
+	}
+	events := o.Events
+	if len(events) == 0 {
+		events = routeTypes(routes)
+	}
+	wsURL, err := listener.DialURL(client.BaseURL, events)
 	if err != nil {
 		return err
+	}
+	if o.Session != defaultSession {
+		wsURL = withQuery(wsURL, "session", o.Session)
+	}
+	reconnectURL := wsURL
+	if o.Since != "" && !o.PrintSecret {
+		wsURL = withQuery(wsURL, "since", o.Since)
 	}
 	if o.PrintSecret {
 		wsURL = withProbe(wsURL)
@@ -265,15 +414,18 @@ func listenRun(c *cli.Context, o *listenOptions) error {
 	if client.TimeZone != "" {
 		header.Set("X-TIME-ZONE", client.TimeZone)
 	}
-	l := &listenPrinter{f: o.f, o: o, loc: time.Local}
+	l := &listenPrinter{f: o.f, o: o, loc: time.Local, routes: routes}
 	if o.f.TimeZone != "" {
 		l.loc, _ = time.LoadLocation(o.f.TimeZone) // validated when the flag was parsed
 	}
-	lc := &listener.Client{URL: wsURL, Header: header, Now: o.f.Now, OnReady: l.ready, OnReceived: l.received, OnEvent: l.event,
+	lc := &listener.Client{URL: wsURL, ReconnectURL: reconnectURL, Header: header, Now: o.f.Now, OnReady: l.ready, OnReceived: l.received, OnEvent: l.event,
 		OnDisconnect: l.disconnected}
-	if o.ForwardTo != "" && !o.PrintSecret {
-		lc.Forward = &listener.Forwarder{URL: o.ForwardTo, Header: o.Headers.h, Client: listener.NewForwardClient(o.ForwardTimeout, o.SkipVerify)}
-		l.check = func() error { return lc.Forward.Reachable(ctx) }
+	if len(routes) > 0 && !o.PrintSecret {
+		hc := listener.NewForwardClient(o.ForwardTimeout, o.SkipVerify)
+		for _, r := range routes {
+			lc.Routes = append(lc.Routes, listener.Route{Types: r.Types, Forward: &listener.Forwarder{URL: r.URL, Header: o.Headers.h, Client: hc}})
+		}
+		l.check = func() []targetDown { return checkRoutes(ctx, lc.Routes) }
 	}
 	if o.TUI {
 		err = listenTUI(ctx, o, client, lc, l)
@@ -292,13 +444,95 @@ func listenRun(c *cli.Context, o *listenOptions) error {
 		return nil
 	case errors.Is(err, listener.ErrReplaced):
 		//lint:ignore ST1005 the exact line users see and the developer guide quotes
-		return errors.New("Replaced: another timbra listen of yours took over this session; this one stops.")
+		return fmt.Errorf("Replaced: another timbra listen of yours took over the session %q; this one stops (give each its own --session NAME to run both).", o.Session)
 	case errors.As(err, &he):
 		return handshakeError(he)
 	case !l.connected && isNetError(err):
 		return &api.Error{Details: fmt.Sprintf("cannot reach %s: %v", client.BaseURL, err)}
 	}
 	return err
+}
+
+// routeTypes are the event types a session asks for so that each route gets what it takes:
+// the routes' types together, or none (every type) when a route takes every type or there is
+// no route.
+func routeTypes(routes []listenRoute) []string {
+	var types []string
+	for _, r := range routes {
+		if len(r.Types) == 0 {
+			return nil
+		}
+		for _, t := range r.Types {
+			if !slices.Contains(types, t) {
+				types = append(types, t)
+			}
+		}
+	}
+	return types
+}
+
+// webhookRoutes are the routes of --forward-from-webhooks: one per enabled URL webhook of the
+// tenant, to its URL's path and query on base, taking its enabled event types.
+func webhookRoutes(ctx context.Context, client *api.Client, base string) ([]listenRoute, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return nil, err
+	}
+	var routes []listenRoute
+	for page := 1; ; page++ {
+		p, err := client.ListWebhooks(ctx, page, 50)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range p.Items {
+			if w.Kind != api.WebhookKindURL || w.Status != api.WebhookEnabled || w.URL == nil {
+				continue
+			}
+			u, err := url.Parse(*w.URL)
+			if err != nil {
+				continue
+			}
+			t := *b
+			t.Path = strings.TrimRight(b.Path, "/") + "/" + strings.TrimLeft(u.Path, "/")
+			t.RawPath, t.RawQuery = "", u.RawQuery
+			r := listenRoute{URL: t.String()}
+			if !slices.Contains(w.EnabledEvents, "*") {
+				r.Types = w.EnabledEvents
+			}
+			routes = append(routes, r)
+		}
+		if page >= p.TotalPages {
+			return routes, nil
+		}
+	}
+}
+
+// targetDown is a route's target where nothing listens, and why.
+type targetDown struct {
+	url string
+	err error
+}
+
+// checkRoutes checks that something listens at each route's target (Forwarder.Reachable), at
+// once.
+func checkRoutes(ctx context.Context, routes []listener.Route) []targetDown {
+	errs := make([]error, len(routes))
+	var wg sync.WaitGroup
+	for i, r := range routes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.Forward.Reachable(ctx)
+		}()
+	}
+	wg.Wait()
+	var down []targetDown
+	for i, err := range errs {
+		if err != nil {
+			down = append(down, targetDown{routes[i].Forward.URL, err})
+		}
+	}
+	return down
 }
 
 func isNetError(err error) bool {
@@ -330,8 +564,10 @@ type listenPrinter struct {
 	connected bool // a Ready came
 	webhookID string
 	secret    string
-	// check tells whether something listens at the forward target; nil without one.
-	check func() error
+	// routes are where events go; check tells at which of their targets nothing listens (nil
+	// without a route).
+	routes []listenRoute
+	check  func() []targetDown
 }
 
 func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
@@ -353,24 +589,46 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 		events = "all events"
 	}
 	forward := "not forwarding (no --forward-to)"
-	if l.o.ForwardTo != "" {
-		forward = "forwarding to " + l.o.ForwardTo
+	if len(l.routes) > 0 {
+		forward = "forwarding to " + routesText(l.routes)
 	}
-	fmt.Fprintf(w, "Ready: listening for %s as webhook %s; %s; secret %s (timbra listen --print-secret)\n",
-		events, r.WebhookID, forward, secretHint(r.Secret))
+	session, printSecret := "", "timbra listen --print-secret"
+	if l.o.Session != defaultSession {
+		session = " (session " + l.o.Session + ")"
+		printSecret += " --session " + l.o.Session
+	}
+	fmt.Fprintf(w, "Ready: listening for %s as webhook %s%s; %s; secret %s (%s)\n",
+		events, r.WebhookID, session, forward, secretHint(r.Secret), printSecret)
+	if r.Replaying > 0 {
+		fmt.Fprintf(w, "Catching up: %d missed events since %s first, oldest first, then live ones.\n", r.Replaying, l.o.Since)
+	} else if l.o.Since != "" && !reconnected {
+		fmt.Fprintf(w, "Catching up: nothing missed since %s.\n", l.o.Since)
+	}
 	l.warnTarget()
 	return nil
 }
 
-// warnTarget says so when nothing listens at the forward target.
+// warnTarget says so for each route's target where nothing listens.
 func (l *listenPrinter) warnTarget() {
 	if l.check == nil {
 		return
 	}
-	if err := l.check(); err != nil {
+	for _, d := range l.check() {
 		fmt.Fprintf(l.f.IO.Err, "Warning: nothing answers at %s (%s): start your server there, or each event will fail with %s.\n",
-			l.o.ForwardTo, cmdutil.OneLine(err.Error()), webhook.ErrorConnectionFailed)
+			d.url, cmdutil.OneLine(d.err.Error()), webhook.ErrorConnectionFailed)
 	}
+}
+
+// routesText is the routes for people: each URL, with the types it takes in parentheses.
+func routesText(routes []listenRoute) string {
+	parts := make([]string, len(routes))
+	for i, r := range routes {
+		parts[i] = r.URL
+		if len(r.Types) > 0 {
+			parts[i] += " (" + strings.Join(r.Types, ",") + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // secretHint shows the start of a secret, enough to tell two apart.
@@ -398,6 +656,7 @@ const listenLineVersion = 1
 const (
 	phaseReceived  = "received"
 	phaseForwarded = "forwarded"
+	phaseDropped   = "dropped"
 )
 
 // listenReceived is the JSON line of an event as it arrives.
@@ -412,21 +671,35 @@ type listenReceived struct {
 	Headers    map[string]string `json:"headers"`
 	Event      json.RawMessage   `json:"event"`
 	Verified   bool              `json:"verified"`
-	// Forwarding tells that a line of phase forwarded follows with the outcome.
-	Forwarding bool `json:"forwarding"`
+	// Forwarding tells that a line of phase forwarded follows with the outcome; Routes are the
+	// URLs it goes to (the routes that take its type).
+	Forwarding bool     `json:"forwarding"`
+	Routes     []string `json:"routes"`
+	// Replay marks an event of the catch-up (--since); Late one that came past its attempt's
+	// deadline (the session was paused or asleep): not forwarded, as the server recorded it
+	// failed.
+	Replay bool `json:"replay"`
+	Late   bool `json:"late"`
 }
 
 // listenForwarded is the JSON line of an event's forward once it ended.
 type listenForwarded struct {
-	V          int            `json:"v"`
-	Phase      string         `json:"phase"` // forwarded
-	ReceivedAt string         `json:"receivedAt"`
-	DeliveryID string         `json:"deliveryId"`
-	EventID    string         `json:"eventId"`
-	Type       string         `json:"type"`
-	Kind       string         `json:"kind"`
-	Verified   bool           `json:"verified"`
-	Forward    *listenForward `json:"forward"`
+	V          int    `json:"v"`
+	Phase      string `json:"phase"` // forwarded
+	ReceivedAt string `json:"receivedAt"`
+	DeliveryID string `json:"deliveryId"`
+	EventID    string `json:"eventId"`
+	Type       string `json:"type"`
+	Kind       string `json:"kind"`
+	Verified   bool   `json:"verified"`
+	// Forward is the outcome the server records (the first route that failed, else the
+	// first); Forwards every route's, in the order of the routes.
+	Forward  *listenForward  `json:"forward"`
+	Forwards []listenForward `json:"forwards"`
+	Replay   bool            `json:"replay"`
+	// Late (phase dropped, forward null): the event waited for a forward slot past its
+	// attempt's deadline and was not forwarded.
+	Late bool `json:"late"`
 }
 
 type listenForward struct {
@@ -473,7 +746,10 @@ func (l *listenPrinter) received(r listener.EventResult) {
 		line := listenReceived{
 			V: listenLineVersion, Phase: phaseReceived, ReceivedAt: jsonTime(r.ReceivedAt),
 			DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind,
-			Headers: e.Headers, Verified: r.Verified, Forwarding: r.Pending,
+			Headers: e.Headers, Verified: r.Verified, Forwarding: r.Pending, Routes: r.Targets, Replay: e.Replay, Late: r.Late,
+		}
+		if line.Routes == nil {
+			line.Routes = []string{}
 		}
 		if line.Headers == nil {
 			line.Headers = map[string]string{}
@@ -492,6 +768,10 @@ func (l *listenPrinter) received(r listener.EventResult) {
 // event shows the outcome of a forward (an event not forwarded was shown when it arrived).
 func (l *listenPrinter) event(r listener.EventResult) {
 	fr := r.Forward
+	if r.Late && fr == nil {
+		l.dropped(r)
+		return
+	}
 	if fr == nil {
 		return
 	}
@@ -502,15 +782,39 @@ func (l *listenPrinter) event(r listener.EventResult) {
 	e := r.Event
 	line := listenForwarded{
 		V: listenLineVersion, Phase: phaseForwarded, ReceivedAt: jsonTime(r.ReceivedAt),
-		DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind, Verified: r.Verified,
-		Forward: &listenForward{URL: fr.URL, StatusCode: fr.StatusCode, LatencyMS: latencyMS(fr.Latency),
-			Headers: lowerHeaders(fr.Header), Excerpt: fr.Excerpt},
+		DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind, Verified: r.Verified, Replay: e.Replay,
 	}
-	if fr.Error != "" {
-		text, class := fr.ErrorText(), fr.Error
-		line.Forward.Error, line.Forward.ErrorClass = &text, &class
+	one := forwardJSON(fr)
+	line.Forward = &one
+	for i := range r.Forwards {
+		line.Forwards = append(line.Forwards, forwardJSON(&r.Forwards[i]))
+	}
+	if line.Forwards == nil {
+		line.Forwards = []listenForward{one}
 	}
 	l.writeJSON(line)
+}
+
+// dropped shows an event that waited for a forward slot past its deadline: not forwarded.
+func (l *listenPrinter) dropped(r listener.EventResult) {
+	if !l.o.JSON {
+		_, _ = io.WriteString(l.f.IO.Out, l.textLine(r)+"\n")
+		return
+	}
+	e := r.Event
+	l.writeJSON(listenForwarded{V: listenLineVersion, Phase: phaseDropped, ReceivedAt: jsonTime(r.ReceivedAt),
+		DeliveryID: e.DeliveryID, EventID: e.EventID, Type: e.EventType, Kind: e.Kind, Verified: r.Verified,
+		Forwards: []listenForward{}, Replay: e.Replay, Late: true})
+}
+
+func forwardJSON(fr *listener.ForwardResult) listenForward {
+	f := listenForward{URL: fr.URL, StatusCode: fr.StatusCode, LatencyMS: latencyMS(fr.Latency),
+		Headers: lowerHeaders(fr.Header), Excerpt: fr.Excerpt}
+	if fr.Error != "" {
+		text, class := fr.ErrorText(), fr.Error
+		f.Error, f.ErrorClass = &text, &class
+	}
+	return f
 }
 
 func jsonTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -524,8 +828,8 @@ func (l *listenPrinter) writeJSON(v any) {
 	}
 }
 
-// textLine is an event as one line of text: when, type, event id, kind, and what the forward
-// did (or that it is under way).
+// textLine is an event as text: when, type, event id, kind, and what the forward did (or
+// that it is under way); a line per route it went to.
 func (l *listenPrinter) textLine(r listener.EventResult) string {
 	e := r.Event
 	colorOf := func(attrs ...color.Attribute) *color.Color {
@@ -537,17 +841,37 @@ func (l *listenPrinter) textLine(r listener.EventResult) string {
 		}
 		return c
 	}
-	head := fmt.Sprintf("%s  %s  %s  [%s]", r.ReceivedAt.In(l.loc).Format("2006-01-02 15:04:05"), e.EventType, e.EventID, e.Kind)
-	fr := r.Forward
+	kind := e.Kind
+	if e.Replay {
+		kind += ", replay"
+	}
+	head := fmt.Sprintf("%s  %s  %s  [%s]", r.ReceivedAt.In(l.loc).Format("2006-01-02 15:04:05"), e.EventType, e.EventID, kind)
 	switch {
+	case r.Late:
+		return head + "  " + colorOf(color.FgYellow).Sprint(lateText)
 	case !r.Verified:
 		return head + "  " + colorOf(color.FgRed, color.Bold).Sprint("signature NOT verified: not forwarded")
 	case r.Pending:
-		return head + "  -> POST " + l.o.ForwardTo + "  …"
-	case fr == nil:
+		return head + "  -> POST " + strings.Join(r.Targets, ", ") + "  …"
+	case r.Forward == nil:
 		return head + "  (not forwarded)"
 	}
-	latency := tui.Latency(fr.Latency)
+	forwards := r.Forwards
+	if len(forwards) == 0 {
+		forwards = []listener.ForwardResult{*r.Forward}
+	}
+	lines := make([]string, len(forwards))
+	for i, fr := range forwards {
+		lines[i] = fmt.Sprintf("%s  -> POST %s  %s  %s", head, fr.URL, l.outcomeText(&fr, colorOf), tui.Latency(fr.Latency))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lateText says why an event was not forwarded: it came past its attempt's deadline.
+const lateText = "late (paused or asleep past the server's deadline): not forwarded; recorded failed"
+
+// outcomeText is what a forward's target answered, coloured.
+func (l *listenPrinter) outcomeText(fr *listener.ForwardResult, colorOf func(...color.Attribute) *color.Color) string {
 	if fr.Error != "" {
 		msg := fr.Error
 		if fr.StatusCode != nil {
@@ -556,25 +880,60 @@ func (l *listenPrinter) textLine(r listener.EventResult) string {
 		if fr.Err != nil {
 			msg += " (" + cmdutil.OneLine(fr.Err.Error()) + ")"
 		}
-		return fmt.Sprintf("%s  -> POST %s  %s  %s", head, fr.URL, colorOf(color.FgRed).Sprint(msg), latency)
+		return colorOf(color.FgRed).Sprint(msg)
 	}
 	code := *fr.StatusCode
 	c := colorOf(color.FgRed)
 	if code >= 200 && code <= 299 {
 		c = colorOf(color.FgGreen)
 	}
-	return fmt.Sprintf("%s  -> POST %s  %s  %s", head, fr.URL, c.Sprint(strconv.Itoa(code)+" "+http.StatusText(code)), latency)
+	return c.Sprint(strconv.Itoa(code) + " " + http.StatusText(code))
 }
 
 // withProbe marks a session URL as a probe: the server answers the Ready (with the secret) and
 // closes, without replacing a running session.
-func withProbe(wsURL string) string {
+func withProbe(wsURL string) string { return withQuery(wsURL, listener.ProbeQuery, "1") }
+
+// withQuery sets a query parameter of a session URL.
+func withQuery(wsURL, key, value string) string {
 	u, err := url.Parse(wsURL)
 	if err != nil {
 		return wsURL // DialURL made it; it parses
 	}
 	q := u.Query()
-	q.Set(listener.ProbeQuery, "1")
+	q.Set(key, value)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// parseSince reads --since: an event id (a GUID) as it is, or how long ago (15m, 2h, 7d) or an
+// RFC 3339 time as the instant, UTC to the millisecond.
+func parseSince(s string, now time.Time) (string, error) {
+	if len(s) == 36 && strings.Count(s, "-") == 4 {
+		return strings.ToLower(s), nil
+	}
+	var t time.Time
+	if v, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		t = v
+	} else if n, ok := strings.CutSuffix(s, "d"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+		days, _ := strconv.Atoi(n)
+		t = now.AddDate(0, 0, -days)
+	} else if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		t = now.Add(-d)
+	} else {
+		return "", errors.New("give how long ago (15m, 2h, 7d), an RFC 3339 time or an event ID")
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z"), nil
+}
+
+// defaultSession is the name of a session without --session.
+const defaultSession = "default"
+
+// validSessionName tells whether a session's name is 1 to 40 letters, digits, '.', '_' or '-'
+// (the server's rule).
+func validSessionName(name string) bool {
+	if name == "" || len(name) > 40 {
+		return false
+	}
+	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
 }

@@ -218,16 +218,16 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 	}
 	want := `{"v":1,"phase":"received","receivedAt":"2025-03-10T12:00:00.000Z","deliveryId":"d-1","eventId":"e-1","type":"invoice.canceled","kind":"manual",` +
 		`"headers":{"webhook-id":"e-1","webhook-signature":"` + e.Headers["webhook-signature"] + `","webhook-timestamp":"1741608000"},` +
-		`"event":` + e.Body + `,"verified":true,"forwarding":true}`
+		`"event":` + e.Body + `,"verified":true,"forwarding":true,"routes":["` + tg.URL + `/hooks"],"replay":false,"late":false}`
 	if lines[0] != want {
 		t.Errorf("first line:\n%s\nwant:\n%s", lines[0], want)
 	}
 	want = `{"v":1,"phase":"forwarded","receivedAt":"2025-03-10T12:00:00.000Z","deliveryId":"d-1","eventId":"e-1","type":"invoice.canceled","kind":"manual",` +
 		`"verified":true,"forward":{"url":"` + tg.URL + `/hooks","statusCode":200,"error":null,"errorClass":null,"latencyMs":`
-	if !strings.HasPrefix(lines[1], want) || !strings.HasSuffix(lines[1], `,"excerpt":"thanks"}}`) || !strings.Contains(lines[1], `"content-type":"text/plain; charset=utf-8"`) {
+	if !strings.HasPrefix(lines[1], want) || !strings.HasSuffix(lines[1], `,"excerpt":"thanks"}],"replay":false,"late":false}`) || !strings.Contains(lines[1], `"forwards":[{"url":"`+tg.URL+`/hooks","statusCode":200`) || !strings.Contains(lines[1], `"content-type":"text/plain; charset=utf-8"`) {
 		t.Errorf("second line:\n%s\nwant a prefix:\n%s", lines[1], want)
 	}
-	cmdtest.WantContains(t, "third line", lines[2], `{"v":1,"phase":"received"`, `"deliveryId":"d-2"`, `"verified":false,"forwarding":false}`)
+	cmdtest.WantContains(t, "third line", lines[2], `{"v":1,"phase":"received"`, `"deliveryId":"d-2"`, `"verified":false,"forwarding":false,"routes":[],"replay":false,"late":false}`)
 
 	hint := secret[:10] + "…"
 	wantReady := "Ready: listening for invoice.canceled as webhook wh-1; forwarding to " + tg.URL + "/hooks; secret " + hint + " (timbra listen --print-secret)\n"
@@ -235,7 +235,7 @@ func TestListenForwardsAndPrintsJSONLines(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant first:\n%s", r.Err, wantReady)
 	}
 	cmdtest.WantContains(t, "stderr", r.Err, "SIGNATURE VERIFICATION FAILED for event e-2 (delivery d-2)", "not forwarded",
-		"Replaced: another timbra listen of yours took over this session")
+		`Replaced: another timbra listen of yours took over the session "default"; this one stops`)
 	cmdtest.WantNotContains(t, "output", r.Out+r.Err, secret)
 	cmdtest.WantNotContains(t, "stderr", r.Err, "Warning")
 }

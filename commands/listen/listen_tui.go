@@ -3,6 +3,7 @@ package listen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -21,13 +22,16 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 	defer cancel()
 	opts := tui.ListenOptions{
 		BaseURL:   client.BaseURL,
-		ForwardTo: o.ForwardTo,
+		Session:   o.Session,
+		ForwardTo: firstURL(l.routes),
+		Routes:    routeTexts(l.routes),
 		Header:    o.Headers.h,
 		Events:    o.Events,
 		Location:  l.loc,
 		Resend: func(id string) tea.Cmd {
 			return func() tea.Msg {
-				res, err := client.ResendEvent(ctx, id, api.EventResend{})
+				session := o.Session
+				res, err := client.ResendEvent(ctx, id, api.EventResend{ListenerSession: &session})
 				return tui.ResendResultMsg{EventID: id, DeliveryID: res.DeliveryID, Err: err}
 			}
 		},
@@ -37,8 +41,17 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 			return nil
 		},
 	}
-	if lc.Forward != nil {
-		opts.CheckTarget = func() error { return lc.Forward.Reachable(ctx) }
+	if len(lc.Routes) > 0 {
+		opts.CheckTarget = func() error {
+			var errs []error
+			for _, d := range checkRoutes(ctx, lc.Routes) {
+				if len(lc.Routes) == 1 {
+					return d.err
+				}
+				errs = append(errs, fmt.Errorf("%s: %w", d.url, d.err))
+			}
+			return errors.Join(errs...)
+		}
 	}
 	p := tea.NewProgram(tui.NewListen(opts), tea.WithContext(ctx), tea.WithInput(o.f.IO.In),
 		tea.WithOutput(o.f.IO.Out), tea.WithAltScreen())
@@ -70,4 +83,21 @@ func listenTUI(ctx context.Context, o *listenOptions, client *api.Client, lc *li
 		return perr
 	}
 	return nil
+}
+
+// firstURL is the first route's URL; "" without a route.
+func firstURL(routes []listenRoute) string {
+	if len(routes) == 0 {
+		return ""
+	}
+	return routes[0].URL
+}
+
+// routeTexts are the routes for the view: each URL, with the types it takes.
+func routeTexts(routes []listenRoute) []string {
+	out := make([]string, len(routes))
+	for i := range routes {
+		out[i] = routesText(routes[i : i+1])
+	}
+	return out
 }

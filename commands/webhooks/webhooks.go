@@ -185,10 +185,15 @@ func printWebhooks(ctx context.Context, f *cmdutil.Factory, paging cmdutil.Pagin
 	return nil
 }
 
-// webhookTarget is where a webhook delivers: its URL, or the person of a listener.
+// webhookTarget is where a webhook delivers: its URL, or the person of a listener (and its
+// session, when not the default one).
 func webhookTarget(w api.Webhook) string {
 	if w.Kind == api.WebhookKindListener || w.URL == nil {
-		return "listener of " + api.Deref(w.ListenerPersonID)
+		t := "listener of " + api.Deref(w.ListenerPersonID)
+		if s := api.Deref(w.ListenerSession); s != "" && s != "default" {
+			t += " (session " + s + ")"
+		}
+		return t
 	}
 	return *w.URL
 }

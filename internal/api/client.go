@@ -54,6 +54,8 @@ type Error struct {
 	TraceID  string
 	Failures []Failure
 	Data     json.RawMessage
+	// RetryAfter is a 429's Retry-After; zero without one.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -161,6 +163,7 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		}
 		if e.Status == http.StatusTooManyRequests {
 			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+				e.RetryAfter = time.Duration(s) * time.Second
 				e.Details = strings.TrimSpace(e.Details + fmt.Sprintf(" (Retry-After: %ds)", s))
 			}
 		}

@@ -24,10 +24,13 @@ type Webhook struct {
 	DisabledAt       *string  `json:"disabledAt"`
 	FailingSince     *string  `json:"failingSince"`
 	ListenerPersonID *string  `json:"listenerPersonId"`
-	SessionExpiresAt *string  `json:"sessionExpiresAt"`
-	CreatedAt        string   `json:"createdAt"`
-	UpdatedAt        string   `json:"updatedAt"`
-	Secret           string   `json:"secret,omitempty"` // only on create and rotation
+	// ListenerSession is a listener's session name (timbra listen --session; timbra's
+	// extension); null for a URL webhook.
+	ListenerSession  *string `json:"listenerSession"`
+	SessionExpiresAt *string `json:"sessionExpiresAt"`
+	CreatedAt        string  `json:"createdAt"`
+	UpdatedAt        string  `json:"updatedAt"`
+	Secret           string  `json:"secret,omitempty"` // only on create and rotation
 }
 
 // WebhookCreate is the body of POST /api/v4/webhooks.
@@ -123,6 +126,10 @@ type RelatedObject struct {
 // EventResend is the body of POST /api/v4/events/<id>/resend.
 type EventResend struct {
 	WebhookID *string `json:"webhookId"`
+	// ListenerSession names the caller's listen session when webhookId is left out (timbra's
+	// extension); left out too: the session named default if it is open, else the only one
+	// open.
+	ListenerSession *string `json:"listenerSession,omitempty"`
 }
 
 // EventTrigger is the body of POST /api/v4/events/trigger.

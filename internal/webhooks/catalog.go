@@ -53,10 +53,14 @@ func Names() []string {
 	return out
 }
 
-// Subscribed tells whether a webhook's enabledEvents include type t.
+// Subscribed tells whether a webhook's enabledEvents include type t: "*" is every type, and a
+// listen session's "namespace.*" every type of the namespace.
 func Subscribed(enabled []string, t string) bool {
 	for _, e := range enabled {
 		if e == "*" || e == t {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(e, "*"); ok && strings.HasSuffix(prefix, ".") && strings.HasPrefix(t, prefix) {
 			return true
 		}
 	}

@@ -93,6 +93,7 @@ type Engine struct {
 	unrecorded int
 	results    chan outcome
 	kickCh     chan struct{}
+	stopped    context.Context // done once Run's context ends: listen attempts stop waiting
 	attempts   sync.WaitGroup
 	running    bool
 	stopping   bool
@@ -126,17 +127,19 @@ func (h hookInfo) closes() string {
 }
 
 type dest struct {
-	key        destKey
-	hook       hookInfo
-	queue      []job               // read from the outbox, not started
-	taken      map[string]struct{} // queued, in flight or waiting for the record of its outcome
-	inFlight   int
-	unrecorded int       // outcomes waiting for their commit
-	full       bool      // the last refill filled its batch: more may be due
-	next       time.Time // the earliest due time after the last refill; zero: none known
-	timerAt    time.Time // when the timer heap wakes it; zero: no entry
-	reload     bool      // the webhook changed: read it before the next attempt
-	hookRead   bool      // hook holds the webhook as read (and not changed since)
+	key   destKey
+	hook  hookInfo
+	queue []job // read from the outbox, not started
+	// manualInFlight counts a listen session's manual attempts in flight (see serialWait).
+	manualInFlight int
+	taken          map[string]struct{} // queued, in flight or waiting for the record of its outcome
+	inFlight       int
+	unrecorded     int       // outcomes waiting for their commit
+	full           bool      // the last refill filled its batch: more may be due
+	next           time.Time // the earliest due time after the last refill; zero: none known
+	timerAt        time.Time // when the timer heap wakes it; zero: no entry
+	reload         bool      // the webhook changed: read it before the next attempt
+	hookRead       bool      // hook holds the webhook as read (and not changed since)
 	// cursor is the last entry read: a read that only continues (more was due than one read
 	// takes) starts after it instead of walking past what the engine holds. Anything that may
 	// put an entry before it (a new delivery's wake, a retry's timer, a failed record) reads
@@ -167,9 +170,13 @@ type outcome struct {
 	d       *dest
 	job     job
 	attempt webhook.Attempt
-	ok      bool
-	health  bool // counts for the webhook's health
-	jitter  float64
+	// abandoned: the engine stopped while a listen session held the attempt, its outcome
+	// unknown: nothing is recorded, the delivery stays pending and is offered again, with its
+	// id, after the restart (the client answers what it did with it).
+	abandoned bool
+	ok        bool
+	health    bool // counts for the webhook's health
+	jitter    float64
 	// delivery is the outcome written on the delivery as read after the attempt, and retry its
 	// next attempt (zero: none); nil when it was no longer pending at the job's due time.
 	delivery *storage.Delivery
@@ -258,6 +265,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.PerTenant = max(e.PerTenant, 1)
 	e.results = make(chan outcome, e.InFlight+MaxUnrecorded)
 	e.rescanAll = true
+	e.stopped = ctx
 	e.running, e.stopping = true, false
 	e.mu.Unlock()
 	defer func() {
@@ -631,11 +639,22 @@ func (e *Engine) pick(t *tenantQueue) *dest {
 			continue
 		}
 		t.rr++
-		if !d.reload && d.inFlight < e.PerDestination && d.inFlight+d.unrecorded < Outstanding*e.PerDestination {
+		if !d.reload && d.inFlight < e.PerDestination && d.inFlight+d.unrecorded < Outstanding*e.PerDestination && !d.serialWait() {
 			return d
 		}
 	}
 	return nil
+}
+
+// serialWait tells that a listen session's next attempt waits for those in flight: a session
+// takes its manual deliveries (a catch-up, resends) one at a time, in order, and nothing else
+// while one is in flight, so that a catch-up arrives whole and in order before what follows.
+// Called with e.mu held.
+func (d *dest) serialWait() bool {
+	if d.hook.kind != KindListener || len(d.queue) == 0 {
+		return false
+	}
+	return d.manualInFlight > 0 || (d.queue[0].Kind == DeliveryManual && d.inFlight > 0)
 }
 
 // start takes the first job of d and runs its attempt. Called with e.mu held.
@@ -653,6 +672,9 @@ func (e *Engine) start(t *tenantQueue, d *dest) {
 	d.inFlight++
 	t.inFlight++
 	e.inFlight++
+	if j.Kind == DeliveryManual && d.hook.kind == KindListener {
+		d.manualInFlight++
+	}
 	h := d.hook
 	if j.close == "" {
 		j.close = h.closes()
@@ -682,7 +704,11 @@ func (e *Engine) attempt(h hookInfo, j job) outcome {
 	}
 	isListener := h.kind == KindListener
 	if isListener {
-		o.attempt = e.toListener(context.Background(), h, j, webhook.Headers(j.EventID, now, sig))
+		o.attempt = e.toListener(e.stopped, h, j, webhook.Headers(j.EventID, now, sig))
+		if err := e.stopped.Err(); err != nil && o.attempt.Error == err.Error() {
+			o.abandoned = true
+			return o
+		}
 	} else {
 		o.attempt = e.Send(context.Background(), *h.url, webhook.Headers(j.EventID, now, sig), j.body)
 	}
@@ -720,7 +746,7 @@ func (e *Engine) settler(out chan<- []outcome) {
 			for i := range batch {
 				o := &batch[i]
 				o.delivery, o.retry = nil, time.Time{}
-				if o.job.close != "" {
+				if o.job.close != "" || o.abandoned {
 					continue
 				}
 				d, err := tx.Deliveries(o.job.TenantID).Get(o.job.DeliveryID)
@@ -755,6 +781,9 @@ func (e *Engine) release(t *tenantQueue, o outcome) {
 	d.inFlight--
 	t.inFlight--
 	e.inFlight--
+	if o.job.Kind == DeliveryManual && d.manualInFlight > 0 {
+		d.manualInFlight--
+	}
 	d.unrecorded++
 	e.unrecorded++
 	if o.job.close == "" {
@@ -775,14 +804,14 @@ func (e *Engine) release(t *tenantQueue, o outcome) {
 // acknowledgement, which becomes the attempt's outcome.
 func (e *Engine) toListener(ctx context.Context, h hookInfo, j job, hd http.Header) webhook.Attempt {
 	start := time.Now()
-	if e.Svc.Listeners == nil || h.person == nil {
+	if e.Svc.Listeners == nil {
 		return webhook.Attempt{Error: listener.ErrNotConnected.Error()}
 	}
 	headers := map[string]string{}
 	for k := range hd {
 		headers[strings.ToLower(k)] = hd.Get(k)
 	}
-	ack, err := e.Svc.Listeners.Deliver(ctx, j.TenantID, *h.person, listener.Event{
+	ack, err := e.Svc.Listeners.Deliver(ctx, j.TenantID, j.WebhookID, listener.Event{
 		DeliveryID: j.DeliveryID, EventID: j.EventID, EventType: j.EventType, Kind: j.Kind, Headers: headers, Body: string(j.body),
 	})
 	if err != nil {
@@ -867,6 +896,9 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 		hooks := map[destKey]*hookState{}
 		var order []*hookState
 		for i, o := range batch {
+			if o.abandoned {
+				continue
+			}
 			j := o.job
 			hs := hooks[o.d.key]
 			if hs == nil {

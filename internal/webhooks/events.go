@@ -169,17 +169,11 @@ func (s *Service) GetEvent(ctx context.Context, c auth.Caller, id string) (json.
 }
 
 // target finds the webhook a resend or trigger goes to: the one named, or the caller's
-// command-line listener when none is. disabledText is the 400 text for a disabled webhook.
-func (s *Service) target(tx storage.Tx, c auth.Caller, webhookID *string, disabledText string) (storage.Webhook, error) {
+// command-line listener when none is (of session, when named; see openListener). disabledText
+// is the 400 text for a disabled webhook.
+func (s *Service) target(tx storage.Tx, c auth.Caller, webhookID *string, session, disabledText string) (storage.Webhook, error) {
 	if webhookID == nil {
-		w, ok, err := findListener(tx, c.TenantID, c.PersonID)
-		if err != nil {
-			return storage.Webhook{}, err
-		}
-		if _, open := s.connected(w); !ok || !open {
-			return storage.Webhook{}, apierr.Conflict(MsgListenerNotOpen)
-		}
-		return w, nil
+		return s.openListener(tx, c, session)
 	}
 	w, err := tx.Webhooks(c.TenantID).Get(strings.ToLower(*webhookID))
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && !visible(c, w)) {
@@ -209,13 +203,20 @@ func (s *Service) Resend(ctx context.Context, c auth.Caller, eventID string, in 
 	if in.WebhookID != nil && *in.WebhookID == "" {
 		return api.EventResent{}, apierr.Invalid(apierr.Field("WebhookId", MsgWebhookIDEmpty, "", "NotEmptyValidator", nil))
 	}
+	session := ""
+	if in.ListenerSession != nil {
+		session = *in.ListenerSession
+		if !validSessionName(session) {
+			return api.EventResent{}, apierr.Invalid(apierr.Field("ListenerSession", fmt.Sprintf(MsgSessionName, session), session, "", nil))
+		}
+	}
 	var out api.EventResent
 	err := s.enqueue(ctx, c.TenantID, func(tx storage.Tx) error {
 		e, err := s.findEvent(tx, c, eventID)
 		if err != nil {
 			return err
 		}
-		w, err := s.target(tx, c, in.WebhookID, MsgDisabledResend)
+		w, err := s.target(tx, c, in.WebhookID, session, MsgDisabledResend)
 		if err != nil {
 			return err
 		}
@@ -271,7 +272,7 @@ func (s *Service) Trigger(ctx context.Context, c auth.Caller, in api.EventTrigge
 				return err
 			}
 		}
-		w, err := s.target(tx, c, in.WebhookID, MsgDisabledTest)
+		w, err := s.target(tx, c, in.WebhookID, "", MsgDisabledTest)
 		if err != nil {
 			return err
 		}

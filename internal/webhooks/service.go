@@ -146,7 +146,7 @@ func toAPI(w storage.Webhook, loc *time.Location, secret string) api.Webhook {
 		ID: w.ID, Kind: w.Kind, URL: w.URL, Description: w.Description, EnabledEvents: w.EnabledEvents,
 		PersonIDs: w.PersonIDs, Status: w.Status, DisabledReason: w.DisabledReason,
 		DisabledAt: zoned(w.DisabledAt, loc), FailingSince: zoned(w.FailingSince, loc),
-		ListenerPersonID: w.ListenerPersonID, SessionExpiresAt: zoned(w.SessionExpiresAt, loc),
+		ListenerPersonID: w.ListenerPersonID, ListenerSession: listenerSession(w), SessionExpiresAt: zoned(w.SessionExpiresAt, loc),
 		CreatedAt: api.FormatZoned(w.CreatedAt, loc), UpdatedAt: api.FormatZoned(w.UpdatedAt, loc),
 		Secret: secret,
 	}
