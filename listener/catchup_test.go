@@ -87,8 +87,8 @@ func (s *catchUpServer) emit(t *testing.T, n int) (listener.Event, error) {
 	return e, s.deliver(e)
 }
 
-// TestClientCatchesUpOnReconnection: the events emitted while the connection was down (their
-// attempts failed: not connected) come after the reconnection, which asks since= the last event
+// TestClientCatchesUpOnReconnection: the events emitted while the connection was down (not
+// delivered: no session) come after the reconnection, which asks since= the last event
 // received, marked replay. Another delivery of an event already handled is acknowledged with
 // the first one's outcome, not shown or forwarded again, whichever came first: the automatic
 // attempt after the replay (an engine restart offers a pending attempt again), or the replay
