@@ -300,10 +300,10 @@ type EventResult struct {
 // A reconnection catches up: it asks the server (query since=) for the events of the session's
 // types it did not receive since the last one it did (the greatest event id received; before
 // any, the time of the last Ready), which come first, marked Replay. A replay, or an automatic
-// delivery (the engine's retry of an attempt that failed while the client was away), of an
-// event the client already handled is not handled again: it is acknowledged with the outcome
-// of the first, and OnReceived and OnEvent do not see it. The callbacks are never called
-// concurrently.
+// delivery, of an event the client already handled (an event emitted as the session reopens is
+// both sent live and listed for the catch-up; a restarted engine offers a pending attempt
+// again) is not handled again: it is acknowledged with the outcome of the first, and
+// OnReceived and OnEvent do not see it. The callbacks are never called concurrently.
 type Client struct {
 	// URL is the websocket URL (see DialURL); ReconnectURL, when set, the one of every
 	// connection after the first Ready (without a catch-up's since=, say). A reconnection sets
