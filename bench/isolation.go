@@ -291,14 +291,14 @@ func RunIsolation(opt Options, rc *Receiver, hung bool) (res IsolationResult, er
 		return &listener.Forwarder{URL: url, Client: listener.NewForwardClient(listener.DefaultForwardTimeout, false)}
 	}
 	lsB := &isoListen{printed: map[string]time.Time{}}
-	if sessB, err = startListenSession(l.URL, ownerB, fwd(healthy.URL+"/hook"), opt.Timeout, lsB.onEvent, lsB.onDisconnect); err != nil {
+	if sessB, err = startListenSession(l.URL, ownerB, fwd(healthy.URL+"/hook"), opt.Timeout, nil, lsB.onEvent, lsB.onDisconnect); err != nil {
 		return res, err
 	}
 	rc.Reset()
 
 	if hung {
 		lsA := &isoListen{printed: map[string]time.Time{}} // its events are not measured
-		if sessA, err = startListenSession(l.URL, ownerA, fwd(hungTarget.URL+"/hook"), opt.Timeout, lsA.onEvent, nil); err != nil {
+		if sessA, err = startListenSession(l.URL, ownerA, fwd(hungTarget.URL+"/hook"), opt.Timeout, nil, lsA.onEvent, nil); err != nil {
 			return res, err
 		}
 		var wg sync.WaitGroup

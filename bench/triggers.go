@@ -100,9 +100,10 @@ type listenSession struct {
 
 // startListenSession runs a listener.Client for the person of header against the server at
 // baseURL (no proxy), forwarding with fwd (nil: no forward), and waits for its first Ready.
-// onEvent is where `timbra listen` prints; onDisconnect is told of every drop.
+// onReceived (may be nil) is where `timbra listen` shows an event's row as it arrives, onEvent
+// where it shows its outcome; onDisconnect is told of every drop.
 func startListenSession(baseURL string, header http.Header, fwd *listener.Forwarder, timeout time.Duration,
-	onEvent func(listener.EventResult), onDisconnect func(error)) (*listenSession, error) {
+	onReceived, onEvent func(listener.EventResult), onDisconnect func(error)) (*listenSession, error) {
 	wsURL, err := listener.DialURL(baseURL, nil)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,8 @@ func startListenSession(baseURL string, header http.Header, fwd *listener.Forwar
 			}
 			return nil
 		},
-		OnEvent: onEvent,
+		OnReceived: onReceived,
+		OnEvent:    onEvent,
 		OnDisconnect: func(err error, _ time.Duration, _ int) {
 			if onDisconnect != nil {
 				onDisconnect(err)

@@ -295,12 +295,23 @@ type EventResult struct {
 // secret of the session's Ready, forwards it, acknowledges it, keeps the connection alive with
 // pings, and reconnects (with backoff) when the connection drops or the server restarts. An
 // event sent again with the same deliveryId (after a reconnection) is handled once: OnEvent
-// sees it once, the server gets the same Ack again. The callbacks are never called
-// concurrently.
+// sees it once, the server gets the same Ack again.
+//
+// A reconnection catches up: it asks the server (query since=) for the events of the session's
+// types it did not receive since the last one it did (the greatest event id received; before
+// any, the time of the last Ready), which come first, marked Replay. A replay, or an automatic
+// delivery, of an event the client already handled (an event emitted as the session reopens is
+// both sent live and listed for the catch-up; a restarted engine offers a pending attempt
+// again) is not handled again: it is acknowledged with the outcome of the first, and
+// OnReceived and OnEvent do not see it. The callbacks are never called concurrently.
 type Client struct {
 	// URL is the websocket URL (see DialURL); ReconnectURL, when set, the one of every
-	// connection after the first Ready (without a catch-up's since=, say).
+	// connection after the first Ready (without a catch-up's since=, say). A reconnection sets
+	// its since= (see NoCatchUp).
 	URL, ReconnectURL string
+	// NoCatchUp leaves since= out of reconnections: what was missed while away comes only with
+	// the engine's retries.
+	NoCatchUp bool
 	// Header is sent with each handshake: X-TENANT-KEY, X-API-KEY, User-Agent.
 	Header http.Header
 	// Dialer opens the connection; nil uses one with the proxy of the environment.
@@ -346,7 +357,7 @@ type Client struct {
 // fails, Run returns why. Later drops are retried without end. Run returns once every event
 // it started handling is done.
 func (c *Client) Run(ctx context.Context) error {
-	st := &clientState{seen: map[string]*clientSeen{}, slots: make(chan struct{}, clientConcurrency)}
+	st := &clientState{seen: map[string]*clientSeen{}, events: map[string]*clientSeen{}, slots: make(chan struct{}, clientConcurrency)}
 	defer st.wg.Wait()
 	// Whatever ends Run also ends the forwards still running (before the Wait above).
 	ctx, cancel := context.WithCancel(ctx)
@@ -416,12 +427,16 @@ func (s *clientStop) Error() string { return s.err.Error() }
 // clientState is what outlives one connection: the delivery ids seen, the Acks not yet sent,
 // and the callbacks' lock.
 type clientState struct {
-	cb    sync.Mutex // held while a callback runs
-	mu    sync.Mutex
-	seen  map[string]*clientSeen
-	order []string // ids in seen, oldest first
-	wg    sync.WaitGroup
-	slots chan struct{} // one per forward running
+	cb     sync.Mutex // held while a callback runs
+	mu     sync.Mutex
+	seen   map[string]*clientSeen // by delivery id
+	events map[string]*clientSeen // by event id: the first delivery of each event handled
+	order  []string               // ids in seen, oldest first
+	// last is the greatest event id received (not late), and ready the server's time of the
+	// last Ready: a reconnection catches up since the one, else the other.
+	last, ready string
+	wg          sync.WaitGroup
+	slots       chan struct{} // one per forward running
 
 	// conn is the connection Acks go to (nil between connections). kept are the Acks of
 	// attempts whose deadline has not passed: a connection may drop after taking an Ack that
@@ -480,31 +495,67 @@ func (st *clientState) attach(cc *clientConn, now time.Time) {
 	st.kept = kept
 }
 
-// forget drops a delivery id, so that the server may offer it again (an Event dropped as late).
+// forget drops a delivery id, so that the server may offer it (or its event) again (an Event
+// dropped as late).
 func (st *clientState) forget(id string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if s, ok := st.seen[id]; ok && st.events[s.event] == s {
+		delete(st.events, s.event)
+	}
 	delete(st.seen, id)
+}
+
+// received notes an event id received, for the since= of the next reconnection.
+func (st *clientState) received(eventID string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if eventID > st.last {
+		st.last = eventID
+	}
+}
+
+// since is what a reconnection catches up from: the greatest event id received, else the time
+// of the last Ready ("" when neither is known).
+func (st *clientState) since() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.last != "" {
+		return st.last
+	}
+	return st.ready
 }
 
 // clientSeen is one delivery id: done is closed once its Ack is known.
 type clientSeen struct {
 	done     chan struct{}
+	event    string
 	ack      Ack
 	deadline time.Time
 }
 
-// claim returns the record of a delivery id, and whether it was new.
-func (st *clientState) claim(id string) (*clientSeen, bool) {
+// claim returns the record of an Event's delivery id, and whether it is to be handled: not
+// when its delivery id was seen, nor when it is a replay or an automatic delivery of an event
+// already handled (the record is then the first delivery's).
+func (st *clientState) claim(e Event) (*clientSeen, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if s, ok := st.seen[id]; ok {
+	if s, ok := st.seen[e.DeliveryID]; ok {
 		return s, false
 	}
-	s := &clientSeen{done: make(chan struct{})}
-	st.seen[id] = s
-	st.order = append(st.order, id)
+	if s, ok := st.events[e.EventID]; ok && (e.Replay || e.Kind == KindAutomatic) {
+		return s, false
+	}
+	s := &clientSeen{done: make(chan struct{}), event: e.EventID}
+	st.seen[e.DeliveryID] = s
+	if _, ok := st.events[e.EventID]; !ok {
+		st.events[e.EventID] = s
+	}
+	st.order = append(st.order, e.DeliveryID)
 	if len(st.order) > clientRemembered {
+		if old := st.seen[st.order[0]]; old != nil && st.events[old.event] == old {
+			delete(st.events, old.event)
+		}
 		delete(st.seen, st.order[0])
 		st.order = st.order[1:]
 	}
@@ -532,7 +583,7 @@ func (c *Client) now() time.Time {
 	return time.Now()
 }
 
-func (c *Client) dial(ctx context.Context, reconnect bool) (*websocket.Conn, error) {
+func (c *Client) dial(ctx context.Context, st *clientState, reconnect bool) (*websocket.Conn, error) {
 	d := c.Dialer
 	if d == nil {
 		d = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: clientDialTimeout}
@@ -540,6 +591,9 @@ func (c *Client) dial(ctx context.Context, reconnect bool) (*websocket.Conn, err
 	u := c.URL
 	if reconnect && c.ReconnectURL != "" {
 		u = c.ReconnectURL
+	}
+	if since := st.since(); reconnect && !c.NoCatchUp && since != "" {
+		u = withSince(u, since)
 	}
 	ws, resp, err := d.DialContext(ctx, u, c.Header)
 	if err != nil {
@@ -558,7 +612,7 @@ func (c *Client) dial(ctx context.Context, reconnect bool) (*websocket.Conn, err
 // serve runs one connection; readied tells whether its Ready arrived. The error says why it
 // ended.
 func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (readied bool, err error) {
-	ws, err := c.dial(ctx, reconnected)
+	ws, err := c.dial(ctx, st, reconnected)
 	if err != nil {
 		return false, err
 	}
@@ -625,6 +679,9 @@ func (c *Client) serve(ctx context.Context, st *clientState, reconnected bool) (
 		st.connMu.Lock()
 		st.offset = t.Sub(c.now())
 		st.connMu.Unlock()
+		st.mu.Lock()
+		st.ready = ready.ServerTime
+		st.mu.Unlock()
 	}
 	if c.OnReady != nil {
 		st.cb.Lock()
@@ -702,7 +759,7 @@ func clientReadError(err error, pongWait time.Duration) error {
 // that is known. An event past its deadline (the client was paused, or slept) is not forwarded
 // and not acknowledged: the server has recorded the attempt failed.
 func (c *Client) handle(ctx context.Context, st *clientState, secret string, e Event, receivedAt time.Time) {
-	s, isNew := st.claim(e.DeliveryID)
+	s, isNew := st.claim(e)
 	var res EventResult
 	if isNew {
 		res = c.verify(secret, e, receivedAt)
@@ -710,6 +767,8 @@ func (c *Client) handle(ctx context.Context, st *clientState, secret string, e E
 		if c.late(res.Deadline) {
 			res.Late, res.Pending, res.Targets = true, false, nil
 			st.forget(e.DeliveryID)
+		} else {
+			st.received(e.EventID)
 		}
 		if c.OnReceived != nil {
 			st.cb.Lock()
@@ -724,9 +783,17 @@ func (c *Client) handle(ctx context.Context, st *clientState, secret string, e E
 	go func() {
 		defer st.wg.Done()
 		if !isNew {
+			// the same delivery again, or another delivery of an event handled: the first's
+			// outcome, under this delivery's id, until this attempt's deadline
+			deadline := c.localDeadline(st, e)
 			select {
 			case <-s.done:
-				st.send(s.ack, s.deadline)
+				a := s.ack
+				a.DeliveryID = e.DeliveryID
+				if deadline.IsZero() {
+					deadline = s.deadline
+				}
+				st.send(a, deadline)
 			case <-ctx.Done():
 			}
 			return
@@ -871,4 +938,16 @@ func clientTruncate(s string, n int) string {
 		return string(r[:n])
 	}
 	return s
+}
+
+// withSince is a websocket URL with its query since= set to since.
+func withSince(u, since string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := p.Query()
+	q.Set("since", since)
+	p.RawQuery = q.Encode()
+	return p.String()
 }

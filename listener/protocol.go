@@ -80,7 +80,7 @@ type Event struct {
 	DeliveryID string            `json:"deliveryId"`
 	EventID    string            `json:"eventId"`
 	EventType  string            `json:"eventType"`
-	Kind       string            `json:"kind"` // automatic, manual, test
+	Kind       string            `json:"kind"` // KindAutomatic, manual, test
 	Headers    map[string]string `json:"headers"`
 	Body       string            `json:"body"` // the exact bytes that were signed
 	// Deadline ends the attempt (the server's clock, UTC to the millisecond): the server takes
@@ -90,6 +90,10 @@ type Event struct {
 	// Replay marks an event the session asked to catch up on (query since=).
 	Replay bool `json:"replay,omitempty"`
 }
+
+// KindAutomatic is the Kind of an event's own delivery (the engine's, retried on failure), as
+// opposed to a manual one (a resend, a catch-up) or a test.
+const KindAutomatic = "automatic"
 
 // Ack is the client's outcome of forwarding one Event.
 type Ack struct {

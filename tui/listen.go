@@ -185,7 +185,11 @@ func (m ListenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if fr := msg.Forward; fr != nil && fr.StatusCode != nil {
 			m.targetDown = "" // it answered
 		} else if fr != nil && fr.Error == webhook.ErrorConnectionFailed {
-			cmd = m.targetFailed(fr.ErrorText())
+			why := fr.ErrorText()
+			if len(m.opts.Routes) > 1 { // name the route, as CheckTarget does
+				why = fr.URL + ": " + why
+			}
+			cmd = m.targetFailed(why)
 		}
 	case TargetMsg:
 		if msg.Err != nil {

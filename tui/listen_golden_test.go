@@ -18,7 +18,13 @@ import (
 // last view with testdata/<test>.golden (go test ./tui -update rewrites them).
 func goldenView(t *testing.T, w, h int, msgs ...tea.Msg) {
 	t.Helper()
-	tm := teatest.NewTestModel(t, NewListen(testOptions()), teatest.WithInitialTermSize(w, h))
+	goldenViewOf(t, testOptions(), w, h, msgs...)
+}
+
+// goldenViewOf is goldenView of a view made with opts.
+func goldenViewOf(t *testing.T, opts ListenOptions, w, h int, msgs ...tea.Msg) {
+	t.Helper()
+	tm := teatest.NewTestModel(t, NewListen(opts), teatest.WithInitialTermSize(w, h))
 	for _, msg := range msgs {
 		tm.Send(msg)
 	}
@@ -69,6 +75,53 @@ func failed(n int, typ, class string, err error, latency time.Duration) EventMsg
 	return e
 }
 
+// The routes of a session with several: every event to the app, invoices also to the
+// accounting service.
+const (
+	routeApp        = "http://localhost:3000/hooks"
+	routeAccounting = "http://localhost:4000/timbra"
+)
+
+func routesOptions() ListenOptions {
+	o := testOptions()
+	o.ForwardTo, o.Routes = routeApp, []string{routeApp, routeAccounting + " (invoice.*)"}
+	return o
+}
+
+// routed is event n forwarded to both routes: the app answered appStatus, the accounting
+// service accountingStatus (0: no answer, refused).
+func routed(n int, typ string, appStatus, accountingStatus int) EventMsg {
+	e := arrival(n, typ)
+	e.Pending, e.Targets = false, []string{routeApp, routeAccounting}
+	app := listener.ForwardResult{URL: routeApp, RequestHeader: listener.ForwardHeader(e.Event, nil), StatusCode: &appStatus,
+		Header: http.Header{"Content-Length": {"0"}}, Latency: 1100 * time.Microsecond}
+	acc := listener.ForwardResult{URL: routeAccounting, RequestHeader: listener.ForwardHeader(e.Event, nil), Latency: 400 * time.Microsecond}
+	if accountingStatus == 0 {
+		acc.Error, acc.Err = "ConnectionFailed", fmt.Errorf("dial tcp [::1]:4000: connect: connection refused")
+	} else {
+		acc.StatusCode, acc.Header = &accountingStatus, http.Header{"Content-Length": {"0"}}
+	}
+	e.Forwards = []listener.ForwardResult{app, acc}
+	e.Forward = &e.Forwards[0]
+	if !forwardOK(&acc) {
+		e.Forward = &e.Forwards[1]
+	}
+	return e
+}
+
+// late is event n that came past its attempt's deadline: not forwarded.
+func late(n int, typ string) EventMsg {
+	e := arrival(n, typ)
+	e.Pending, e.Late, e.Deadline = false, true, t0.Add(time.Duration(n)*time.Second-time.Second)
+	return e
+}
+
+// replayed is a catch-up's event.
+func replayed(e EventMsg) EventMsg {
+	e.Event.Replay, e.Event.Kind = true, "manual"
+	return e
+}
+
 // errorPage is the HTML error page of a development server, about 1 KB.
 var errorPage = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n" +
 	"<pre>TypeError: Cannot read properties of undefined (reading 'relatedObject')<br> &nbsp; &nbsp;at handleInvoiceCanceled (/app/src/webhooks.js:42:31)<br> &nbsp; &nbsp;at /app/src/webhooks.js:18:5<br> &nbsp; &nbsp;at Layer.handle [as handle_request] (/app/node_modules/express/lib/router/layer.js:95:5)<br> &nbsp; &nbsp;at next (/app/node_modules/express/lib/router/route.js:149:13)</pre>\n" +
@@ -103,6 +156,51 @@ func TestGoldenListen(t *testing.T) {
 			})
 		}
 	}
+	catchUp := testReady()
+	catchUp.Ready.Replaying = 3
+	reconnected := catchUp
+	reconnected.Reconnected, reconnected.Ready.Replaying = true, 2
+	more := []struct {
+		name string
+		opts ListenOptions
+		msgs []tea.Msg
+	}{
+		// two routes: an invoice to both, a person's event to the app only, an invoice the
+		// accounting service refused (the header names that route), one under way to both
+		{"RoutesOneFailed", routesOptions(), []tea.Msg{testReady(), routed(1, "invoice.stamped", 200, 204),
+			answered(2, "person.created", 204, 900*time.Microsecond, "", ""), routed(3, "invoice.canceled", 200, 0),
+			withTargets(arrival(4, "invoice.stamped"), routeApp, routeAccounting)}},
+		// the details of the event one route failed: each route's answer
+		{"RoutesDetails", routesOptions(), []tea.Msg{testReady(), routed(1, "invoice.stamped", 200, 204), routed(2, "invoice.canceled", 200, 0),
+			keyMsg("enter")}},
+		// an event that came past its deadline (the laptop slept), between forwarded ones
+		{"Late", testOptions(), []tea.Msg{testReady(), answered(1, "invoice.stamped", 204, 840*time.Microsecond, "", ""), late(2, "invoice.canceled"),
+			answered(3, "invoice.stamped", 200, 1500*time.Microsecond, "", "")}},
+		{"LateDetails", testOptions(), []tea.Msg{testReady(), answered(1, "invoice.stamped", 204, 840*time.Microsecond, "", ""), late(2, "invoice.canceled"),
+			keyMsg("enter")}},
+		// a catch-up (--since): three replayed events, one failed, then a live one
+		{"Replays", testOptions(), []tea.Msg{catchUp, replayed(answered(1, "invoice.stamped", 204, 840*time.Microsecond, "", "")),
+			replayed(answered(2, "invoice.canceled", 500, 12*time.Millisecond, "text/html", errorPage)),
+			replayed(answered(3, "invoice.stamped", 200, 950*time.Microsecond, "", "")), arrival(4, "invoice.canceled")}},
+		// a reconnection's catch-up: what was missed while disconnected, replayed after the live
+		// events before the drop
+		{"ReconnectedReplays", testOptions(), []tea.Msg{testReady(), answered(1, "invoice.stamped", 204, 840*time.Microsecond, "", ""),
+			DisconnectMsg{Err: fmt.Errorf("no message from the server for 10s"), RetryIn: 500 * time.Millisecond, Attempt: 1}, reconnected,
+			replayed(answered(2, "invoice.canceled", 200, 1200*time.Microsecond, "", "")), replayed(arrival(3, "invoice.stamped"))}},
+	}
+	for _, sc := range more {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s/%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				goldenViewOf(t, sc.opts, size[0], size[1], sc.msgs...)
+			})
+		}
+	}
+}
+
+// withTargets is an arrival going to several routes.
+func withTargets(e EventMsg, targets ...string) EventMsg {
+	e.Targets = targets
+	return e
 }
 
 // unverified is event n whose signature did not verify.

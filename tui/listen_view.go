@@ -92,7 +92,9 @@ func (m ListenModel) title() string {
 		st = s.Connecting.Render("● Connecting…")
 	case ready:
 		st = s.Ready.Render("● Ready")
-		if m.targetDown != "" {
+		if m.targetDown != "" && len(m.opts.Routes) > 1 {
+			st = s.Pending.Render("▲ Connected; a route's target does not answer")
+		} else if m.targetDown != "" {
 			st = s.Pending.Render("▲ Connected; the target does not answer")
 		}
 	case reconnecting:

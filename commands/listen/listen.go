@@ -126,7 +126,8 @@ func newListenCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listenOptions]) *cli.C
 			"text, errorClass Timeout, ConnectionFailed or TlsFailed; latencyMs has decimals; phase\n" +
 			"dropped, late true, for an event that waited past its deadline), else lines of text.\n" +
 			"Connection news goes to stderr. The session reconnects by itself when the connection drops\n" +
-			"or the server restarts. Ctrl-C ends it with code 0.\n\n" +
+			"or the server restarts, and catches up first on what it missed meanwhile (since the last\n" +
+			"event it received, marked replay, each event once). Ctrl-C ends it with code 0.\n\n" +
 			"--print-secret prints the listener's signing secret (whsec_...) of the session on stdout and\n" +
 			"exits, leaving a running timbra listen alone: your local server needs the secret to verify\n" +
 			"what is forwarded.\n\n" +
@@ -579,6 +580,9 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 	w := l.f.IO.Err
 	if reconnected {
 		fmt.Fprintln(w, "Reconnected.")
+		if r.Replaying > 0 {
+			fmt.Fprintf(w, "Catching up: %d events missed while disconnected first, oldest first, then live ones.\n", r.Replaying)
+		}
 		if !changed {
 			l.warnTarget()
 			return nil
@@ -599,7 +603,7 @@ func (l *listenPrinter) ready(r listener.Ready, reconnected bool) error {
 	}
 	fmt.Fprintf(w, "Ready: listening for %s as webhook %s%s; %s; secret %s (%s)\n",
 		events, r.WebhookID, session, forward, secretHint(r.Secret), printSecret)
-	if r.Replaying > 0 {
+	if r.Replaying > 0 && !reconnected {
 		fmt.Fprintf(w, "Catching up: %d missed events since %s first, oldest first, then live ones.\n", r.Replaying, l.o.Since)
 	} else if l.o.Since != "" && !reconnected {
 		fmt.Fprintf(w, "Catching up: nothing missed since %s.\n", l.o.Since)

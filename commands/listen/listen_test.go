@@ -381,9 +381,15 @@ func TestListenReconnects(t *testing.T) {
 	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server stopping"), time.Now().Add(time.Second))
 
 	ws = srv.accept(t)
-	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}})
+	ws.WriteJSON(listener.Ready{Type: listener.TypeReady, WebhookID: "wh-1", Secret: secret, Events: []string{"*"}, Replaying: 1})
 	ws.WriteJSON(listenEvent(t, secret, "d-1", "e-1")) // the same delivery again: acked, printed once
 	if a := listenAck(t, ws); a.DeliveryID != "d-1" {
+		t.Fatalf("ack %+v", a)
+	}
+	missed := listenEvent(t, secret, "r-2", "e-2") // the catch-up of the reconnection
+	missed.Kind, missed.Replay = "manual", true
+	ws.WriteJSON(missed)
+	if a := listenAck(t, ws); a.DeliveryID != "r-2" {
 		t.Fatalf("ack %+v", a)
 	}
 	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(listener.CloseReplaced, ""), time.Now().Add(time.Second))
@@ -392,7 +398,16 @@ func TestListenReconnects(t *testing.T) {
 	if n := strings.Count(r.Out, `"deliveryId":"d-1"`); n != 1 {
 		t.Errorf("the event was printed %d times:\n%s", n, r.Out)
 	}
-	cmdtest.WantContains(t, "stderr", r.Err, "Disconnected: websocket: close 1001 (going away): server stopping; reconnecting in ", "\nReconnected.\n")
+	cmdtest.WantContains(t, "stdout", r.Out, `"deliveryId":"r-2","eventId":"e-2"`, `"replay":true`)
+	cmdtest.WantContains(t, "stderr", r.Err, "Disconnected: websocket: close 1001 (going away): server stopping; reconnecting in ",
+		"\nReconnected.\nCatching up: 1 events missed while disconnected first, oldest first, then live ones.\n")
+	var queries []string
+	for _, q := range srv.Requests() {
+		queries = append(queries, q.Query)
+	}
+	if len(queries) != 2 || strings.Contains(queries[0], "since=") || !strings.Contains(queries[1], "since=e-1") {
+		t.Errorf("the handshakes' queries %q: the reconnection asks since= the last event received (e-1)", queries)
+	}
 	if n := strings.Count(r.Err, "Ready:"); n != 1 {
 		t.Errorf("%d ready lines:\n%s", n, r.Err)
 	}
