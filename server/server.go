@@ -72,6 +72,9 @@ type Config struct {
 	SatDownload         satws.Endpoints
 	SatDownloadInterval time.Duration
 	SatDownloadBackoff  satws.Backoff
+	// DownloadRulesEvery is how often an approved download rule creates its Automatic request
+	// (downloadrequests.DefaultRulesEvery, a day, when 0).
+	DownloadRulesEvery time.Duration
 }
 
 // Defaults of Config.
@@ -164,7 +167,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		sat = satws.SATEndpoints
 	}
 	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, HTTP: &http.Client{Timeout: 10 * time.Minute},
-		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff}
+		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff,
+		RulesEvery: cfg.DownloadRulesEvery}
 	s.downloads = &downloadrequests.Service{Store: store, TaxFiles: s.taxFiles, Wake: s.worker.Wake, Now: cfg.Now}
 	// in the test environment a receiver on the developer's machine may be plain http
 	cfg.WebhookPolicy.PlainHTTPLoopback = cfg.Environment == accounts.EnvTest
@@ -194,6 +198,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		PerDestination: cfg.WebhookConcurrency,
 	})
 	s.engine = s.webhooks.Engine()
+	s.worker.Events = s.webhooks
 	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks,
 		Environment: cfg.Environment, Now: cfg.Now, Log: cfg.Logger}
 	if s.validations, err = newValidations(cfg, store, s.invoices); err != nil {

@@ -31,7 +31,7 @@ func TestCommandsParse(t *testing.T) {
 		run := func(_ *cli.Context, o *serveOptions) error { got = o; return errRan }
 		err := cmdtest.Parse(t, newServeCmd(f, run), "server")
 		if !errors.Is(err, errRan) || got.Addr != "127.0.0.1:8080" || got.LogFormat != "text" || got.LogLevel != "info" ||
-			got.WebhookConcurrency != webhooks.DefaultPerDestination || got.Data != "" || got.log == nil || got.SatDownloadURL != "sat" {
+			got.WebhookConcurrency != webhooks.DefaultPerDestination || got.Data != "" || got.log == nil || got.SatDownloadURL != "sat" || got.DownloadRulesEvery != 24*time.Hour {
 			t.Fatalf("defaults: err %v, options %+v", err, got)
 		}
 		err = cmdtest.Parse(t, newServeCmd(f, run), "server", "--addr", "127.0.0.1:0", "--addr-file", "addr", "--data", "./t.db",
@@ -41,7 +41,7 @@ func TestCommandsParse(t *testing.T) {
 			"--stamp-trust", "certs", "--list-69b", "69b.csv", "--list-69bbis", "69bbis.csv", "--cfdi-status-url", "http://s",
 			"--smtp-url", "smtp://u@h", "--smtp-from", "a@b.mx", "--smtp-password-file", "pw",
 			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw", "--sat-download-url", "http://127.0.0.1:8089",
-			"--sat-download-poll", "200ms")
+			"--sat-download-poll", "200ms", "--download-rules-every", "6h")
 		if !errors.Is(err, errRan) {
 			t.Fatalf("err %v", err)
 		}
@@ -51,7 +51,7 @@ func TestCommandsParse(t *testing.T) {
 			Validations: validationFlags{list69B: "69b.csv", list69BBis: "69bbis.csv", statusURL: "http://s"},
 			Mail:        mailFlags{url: "smtp://u@h", from: "a@b.mx", passwordFile: "pw"},
 			Stamp:       stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}, SatDownloadURL: "http://127.0.0.1:8089",
-			SatDownloadPoll: 200 * time.Millisecond}
+			SatDownloadPoll: 200 * time.Millisecond, DownloadRulesEvery: 6 * time.Hour}
 		g := *got
 		if !reflect.DeepEqual(g.WebhookAllow.Value(), []string{"10.0.0.0/8", "127.0.0.1/32"}) ||
 			!reflect.DeepEqual(g.Validations.stampTrust.Value(), []string{"certs"}) || g.log == nil {
@@ -74,6 +74,7 @@ func TestCommandsParse(t *testing.T) {
 			{[]string{"server", "--webhook-concurrency", "0"}, "--webhook-concurrency: 0 is not between 1 and 64"},
 			{[]string{"server", "--webhook-concurrency", "65"}, "--webhook-concurrency: 65 is not between 1 and 64"},
 			{[]string{"server", "--sat-download-poll", "-1s"}, "--sat-download-poll must be 0 or more"},
+			{[]string{"server", "--download-rules-every", "30s"}, "--download-rules-every must be 1m or more"},
 			{[]string{"server", "--stamp-cert", "pac.cer"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
 			{[]string{"server", "--stamp-cert", "pac.cer", "--stamp-key", "pac.key"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
 			{[]string{"server", "--stamp-key-password-file", "pac.pw"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
