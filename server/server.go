@@ -222,6 +222,10 @@ func (s *Server) Webhooks() *webhooks.Service { return s.webhooks }
 // RunEngine sends webhook deliveries until ctx ends (Serve runs it; tests over Handler may).
 func (s *Server) RunEngine(ctx context.Context) error { return s.engine.Run(ctx) }
 
+// RunDownloads carries the bulk download requests out at the SAT, and runs the approved download
+// rules, until ctx ends (Serve runs it; tests over Handler may).
+func (s *Server) RunDownloads(ctx context.Context) { s.worker.Run(ctx) }
+
 // Accounts is the accounts service (tenant creation at init).
 func (s *Server) Accounts() *accounts.Service { return s.accounts }
 
