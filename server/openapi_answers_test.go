@@ -324,6 +324,7 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 		a.do("GET", "/api/v4/stamps/"+stamps.Items[0].ID, "")
 	}
 	a.do("GET", "/api/v4/stamps/nope", "")
+	a.do("POST", "/api/v4/manifests", `{}`)
 	a.do("GET", "/api/v4/download-requests/"+dr.ID, "")
 	a.do("GET", "/api/v4/download-requests/nope", "")
 	a.do("GET", "/api/v4/download-requests/"+dr.ID+"/xmls", "")

@@ -24,6 +24,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/employment"
 	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/internal/mail"
+	"github.com/timbra-mx/timbra/internal/manifests"
 	"github.com/timbra-mx/timbra/internal/people"
 	"github.com/timbra-mx/timbra/internal/products"
 	"github.com/timbra-mx/timbra/internal/ratelimit"
@@ -97,6 +98,7 @@ type Server struct {
 	products  *products.Service
 	rules     *downloadrules.Service // bulk-download rules (spec 2 §4.6)
 	downloads *downloadrequests.Service
+	manifests *manifests.Service
 	worker    *downloadrequests.Worker // carries the download requests out at the SAT
 	invoices  *invoices.Service
 	tickets   *tickets.Service
@@ -169,6 +171,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, HTTP: &http.Client{Timeout: 10 * time.Minute},
 		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff,
 		RulesEvery: cfg.DownloadRulesEvery}
+	s.manifests = &manifests.Service{Store: store, Now: cfg.Now}
 	s.downloads = &downloadrequests.Service{Store: store, TaxFiles: s.taxFiles, Wake: s.worker.Wake, Now: cfg.Now}
 	// in the test environment a receiver on the developer's machine may be plain http
 	cfg.WebhookPolicy.PlainHTTPLoopback = cfg.Environment == accounts.EnvTest

@@ -35,7 +35,8 @@ func satCFDI(uuid, issuer, receiver, date string) string {
 // downloadRequestsServer starts a local SAT with three CFDIs of January 2024 (two issued by
 // EKU9003173C9, one received) and a server whose download worker runs against it, with a tenant
 // whose owner is EKU9003173C9 with SAT's test e.firma; it returns the server's address and the
-// environment of downloadrequests.test.mjs. It skips without SAT's test e.firma.
+// environment of downloadrequests.test.mjs and manifests.test.mjs (with the e.firma's files). It
+// skips without SAT's test e.firma.
 func downloadRequestsServer(t *testing.T) (string, []string) {
 	t.Helper()
 	cer, key, pw := satwstest.Files()
@@ -95,5 +96,7 @@ func downloadRequestsServer(t *testing.T) (string, []string) {
 			t.Fatal(err)
 		}
 	}
-	return hs.URL, []string{"TIMBRA_BASE_URL=" + hs.URL, "TIMBRA_DL_TENANT_KEY=" + creds.TenantKey, "TIMBRA_DL_API_KEY=" + creds.APIKey}
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	return hs.URL, []string{"TIMBRA_BASE_URL=" + hs.URL, "TIMBRA_DL_TENANT_KEY=" + creds.TenantKey, "TIMBRA_DL_API_KEY=" + creds.APIKey,
+		"TIMBRA_EFIRMA_CER=" + abs(cer), "TIMBRA_EFIRMA_KEY=" + abs(key), "TIMBRA_EFIRMA_PASSWORD_FILE=" + abs(pw)}
 }
