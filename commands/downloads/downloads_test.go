@@ -33,6 +33,11 @@ func downloadsAPI(t *testing.T) *cmdtest.FakeAPI {
 				x.DownloadRequestStatusID, x.SatRequestStatusID, x.InvoiceCount, x.PackageIDs, x.IsReadyToDownload = "Completed", "3", 2, []string{"P_01"}, true
 			}
 			cmdtest.WriteEnvelope(w, 200, x, "", "t")
+		case r.URL.Path == "/api/v4/download-requests/d-2":
+			x := req
+			code, msg := "5002", "Se agotó las solicitudes de por vida"
+			x.ID, x.DownloadRequestStatusID, x.SatRequestStatusID, x.SatStatusCode, x.SatMessage = "d-2", "Failed", "5", &code, &msg
+			cmdtest.WriteEnvelope(w, 200, x, "", "t")
 		case r.URL.Path == "/api/v4/download-requests/d-1/package":
 			cmdtest.WriteEnvelope(w, 200, []api.FileResponse{{Base64File: base64.StdEncoding.EncodeToString([]byte("PK zip")), FileName: "P_01.zip", FileExtension: "zip"}}, "", "t")
 		case r.URL.Path == "/api/v4/download-requests/d-1/xmls":
@@ -79,6 +84,11 @@ func TestDownloadsCommands(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "11111111-1111-4111-8111-111111111111.xml")); err != nil || string(b) != "<cfdi/>" {
 		t.Fatalf("saved CFDI: %q %v", b, err)
 	}
+
+	r = runArgs(t, "downloads", "wait", "d-2", "--interval", "1ms", "-o", "json")
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "stdout", r.Out, `"downloadRequestStatusId": "Failed"`)
+	cmdtest.WantContains(t, "stderr", r.Err, "request d-2 failed: SAT 5002 Se agotó las solicitudes de por vida")
 
 	r = runArgs(t, "downloads", "get", "nope")
 	cmdtest.WantCode(t, r, 1)
