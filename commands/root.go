@@ -19,6 +19,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/config"
 	"github.com/timbra-mx/timbra/commands/credits"
 	"github.com/timbra-mx/timbra/commands/downloadrules"
+	"github.com/timbra-mx/timbra/commands/downloads"
 	"github.com/timbra-mx/timbra/commands/events"
 	"github.com/timbra-mx/timbra/commands/invoices"
 	"github.com/timbra-mx/timbra/commands/listen"
@@ -83,6 +84,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			people.NewCmd(f),
 			products.NewCmd(f),
 			downloadrules.NewCmd(f),
+			downloads.NewCmd(f),
 			autoinvoice.NewCmd(f),
 			tickets.NewCmd(f),
 			invoices.NewCmd(f),

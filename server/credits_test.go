@@ -215,3 +215,70 @@ func TestCreditsTransferConcurrent(t *testing.T) {
 		t.Fatalf("p has %v, want %v (%d in, %d out, %d refused)", pStamps, want, toP, fromP, insufficient)
 	}
 }
+
+// TestStampTransactions: the tenant's credit movements as the official client's stamps.getList
+// and getById read them: the test allotment, a transfer with its comment, an operator's grant and
+// withdrawal, each with the balances after it; a person sees only those of its own credits.
+func TestStampTransactions(t *testing.T) {
+	f := newFixture(t)
+	owner := ownerMember(t, f, f.creds)
+	p := addMemberDirect(t, f, owner.tenant, owner.person, "p@example.com")
+	r := f.do("POST", "/api/v4/stamps", `{"fromPersonId":"`+owner.person+`","toPersonId":"`+p.person+`","amount":7,"comments":"para la sucursal"}`, owner.headers()...)
+	if r.status != 200 {
+		t.Fatalf("transfer: %s", r.raw)
+	}
+	for _, body := range []string{`{"personId":"` + p.person + `","creditType":1,"amount":5}`, `{"personId":"` + p.person + `","creditType":1,"amount":-2}`} {
+		if r := f.do("POST", "/admin/v1/tenants/"+owner.tenant+"/credits", body, "Authorization", "Bearer op-token"); r.status != 200 {
+			t.Fatalf("grant: %s", r.raw)
+		}
+	}
+	list := func(m member, query string) api.PagedList[api.StampTransaction] {
+		t.Helper()
+		var l api.PagedList[api.StampTransaction]
+		r := f.do("GET", "/api/v4/stamps"+query, "", m.headers()...)
+		if r.status != 200 || json.Unmarshal(r.env.Data, &l) != nil {
+			t.Fatalf("list: %s", r.raw)
+		}
+		return l
+	}
+	all := list(owner, "?pageNumber=1&pageSize=50")
+	if all.TotalCount != 6 || len(all.Items) != 6 {
+		t.Fatalf("the owner's list: %+v", all)
+	}
+	for i, want := range []struct {
+		typ, credit    int
+		amount         int64
+		from, to       string
+		fromBal, toBal int64
+	}{
+		{1, 1, 1000, "", owner.person, 0, 1000}, {1, 2, 1000, "", owner.person, 0, 1000}, {1, 3, 1000, "", owner.person, 0, 1000},
+		{2, 1, 7, owner.person, p.person, 993, 7}, {1, 1, 5, "", p.person, 0, 12}, {5, 1, 2, p.person, "", 10, 0},
+	} {
+		got := all.Items[i]
+		if got.Consecutive != int64(i+1) || got.TransactionType != want.typ || got.CreditType != want.credit || got.Amount != want.amount || got.TransactionStatus != 1 {
+			t.Errorf("%d: %+v", i, got)
+		}
+		if (want.from == "") != (got.FromPerson == nil) || (got.FromPerson != nil && (got.FromPerson.ID != want.from || *got.FromBalance != want.fromBal)) {
+			t.Errorf("%d from: %+v", i, got)
+		}
+		if (want.to == "") != (got.ToPerson == nil) || (got.ToPerson != nil && (got.ToPerson.ID != want.to || *got.ToBalance != want.toBal)) {
+			t.Errorf("%d to: %+v", i, got)
+		}
+	}
+	if c := all.Items[3].Comments; c == nil || *c != "para la sucursal" {
+		t.Errorf("comment: %+v", all.Items[3])
+	}
+	if page := list(owner, "?pageNumber=2&pageSize=4"); page.TotalCount != 6 || len(page.Items) != 2 || page.Items[0].Consecutive != 5 {
+		t.Errorf("page 2: %+v", page)
+	}
+	mine := list(p, "")
+	if mine.TotalCount != 3 || mine.Items[0].Consecutive != 4 || mine.Items[2].Consecutive != 6 {
+		t.Errorf("the person's list: %+v", mine)
+	}
+	if r := f.do("GET", "/api/v4/stamps/"+all.Items[3].ID, "", p.headers()...); r.status != 200 || !strings.Contains(r.raw, `"legalName"`) {
+		t.Errorf("get: %s", r.raw)
+	}
+	if r := f.do("GET", "/api/v4/stamps/"+all.Items[0].ID, "", p.headers()...); r.status != 404 {
+		t.Errorf("another person's movement: %d %s", r.status, r.raw)
+	}
+}

@@ -7,10 +7,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -196,4 +198,131 @@ func TestDownloadRequestsAgainstLocalSAT(t *testing.T) {
 		fromRule.RecipientTin == nil || *fromRule.RecipientTin != "EKU9003173C9" || fromRule.Consecutive != 3 {
 		t.Errorf("from a rule: %+v", fromRule)
 	}
+}
+
+// TestDownloadRulesRun: an approved rule creates its Automatic request in the worker's round,
+// for the day before (the CFDI stamped two hours ago is found), only once per day; the request's
+// end is the event download_request.completed, written with it; a request the SAT refuses is
+// download_request.failed.
+func TestDownloadRulesRun(t *testing.T) {
+	cer, key, pw := satwstest.Files()
+	cerB, err1 := os.ReadFile(cer)
+	keyB, err2 := os.ReadFile(key)
+	pwB, err3 := os.ReadFile(pw)
+	if err1 != nil || err2 != nil || err3 != nil {
+		t.Skip("SAT's test e.firma is not beside the repository")
+	}
+	dir := t.TempDir()
+	mx, _ := time.LoadLocation("America/Mexico_City")
+	writeSATCFDI(t, dir, "44444444-4444-4444-8444-444444444444", "EKU9003173C9", "AAA010101AAA", time.Now().Add(-2*time.Hour).In(mx).Format("2006-01-02T15:04:05"))
+	local, err := satlocal.New(satlocal.Options{CFDIs: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handler atomic.Pointer[satlocal.Server]
+	handler.Store(local)
+	sat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.Load().ServeHTTP(w, r) }))
+	t.Cleanup(sat.Close)
+	f := newFixture(t, func(c *Config) {
+		c.SatDownload = satws.EndpointsAt(sat.URL)
+		c.SatDownloadBackoff = satws.Backoff{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, Factor: 2}
+		c.DownloadRulesEvery = 24 * time.Hour
+	})
+	owner := ownerMember(t, f, f.creds)
+	eku := taxPerson(t, f, "eku@example.com", "EKU9003173C9")
+	taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(eku.person, 2, cerB, "", ""), owner.headers()...))
+	taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(eku.person, 3, keyB, strings.TrimSpace(string(pwB)), ""), owner.headers()...))
+	rule := ruleOf(t, f.do("POST", "/api/v4/download-rules", ruleBody(eku.person, "Emitidos", "CFDI", "Emitidos", "Vigente"), eku.headers()...))
+
+	ctx := context.Background()
+	list := func() api.PagedList[api.DownloadRequest] {
+		var l api.PagedList[api.DownloadRequest]
+		r := f.do("GET", "/api/v4/download-requests", "", eku.headers()...)
+		if json.Unmarshal(r.env.Data, &l) != nil {
+			t.Fatalf("list: %s", r.raw)
+		}
+		return l
+	}
+	if err := f.srv.worker.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l := list(); l.TotalCount != 0 {
+		t.Fatalf("a pending rule ran: %+v", l.Items)
+	}
+	if r := f.do("PUT", "/admin/v1/tenants/"+f.creds.TenantKey+"/download-rules/"+rule.ID+"/status", `{"downloadRuleStatusId":"2"}`, "Authorization", "Bearer op-token"); r.status != 200 {
+		t.Fatalf("approve: %s", r.raw)
+	}
+	var auto api.DownloadRequest
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := f.srv.worker.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+		l := list()
+		if l.TotalCount != 1 {
+			t.Fatalf("the approved rule's runs: %+v", l.Items)
+		}
+		auto = l.Items[0]
+		if auto.DownloadRequestStatusID == downloadrequests.StatusCompleted || auto.DownloadRequestStatusID == downloadrequests.StatusFailed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not finished: %+v\n%s", auto, f.logs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if auto.DownloadRequestTypeID != downloadrequests.TypeAutomatic || auto.DownloadRuleID == nil || *auto.DownloadRuleID != rule.ID ||
+		auto.DownloadRequestStatusID != downloadrequests.StatusCompleted || auto.InvoiceCount != 1 || auto.RequesterTin != "EKU9003173C9" {
+		t.Fatalf("automatic request: %+v\n%s", auto, f.logs)
+	}
+
+	// the refused one: a request SAT answers 5002 to
+	local2, err := satlocal.New(satlocal.Options{CFDIs: dir, Codes: []satlocal.Code{mustCode(t, "query=5002")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler.Store(local2)
+	refused := requestOf(t, f.do("POST", "/api/v4/download-requests",
+		`{"startDate":"2024-01-01","endDate":"2024-02-01","requesterTin":"EKU9003173C9","downloadTypeId":"Emitidos","satQueryTypeId":"Metadata"}`, eku.headers()...))
+	for range 3 {
+		if err := f.srv.worker.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := requestOf(t, f.do("GET", "/api/v4/download-requests/"+refused.ID, "", eku.headers()...)); got.DownloadRequestStatusID != downloadrequests.StatusFailed {
+		t.Fatalf("refused: %+v", got)
+	}
+	if l := list(); l.TotalCount != 2 {
+		t.Fatalf("the rule ran again within the day: %d requests", l.TotalCount)
+	}
+
+	var events api.PagedList[api.Event]
+	r := f.do("GET", "/api/v4/events?pageSize=50", "", owner.headers()...)
+	if json.Unmarshal(r.env.Data, &events) != nil {
+		t.Fatalf("events: %s", r.raw)
+	}
+	got := map[string]api.Event{}
+	for _, e := range events.Items {
+		got[e.Type] = e
+	}
+	c, fl := got[downloadrequests.EventCompleted], got[downloadrequests.EventFailed]
+	if c.Data.RelatedObject.ID != auto.ID || c.Data.RelatedObject.URL != "/api/v4/download-requests/"+auto.ID || c.Data.Status != "Completed" ||
+		c.PersonID == nil || *c.PersonID != eku.person {
+		t.Errorf("completed event: %+v", c)
+	}
+	if fl.Data.RelatedObject.ID != refused.ID || fl.Data.Status != "Failed" {
+		t.Errorf("failed event: %+v", fl)
+	}
+	if len(events.Items) != 2 {
+		t.Errorf("events: %s", r.raw)
+	}
+}
+
+func mustCode(t *testing.T, s string) satlocal.Code {
+	t.Helper()
+	c, err := satlocal.ParseCode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

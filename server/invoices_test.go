@@ -164,6 +164,13 @@ func TestInvoiceByValue(t *testing.T) {
 	if got := stampsOf(t, f, m.person); got != 2 {
 		t.Fatalf("stamps after one invoice = %v, want 2", got)
 	}
+	// the stamp's movement: one stamp used by the stamper, for that invoice, 2 left
+	var moves api.PagedList[api.StampTransaction]
+	if r := f.do("GET", "/api/v4/stamps?pageSize=50", "", m.headers()...); json.Unmarshal(r.env.Data, &moves) != nil || moves.TotalCount != 1 ||
+		moves.Items[0].TransactionType != 3 || moves.Items[0].Amount != 1 || moves.Items[0].ReferenceID == nil || *moves.Items[0].ReferenceID != inv.ID ||
+		moves.Items[0].FromPerson == nil || moves.Items[0].FromPerson.ID != m.person || *moves.Items[0].FromBalance != 2 || moves.Items[0].ToPerson != nil {
+		t.Fatalf("the stamp's movement: %s", r.raw)
+	}
 	// the event of the stamp
 	ev := f.do("GET", "/api/v4/events?type=invoice.stamped", "")
 	if ev.status != 200 || !strings.Contains(ev.raw, inv.ID) {

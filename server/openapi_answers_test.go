@@ -319,6 +319,12 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 		`{"downloadRuleId":"`+rule.ID+`","downloadRequestTypeId":"Manual","startDate":"2025-01-01T00:00:00.000-06:00","endDate":"2025-02-01T00:00:00.000-06:00"}`))
 	a.do("POST", "/api/v4/download-requests", `{}`)
 	a.do("GET", "/api/v4/download-requests", "")
+	stamps := answerData[api.PagedList[api.StampTransaction]](t)(a.do("GET", "/api/v4/stamps", ""))
+	if len(stamps.Items) > 0 {
+		a.do("GET", "/api/v4/stamps/"+stamps.Items[0].ID, "")
+	}
+	a.do("GET", "/api/v4/stamps/nope", "")
+	a.do("POST", "/api/v4/manifests", `{}`)
 	a.do("GET", "/api/v4/download-requests/"+dr.ID, "")
 	a.do("GET", "/api/v4/download-requests/nope", "")
 	a.do("GET", "/api/v4/download-requests/"+dr.ID+"/xmls", "")

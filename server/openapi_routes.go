@@ -108,6 +108,9 @@ var routeDocs = []routeDoc{
 
 	// Credits.
 	{pattern: "POST /api/v4/stamps", summary: "Transfer credits between two people (owner only)", tag: "Credits", body: of[api.StampTransfer](), data: of[bool](), errors: []int{403, 404}},
+	{pattern: "GET /api/v4/stamps", summary: "List the credit movements (grants, transfers, consumption) with the balances after each: the owner's every one, another person's its own", tag: "Credits", data: of[api.PagedList[api.StampTransaction]](), query: pageParams},
+	{pattern: "POST /api/v4/manifests", summary: "Sign the caller's carta manifiesto with its own e.firma (the person becomes Signed); answers the signed letter (XML)", tag: "People", body: of[api.SignManifestRequest](), data: of[api.FileResponse]()},
+	{pattern: "GET /api/v4/stamps/{id}", summary: "Get a credit movement", tag: "Credits", data: of[api.StampTransaction](), errors: []int{404}},
 
 	// Tax files (spec 2 §4.2).
 	{pattern: "GET /api/v4/tax-files", summary: "List tax files", tag: "Tax files", data: of[api.PagedList[api.TaxFile]](), query: pageParams},

@@ -39,6 +39,7 @@ func (s *Server) routes() {
 	s.productRoutes()
 	s.downloadRuleRoutes()
 	s.downloadRequestRoutes()
+	s.manifestRoutes()
 	s.validationRoutes()
 	s.invoiceRoutes()
 	s.invoicePDFRoutes()

@@ -24,6 +24,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/employment"
 	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/internal/mail"
+	"github.com/timbra-mx/timbra/internal/manifests"
 	"github.com/timbra-mx/timbra/internal/people"
 	"github.com/timbra-mx/timbra/internal/products"
 	"github.com/timbra-mx/timbra/internal/ratelimit"
@@ -72,6 +73,9 @@ type Config struct {
 	SatDownload         satws.Endpoints
 	SatDownloadInterval time.Duration
 	SatDownloadBackoff  satws.Backoff
+	// DownloadRulesEvery is how often an approved download rule creates its Automatic request
+	// (downloadrequests.DefaultRulesEvery, a day, when 0).
+	DownloadRulesEvery time.Duration
 }
 
 // Defaults of Config.
@@ -94,6 +98,7 @@ type Server struct {
 	products  *products.Service
 	rules     *downloadrules.Service // bulk-download rules (spec 2 §4.6)
 	downloads *downloadrequests.Service
+	manifests *manifests.Service
 	worker    *downloadrequests.Worker // carries the download requests out at the SAT
 	invoices  *invoices.Service
 	tickets   *tickets.Service
@@ -164,7 +169,9 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		sat = satws.SATEndpoints
 	}
 	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, HTTP: &http.Client{Timeout: 10 * time.Minute},
-		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff}
+		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff,
+		RulesEvery: cfg.DownloadRulesEvery}
+	s.manifests = &manifests.Service{Store: store, Now: cfg.Now}
 	s.downloads = &downloadrequests.Service{Store: store, TaxFiles: s.taxFiles, Wake: s.worker.Wake, Now: cfg.Now}
 	// in the test environment a receiver on the developer's machine may be plain http
 	cfg.WebhookPolicy.PlainHTTPLoopback = cfg.Environment == accounts.EnvTest
@@ -194,6 +201,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		PerDestination: cfg.WebhookConcurrency,
 	})
 	s.engine = s.webhooks.Engine()
+	s.worker.Events = s.webhooks
 	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks,
 		Environment: cfg.Environment, Now: cfg.Now, Log: cfg.Logger}
 	if s.validations, err = newValidations(cfg, store, s.invoices); err != nil {
@@ -216,6 +224,10 @@ func (s *Server) Webhooks() *webhooks.Service { return s.webhooks }
 
 // RunEngine sends webhook deliveries until ctx ends (Serve runs it; tests over Handler may).
 func (s *Server) RunEngine(ctx context.Context) error { return s.engine.Run(ctx) }
+
+// RunDownloads carries the bulk download requests out at the SAT, and runs the approved download
+// rules, until ctx ends (Serve runs it; tests over Handler may).
+func (s *Server) RunDownloads(ctx context.Context) { s.worker.Run(ctx) }
 
 // Accounts is the accounts service (tenant creation at init).
 func (s *Server) Accounts() *accounts.Service { return s.accounts }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/downloadrequests"
 	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/internal/webhooks"
@@ -615,12 +616,13 @@ func TestTriggerUnknownTypeSuggests(t *testing.T) {
 // TestEmittedTypesAreTriggerable: every type a service emits is in the catalog and may be
 // triggered.
 func TestEmittedTypesAreTriggerable(t *testing.T) {
-	for _, typ := range []string{invoices.EventStamped, invoices.EventCanceled, invoices.EventCancellationRequested, invoices.EventCancellationRejected} {
+	for _, typ := range []string{invoices.EventStamped, invoices.EventCanceled, invoices.EventCancellationRequested, invoices.EventCancellationRejected,
+		downloadrequests.EventCompleted, downloadrequests.EventFailed} {
 		if !slices.Contains(webhooks.TriggerableNames(), typ) {
 			t.Errorf("%s is emitted but cannot be triggered", typ)
 		}
 	}
-	if n := len(webhooks.TriggerableNames()); n != 4 {
+	if n := len(webhooks.TriggerableNames()); n != 6 {
 		t.Errorf("%d triggerable types; a new one needs its emitter here", n)
 	}
 }

@@ -19,6 +19,12 @@ type DownloadRule struct {
 	IsTest               bool      `json:"isTest"`
 	CreatedAt            time.Time `json:"createdAt"`
 	UpdatedAt            time.Time `json:"updatedAt"`
+	// LastRunAt is when the download requests' worker last ran the approved rule (created its
+	// Automatic request, LastRequestID); LastRunEnd is the end of the period that request asked
+	// for, in Mexico City's wall clock (stored as UTC), where the next period starts.
+	LastRunAt     *time.Time `json:"lastRunAt,omitempty"`
+	LastRunEnd    *time.Time `json:"lastRunEnd,omitempty"`
+	LastRequestID string     `json:"lastRequestId,omitempty"`
 }
 
 // DownloadRules is the download rules of one tenant.

@@ -206,6 +206,11 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 20: the credit movements of each tenant (grants, transfers, consumption), from now on.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketStampTransactions)
+		return err
+	},
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

@@ -65,6 +65,8 @@ type Tx interface {
 	// PendingCancellations is the invoices of every tenant in StatusCanceling, kept by
 	// Invoices.Put.
 	PendingCancellations() ([]PendingCancellation, error)
+	// StampTransactions is the credit movements of a tenant (grants, transfers, consumption).
+	StampTransactions(tenantID string) StampTransactions
 }
 
 // Meta holds database-wide values.

@@ -20,6 +20,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/csd/csdtest"
+	"github.com/timbra-mx/timbra/internal/satws/satwstest"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 )
 
@@ -58,6 +59,14 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "satefirma" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			cer, _, _ := satwstest.Files()
+			_, err := os.Stat(cer)
+			return err == nil, nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitserver": waitServer,
 			"clientenv":  clientEnv,
@@ -68,20 +77,25 @@ func TestScripts(t *testing.T) {
 			"jsonget":    jsonGet,
 			"genpair":    genPair,
 			"mxnow":      mxNow,
+			"satefirma":  satEFirma,
 		},
 	})
 }
 
-// waitserver ADDRFILE: waits (at most 20 s) until the server wrote its address and answers
-// /healthz.
+// waitserver ADDRFILE [listening]: waits (at most 20 s) until the server wrote its address and
+// answers /healthz; with listening, until the address is written (a server that writes it once
+// it listens and has no /healthz: timbra sat serve).
 func waitServer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitserver ADDRFILE")
+	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "listening") {
+		ts.Fatalf("usage: waitserver ADDRFILE [listening]")
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		raw, err := os.ReadFile(ts.MkAbs(args[0]))
 		if addr := strings.TrimSpace(string(raw)); err == nil && addr != "" {
+			if len(args) == 2 {
+				return
+			}
 			resp, err := http.Get("http://" + addr + "/healthz")
 			if err == nil {
 				resp.Body.Close()
@@ -160,6 +174,23 @@ func eventually(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s did not succeed within 20 s: %v", strings.Join(args[1:], " "), err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// satefirma DIR: copies SAT's test e.firma of EKU9003173C9 (from the shared folder beside the
+// repository) as DIR/EKU9003173C9.cer, .key and .pw (the key's password). The condition
+// [satefirma] says whether it is there.
+func satEFirma(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: satefirma DIR")
+	}
+	cer, key, pw := satwstest.Files()
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	for from, ext := range map[string]string{cer: ".cer", key: ".key", pw: ".pw"} {
+		b, err := os.ReadFile(from)
+		ts.Check(err)
+		ts.Check(os.WriteFile(filepath.Join(dir, "EKU9003173C9"+ext), b, 0o600))
 	}
 }
 

@@ -14,14 +14,15 @@ import (
 func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "credits",
-		Usage: "Move stamps and other credits between the people of your tenant",
+		Usage: "Move stamps and other credits between the people of your tenant, and list their movements",
 		Description: "Credits are stamps (type 1, one per stamped CFDI), validation credits (type 2) and ticket\n" +
 			"credits (type 3). The tenant's owner moves them between its people; to withdraw, transfer\n" +
 			"back. See a person's balances with `timbra people get ID`.\n\n" +
 			"Examples:\n" +
 			"  timbra credits transfer --from 3f2a0c1e-... --to 9b1d4e7a-... --amount 100\n" +
-			"  timbra credits transfer --from 9b1d4e7a-... --to 3f2a0c1e-... --amount 5 --type validation",
-		Subcommands: []*cli.Command{newTransferCmd(f, nil)},
+			"  timbra credits transfer --from 9b1d4e7a-... --to 3f2a0c1e-... --amount 5 --type validation\n" +
+			"  timbra credits history",
+		Subcommands: []*cli.Command{newTransferCmd(f, nil), newHistoryCmd(f, nil)},
 	}
 }
 
@@ -158,4 +159,82 @@ func transferRun(c *cli.Context, o *transferOptions) error {
 		rows = append(rows, []string{p.ID, p.Email, cmdutil.CreditTypeName(ct), cmdutil.FormatAmount(b.Available)})
 	}
 	return o.f.Printer().Table(res, []string{"PERSON", "EMAIL", "TYPE", "AVAILABLE"}, rows, "")
+}
+
+type historyOptions struct {
+	f *cmdutil.Factory
+	cmdutil.PagingOptions
+}
+
+func newHistoryCmd(f *cmdutil.Factory, run cmdutil.RunFunc[historyOptions]) *cli.Command {
+	o := &historyOptions{f: f}
+	run = cmdutil.OrRun(run, historyRun)
+	return &cli.Command{
+		Name:      "history",
+		Usage:     "List the movements of credits: grants, transfers and what was used, with the balances after each",
+		UsageText: "timbra credits history [--page N] [--page-size N] [-o json]",
+		Description: "Prints one page of movements in the order they happened (1 to 50 per page, 10 by default):\n" +
+			"number, kind (grant, transfer, used, ticket, given back), credit type, amount, from and to with\n" +
+			"their balances after it, the invoice or ticket it was used for and the comment. The owner sees\n" +
+			"every movement of the tenant, another person those of its own credits.\n\n" +
+			"Examples:\n" +
+			"  timbra credits history\n" +
+			"  timbra credits history --page 3 --page-size 50 -o json",
+		Flags: cmdutil.PagingFlags(&o.PagingOptions, "movements", 50, ""),
+		Action: func(c *cli.Context) error {
+			if err := cmdutil.ExactArgs(c); err != nil {
+				return err
+			}
+			if err := o.Check(c, 0); err != nil {
+				return err
+			}
+			return run(c, o)
+		},
+	}
+}
+
+// movementKinds are the names of the transaction types (the official client's
+// StampTransactionType).
+var movementKinds = map[int]string{1: "grant", 2: "transfer", 3: "used", 4: "ticket", 5: "given back"}
+
+// side is one person of a movement with its balance after it: "3f2a… (993)".
+func side(u *api.UserLookup, balance *int64) string {
+	if u == nil {
+		return ""
+	}
+	s := u.ID
+	if u.Tin != "" {
+		s += " " + u.Tin
+	}
+	if balance != nil {
+		s += " (" + strconv.FormatInt(*balance, 10) + ")"
+	}
+	return s
+}
+
+func historyRun(c *cli.Context, o *historyOptions) error {
+	client, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	out, err := client.ListStampTransactions(c.Context, o.Page, o.PageSize)
+	if err != nil {
+		return err
+	}
+	p := o.f.Printer()
+	rows := make([][]string, 0, len(out.Items))
+	for _, t := range out.Items {
+		kind := movementKinds[t.TransactionType]
+		if kind == "" {
+			kind = strconv.Itoa(t.TransactionType)
+		}
+		rows = append(rows, []string{strconv.FormatInt(t.Consecutive, 10), p.Time(t.CreatedAt), kind, cmdutil.CreditTypeName(t.CreditType),
+			strconv.FormatInt(t.Amount, 10), side(t.FromPerson, t.FromBalance), side(t.ToPerson, t.ToBalance), api.Deref(t.ReferenceID),
+			cmdutil.OneLine(api.Deref(t.Comments))})
+	}
+	if err := p.Table(out, []string{"#", "WHEN", "KIND", "TYPE", "AMOUNT", "FROM (AFTER)", "TO (AFTER)", "FOR", "COMMENT"}, rows, "No credit movements."); err != nil {
+		return err
+	}
+	cmdutil.PageFooter(o.f, out.PageNumber, out.TotalPages, out.TotalCount, "movements")
+	return nil
 }

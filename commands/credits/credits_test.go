@@ -7,12 +7,21 @@ import (
 	"testing"
 
 	"github.com/timbra-mx/timbra/commands/cmdtest"
+	"github.com/timbra-mx/timbra/internal/api"
 )
 
 // newCreditsAPI fakes the stamps endpoint and two people with balances of stamps and validations.
 func newCreditsAPI(t *testing.T) *cmdtest.FakeAPI {
 	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case r.URL.Path == "/api/v4/stamps" && r.Method == http.MethodGet:
+			from, to, ref := int64(993), int64(7), "inv-1"
+			cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.StampTransaction{
+				{ID: "t-1", Consecutive: 4, TransactionType: 2, CreditType: 1, Amount: 7, FromPerson: &api.UserLookup{ID: "p-1", Tin: "AAA010101AAA"},
+					FromBalance: &from, ToPerson: &api.UserLookup{ID: "p-2"}, ToBalance: &to, CreatedAt: "2025-03-10T11:00:00"},
+				{ID: "t-2", Consecutive: 5, TransactionType: 3, CreditType: 1, Amount: 1, FromPerson: &api.UserLookup{ID: "p-2"}, ReferenceID: &ref,
+					CreatedAt: "2025-03-10T11:30:00"},
+			}, 1, 10, 2), "", "")
 		case r.URL.Path == "/api/v4/stamps":
 			cmdtest.WriteEnvelope(w, 200, true, "", "")
 		case strings.HasPrefix(r.URL.Path, "/api/v4/people/"):
@@ -55,4 +64,13 @@ func TestCreditsTransferSends(t *testing.T) {
 			t.Errorf("%v: exit %d, want a usage error", bad, r.Code)
 		}
 	}
+}
+
+func TestCreditsHistory(t *testing.T) {
+	cmdtest.Isolate(t)
+	h := newCreditsAPI(t)
+	cmdtest.UseAPI(t, h.URL)
+	r := runArgs(t, "credits", "history")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "transfer", "p-1 AAA010101AAA (993)", "p-2 (7)", "used", "inv-1")
 }

@@ -58,4 +58,13 @@ func TestCommandsParse(t *testing.T) {
 			})
 		}
 	})
+	t.Run("history", func(t *testing.T) {
+		var got *historyOptions
+		run := func(_ *cli.Context, o *historyOptions) error { got = o; return errRan }
+		if err := cmdtest.Parse(t, newHistoryCmd(f, run), "history", "--page", "2", "--page-size", "50"); !errors.Is(err, errRan) || got.Page != 2 || got.PageSize != 50 {
+			t.Fatalf("err %v, options %+v", err, got)
+		}
+		got = nil
+		cmdtest.WantUsage(t, cmdtest.Parse(t, newHistoryCmd(f, run), "history", "x"), got != nil, `unexpected argument "x"`)
+	})
 }

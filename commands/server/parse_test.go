@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
@@ -30,7 +31,7 @@ func TestCommandsParse(t *testing.T) {
 		run := func(_ *cli.Context, o *serveOptions) error { got = o; return errRan }
 		err := cmdtest.Parse(t, newServeCmd(f, run), "server")
 		if !errors.Is(err, errRan) || got.Addr != "127.0.0.1:8080" || got.LogFormat != "text" || got.LogLevel != "info" ||
-			got.WebhookConcurrency != webhooks.DefaultPerDestination || got.Data != "" || got.log == nil || got.SatDownloadURL != "sat" {
+			got.WebhookConcurrency != webhooks.DefaultPerDestination || got.Data != "" || got.log == nil || got.SatDownloadURL != "sat" || got.DownloadRulesEvery != 24*time.Hour {
 			t.Fatalf("defaults: err %v, options %+v", err, got)
 		}
 		err = cmdtest.Parse(t, newServeCmd(f, run), "server", "--addr", "127.0.0.1:0", "--addr-file", "addr", "--data", "./t.db",
@@ -39,7 +40,8 @@ func TestCommandsParse(t *testing.T) {
 			"--tls-cert", "c.pem", "--tls-key", "k.pem", "--webhook-ca-file", "ca.pem", "--webhook-concurrency", "64",
 			"--stamp-trust", "certs", "--list-69b", "69b.csv", "--list-69bbis", "69bbis.csv", "--cfdi-status-url", "http://s",
 			"--smtp-url", "smtp://u@h", "--smtp-from", "a@b.mx", "--smtp-password-file", "pw",
-			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw", "--sat-download-url", "http://127.0.0.1:8089")
+			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw", "--sat-download-url", "http://127.0.0.1:8089",
+			"--sat-download-poll", "200ms", "--download-rules-every", "6h")
 		if !errors.Is(err, errRan) {
 			t.Fatalf("err %v", err)
 		}
@@ -48,7 +50,8 @@ func TestCommandsParse(t *testing.T) {
 			WebhookCAFile: "ca.pem", WebhookConcurrency: 64, TLSCert: "c.pem", TLSKey: "k.pem", Catalogs: "none",
 			Validations: validationFlags{list69B: "69b.csv", list69BBis: "69bbis.csv", statusURL: "http://s"},
 			Mail:        mailFlags{url: "smtp://u@h", from: "a@b.mx", passwordFile: "pw"},
-			Stamp:       stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}, SatDownloadURL: "http://127.0.0.1:8089"}
+			Stamp:       stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}, SatDownloadURL: "http://127.0.0.1:8089",
+			SatDownloadPoll: 200 * time.Millisecond, DownloadRulesEvery: 6 * time.Hour}
 		g := *got
 		if !reflect.DeepEqual(g.WebhookAllow.Value(), []string{"10.0.0.0/8", "127.0.0.1/32"}) ||
 			!reflect.DeepEqual(g.Validations.stampTrust.Value(), []string{"certs"}) || g.log == nil {
@@ -70,6 +73,8 @@ func TestCommandsParse(t *testing.T) {
 			{[]string{"server", "--tls-key", "k.pem"}, "--tls-cert and --tls-key go together"},
 			{[]string{"server", "--webhook-concurrency", "0"}, "--webhook-concurrency: 0 is not between 1 and 64"},
 			{[]string{"server", "--webhook-concurrency", "65"}, "--webhook-concurrency: 65 is not between 1 and 64"},
+			{[]string{"server", "--sat-download-poll", "-1s"}, "--sat-download-poll must be 0 or more"},
+			{[]string{"server", "--download-rules-every", "30s"}, "--download-rules-every must be 1m or more"},
 			{[]string{"server", "--stamp-cert", "pac.cer"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
 			{[]string{"server", "--stamp-cert", "pac.cer", "--stamp-key", "pac.key"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},
 			{[]string{"server", "--stamp-key-password-file", "pac.pw"}, "--stamp-cert, --stamp-key and --stamp-key-password-file go together"},

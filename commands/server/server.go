@@ -72,6 +72,11 @@ type serveOptions struct {
 	// SatDownloadURL is where the download requests go: "sat" (SAT's own services) or the base
 	// address of a service at SAT's paths (timbra sat serve).
 	SatDownloadURL string
+	// SatDownloadPoll is the first wait before a request is verified again and the worker's
+	// round (0: SAT's pace, 1 minute doubling up to 30, rounds every 30 s).
+	SatDownloadPoll time.Duration
+	// DownloadRulesEvery is how often an approved download rule creates its request (0: a day).
+	DownloadRulesEvery time.Duration
 
 	// made from the flags above when they are checked
 	log    *slog.Logger   // --log-format, --log-level
@@ -141,6 +146,10 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "attempts in flight to one destination, a webhook or a listen session (`N`, 1 to 64); a slow one holds only its own"},
 			&cli.StringFlag{Name: "sat-download-url", Value: "sat", EnvVars: []string{"TIMBRA_SAT_DOWNLOAD_URL"}, Destination: &o.SatDownloadURL,
 				Usage: "SAT's bulk download web service for the download requests: sat (SAT's own addresses) or the `URL` of one at SAT's paths (timbra sat serve)"},
+			&cli.DurationFlag{Name: "sat-download-poll", EnvVars: []string{"TIMBRA_SAT_DOWNLOAD_POLL"}, Destination: &o.SatDownloadPoll,
+				Usage: "wait `D` before verifying a download request again (doubling up to 30m) and between the worker's rounds; 0: 1m and 30s, SAT's pace (a local SAT: 200ms)"},
+			&cli.DurationFlag{Name: "download-rules-every", EnvVars: []string{"TIMBRA_DOWNLOAD_RULES_EVERY"}, Value: 24 * time.Hour, Destination: &o.DownloadRulesEvery,
+				Usage: "every approved download rule creates an Automatic download request every `D`, for the period since its last one"},
 		}, append(append(append(o.Validations.flags(), o.Mail.flags()...), o.Stamp.flags()...), dataFlags(&o.dataOptions)...)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
@@ -159,6 +168,12 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 			}
 			if o.WebhookConcurrency < 1 || o.WebhookConcurrency > 64 {
 				return cmdutil.UsageErrorf(c, "--webhook-concurrency: %d is not between 1 and 64", o.WebhookConcurrency)
+			}
+			if o.SatDownloadPoll < 0 {
+				return cmdutil.UsageErrorf(c, "--sat-download-poll must be 0 or more")
+			}
+			if o.DownloadRulesEvery < time.Minute {
+				return cmdutil.UsageErrorf(c, "--download-rules-every must be 1m or more")
 			}
 			if err := o.Stamp.check(c); err != nil {
 				return err
@@ -408,6 +423,8 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 		Environment: d.Environment, Version: f.Version, AdminToken: token, Logger: log, StandardLimit: o.RateLimit,
 		WebhookPolicy: o.policy, WebhookCAFile: o.WebhookCAFile, WebhookConcurrency: o.WebhookConcurrency, Validations: o.Validations.config(),
 		Mail: mailer, MailFrom: mailFrom, SatDownload: satDownload(o.SatDownloadURL),
+		SatDownloadInterval: o.SatDownloadPoll, SatDownloadBackoff: satDownloadBackoff(o.SatDownloadPoll),
+		DownloadRulesEvery: o.DownloadRulesEvery,
 	}, d.Store, d.Keys)
 	if err != nil {
 		return err
@@ -453,6 +470,14 @@ func ensureCatalogs(ctx context.Context, o *serveOptions, store storage.Store) e
 			"import", satcatalogs.ImportHint)
 	}
 	return nil
+}
+
+// satDownloadBackoff is the back-off of --sat-download-poll (zero: the worker's default).
+func satDownloadBackoff(poll time.Duration) satws.Backoff {
+	if poll <= 0 {
+		return satws.Backoff{}
+	}
+	return satws.Backoff{Initial: poll, Max: max(poll, satws.DefaultBackoff.Max), Factor: 2}
 }
 
 // satDownload are the endpoints of --sat-download-url: SAT's own for "sat" (or empty), else

@@ -196,6 +196,12 @@ func TestRealPlan(t *testing.T) {
 	if p, err := realPlan(context.Background(), client, "invoice.canceled", ""); err != nil || len(p.steps) != 2 || p.steps[1].Params.(map[string]any)["id"] != "${invoice:id}" {
 		t.Errorf("a new invoice cancelled: %+v %v", p, err)
 	}
+	for _, related := range []string{"", "d-1"} {
+		if _, err := realPlan(context.Background(), client, "download_request.completed", related); err == nil ||
+			!strings.Contains(err.Error(), "timbra trigger download_request.completed --synthetic") {
+			t.Errorf("a download request's event (%q): %v", related, err)
+		}
+	}
 }
 
 // TestExampleFixture: the fixture of docs/examples reads and checks.

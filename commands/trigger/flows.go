@@ -114,9 +114,19 @@ func errNeedsOldInvoice(typ string) error {
 		"or send the event alone: timbra trigger %s --synthetic", typ, typ)
 }
 
+// errDownloadRequest is why a download request's types have no flow: the SAT ends the request.
+func errDownloadRequest(typ string) error {
+	return fmt.Errorf("%s is sent when a bulk download request ends at the SAT, which the server reaches with a person's e.firma:\n"+
+		"request one (timbra downloads request; a server started with --sat-download-url of a local SAT, timbra sat serve, ends it at once),\n"+
+		"or send the event alone: timbra trigger %s --synthetic", typ, typ)
+}
+
 // realPlan is the flow of a type: with related, on that invoice (read first, so that nothing is
 // sent that its state makes wrong); without, on a new invoice.
 func realPlan(ctx context.Context, client *api.Client, typ, related string) (plan, error) {
+	if strings.HasPrefix(typ, "download_request.") {
+		return plan{}, errDownloadRequest(typ)
+	}
 	if related == "" {
 		switch typ {
 		case "invoice.stamped":

@@ -52,7 +52,9 @@ func newTriggerCmd(f *cmdutil.Factory, run cmdutil.RunFunc[triggerOptions]) *cli
 			"With --related-object-id the flow acts on that invoice instead: invoice.canceled cancels it,\n" +
 			"invoice.cancellation_requested asks to, invoice.cancellation_rejected asks and rejects (an\n" +
 			"invoice whose cancellation needs the recipient's acceptance: over 1,000 MXN, to an RFC,\n" +
-			"stamped over 24 h ago). What cannot be undone is asked first on a terminal, or needs --yes.\n\n" +
+			"stamped over 24 h ago). What cannot be undone is asked first on a terminal, or needs --yes.\n" +
+			"download_request.completed and download_request.failed come from the SAT's answer to a bulk\n" +
+			"download request (timbra downloads request): only --synthetic sends them.\n\n" +
 			"--add, --override and --remove edit the requests: [STEP:]PATH=VALUE, the steps being\n" +
 			"invoice, cancel and answer (the first one when STEP is left out), PATH keys joined by dots\n" +
 			"and list items as [n] (recipient.tin, items[0].discount). A VALUE that is JSON is sent as\n" +

@@ -116,7 +116,9 @@ func TestTriggerList(t *testing.T) {
 		"invoice.stamped\tinvoice\tAn invoice was sealed and stamped (Timbre Fiscal Digital).\n" +
 		"invoice.canceled\tinvoice\tAn invoice was cancelled before the SAT.\n" +
 		"invoice.cancellation_requested\tinvoice\tA cancellation that needs the recipient's acceptance was requested.\n" +
-		"invoice.cancellation_rejected\tinvoice\tThe recipient rejected a cancellation: the invoice stays valid.\n"
+		"invoice.cancellation_rejected\tinvoice\tThe recipient rejected a cancellation: the invoice stays valid.\n" +
+		"download_request.completed\tdownload_request\tA bulk download request finished at the SAT: its CFDIs or metadata are ready to download.\n" +
+		"download_request.failed\tdownload_request\tThe SAT refused a bulk download request (Pending or InProgress), or its e.firma is gone (satStatusCode, satMessage).\n"
 	if r.Out != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", r.Out, want)
 	}
@@ -124,14 +126,14 @@ func TestTriggerList(t *testing.T) {
 	r = runArgs(t, "trigger", "--list", "-o", "json")
 	cmdtest.WantCode(t, r, 0)
 	var types []triggerable
-	if err := json.Unmarshal([]byte(r.Out), &types); err != nil || len(types) != 4 || types[1] != (triggerable{"invoice.canceled", "invoice", "An invoice was cancelled before the SAT."}) {
+	if err := json.Unmarshal([]byte(r.Out), &types); err != nil || len(types) != 6 || types[1] != (triggerable{"invoice.canceled", "invoice", "An invoice was cancelled before the SAT."}) {
 		t.Errorf("stdout %s (%v)", r.Out, err)
 	}
 	cmdtest.WantNotContains(t, "stdout", r.Out, "webhook.test")
 
 	r = run1(t, cmdtest.Opts{TTY: true}, "trigger", "--list")
 	cmdtest.WantCode(t, r, 0)
-	cmdtest.WantContains(t, "stdout", r.Out, "invoice.cancellation_rejected   invoice  The recipient rejected")
+	cmdtest.WantContains(t, "stdout", r.Out, "invoice.cancellation_rejected   invoice           The recipient rejected", "download_request.failed         download_request  The SAT refused")
 }
 
 func TestTriggerUsageErrors(t *testing.T) {
@@ -163,7 +165,8 @@ func TestTriggerCompletesTypes(t *testing.T) {
 		args      []string
 		want, not []string
 	}{
-		{[]string{"trigger"}, []string{"invoice.stamped", "invoice.canceled", "invoice.cancellation_requested", "invoice.cancellation_rejected"}, []string{"webhook.test", "--synthetic"}},
+		{[]string{"trigger"}, []string{"invoice.stamped", "invoice.canceled", "invoice.cancellation_requested", "invoice.cancellation_rejected",
+			"download_request.completed", "download_request.failed"}, []string{"webhook.test", "--synthetic"}},
 		{[]string{"trigger", "--syn"}, []string{"--synthetic"}, []string{"invoice.stamped"}},
 		{[]string{"trigger", "invoice.stamped"}, nil, []string{"invoice.canceled"}},
 	} {

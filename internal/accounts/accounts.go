@@ -105,6 +105,13 @@ func (s *Service) CreateTenant(ctx context.Context, in api.TenantCreate) (api.Cr
 		if err := tx.People(tenantID).Put(owner); err != nil {
 			return err
 		}
+		for _, b := range owner.Balances { // the test environment's allotment
+			t := storage.StampTransaction{Amount: b.Available, TransactionType: people.TxPurchase, CreditType: b.CreditType,
+				Comments: "test environment allotment"}
+			if err := people.RecordCredits(tx, tenantID, t, nil, &owner, now); err != nil {
+				return err
+			}
+		}
 		return tx.APIKeys(tenantID).Put(key)
 	})
 	if errors.Is(err, storage.ErrEmailTaken) {
@@ -170,10 +177,20 @@ func (s *Service) GrantCredits(ctx context.Context, tenantKey string, in api.Cre
 		if err != nil {
 			return err
 		}
-		if err := people.AddCredits(&p, in.CreditType, in.Amount, s.Now().UTC()); err != nil {
+		now := s.Now().UTC()
+		if err := people.AddCredits(&p, in.CreditType, in.Amount, now); err != nil {
 			return err
 		}
 		if err := tx.People(t.ID).Put(p); err != nil {
+			return err
+		}
+		grant := storage.StampTransaction{Amount: in.Amount, TransactionType: people.TxPurchase, CreditType: in.CreditType, Comments: "operator grant"}
+		if in.Amount < 0 {
+			grant.Amount, grant.TransactionType, grant.Comments = -in.Amount, people.TxRollback, "operator withdrawal"
+			if err := people.RecordCredits(tx, t.ID, grant, &p, nil, now); err != nil {
+				return err
+			}
+		} else if err := people.RecordCredits(tx, t.ID, grant, nil, &p, now); err != nil {
 			return err
 		}
 		out = api.CreditBalances{TenantKey: t.ID, PersonID: p.ID, Balances: []api.Balance{}}

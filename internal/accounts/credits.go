@@ -114,6 +114,13 @@ func (s *Service) TransferCredits(ctx context.Context, c auth.Caller, in api.Sta
 		if err := ppl.Put(from); err != nil {
 			return err
 		}
-		return ppl.Put(to)
+		if err := ppl.Put(to); err != nil {
+			return err
+		}
+		t := storage.StampTransaction{Amount: n, TransactionType: people.TxTransfer, CreditType: creditType}
+		if in.Comments != nil {
+			t.Comments = *in.Comments
+		}
+		return people.RecordCredits(tx, c.TenantID, t, &from, &to, now)
 	})
 }

@@ -1,5 +1,11 @@
 package api
 
+import (
+	"context"
+	"net/http"
+	"net/url"
+)
+
 // DownloadRequest is a bulk download request as the official client's model has it. Each
 // catalog id but downloadRuleId has its expanded record (null when the id is empty).
 type DownloadRequest struct {
@@ -143,4 +149,46 @@ type FileResponse struct {
 	Base64File    string `json:"base64File"`
 	FileName      string `json:"fileName"`
 	FileExtension string `json:"fileExtension"`
+}
+
+// ListDownloadRequests reads one page of the tenant's bulk download requests.
+func (c *Client) ListDownloadRequests(ctx context.Context, page, size int) (PagedList[DownloadRequest], error) {
+	var out PagedList[DownloadRequest]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/download-requests", pageQuery(page, size), nil, &out)
+	return out, err
+}
+
+// GetDownloadRequest reads one bulk download request.
+func (c *Client) GetDownloadRequest(ctx context.Context, id string) (DownloadRequest, error) {
+	var out DownloadRequest
+	err := c.Do(ctx, http.MethodGet, "/api/v4/download-requests/"+url.PathEscape(id), nil, nil, &out)
+	return out, err
+}
+
+// CreateDownloadRequest creates a bulk download request (the server's worker carries it out).
+func (c *Client) CreateDownloadRequest(ctx context.Context, in DownloadRequestInput) (DownloadRequest, error) {
+	var out DownloadRequest
+	err := c.Do(ctx, http.MethodPost, "/api/v4/download-requests", nil, in, &out)
+	return out, err
+}
+
+// DownloadRequestXMLs reads one page of the CFDIs of a finished request.
+func (c *Client) DownloadRequestXMLs(ctx context.Context, id string, page, size int) (PagedList[DownloadXML], error) {
+	var out PagedList[DownloadXML]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/download-requests/"+url.PathEscape(id)+"/xmls", pageQuery(page, size), nil, &out)
+	return out, err
+}
+
+// DownloadRequestMetadata reads one page of the metadata lines of a finished request.
+func (c *Client) DownloadRequestMetadata(ctx context.Context, id string, page, size int) (PagedList[DownloadMetadataItem], error) {
+	var out PagedList[DownloadMetadataItem]
+	err := c.Do(ctx, http.MethodGet, "/api/v4/download-requests/"+url.PathEscape(id)+"/meta-items", pageQuery(page, size), nil, &out)
+	return out, err
+}
+
+// DownloadRequestPackages reads the packages (ZIP files, base64) of a finished request.
+func (c *Client) DownloadRequestPackages(ctx context.Context, id string) ([]FileResponse, error) {
+	var out []FileResponse
+	err := c.Do(ctx, http.MethodGet, "/api/v4/download-requests/"+url.PathEscape(id)+"/package", nil, nil, &out)
+	return out, err
 }

@@ -72,3 +72,11 @@ type APIKeyUpdate struct {
 	Description  *string `json:"description"`
 	APIKeyStatus *int    `json:"apiKeyStatus"`
 }
+
+// SignManifestRequest is the body of POST /api/v4/manifests (the official client's
+// manifests.sign): the caller's e.firma, certificate and key in base64, and the key's password.
+type SignManifestRequest struct {
+	Base64Cer *string `json:"base64Cer"`
+	Base64Key *string `json:"base64Key"`
+	Password  *string `json:"password"`
+}

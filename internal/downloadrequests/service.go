@@ -242,22 +242,7 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRequ
 		if !ok {
 			return apierr.BadRequest(fmt.Sprintf(MsgNoEFirma, r.PersonID))
 		}
-		// one more than the newest request's (creation order is key order)
-		_, total, err := tx.DownloadRequests(c.TenantID).List(0, 0)
-		if err != nil {
-			return err
-		}
-		r.Consecutive = 1
-		if total > 0 {
-			last, _, err := tx.DownloadRequests(c.TenantID).List(total-1, 1)
-			if err != nil {
-				return err
-			}
-			if len(last) == 1 {
-				r.Consecutive = last[0].Consecutive + 1
-			}
-		}
-		return tx.DownloadRequests(c.TenantID).Put(r)
+		return putNew(tx, &r)
 	})
 	if err != nil {
 		return api.DownloadRequest{}, err
@@ -266,6 +251,26 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRequ
 		s.Wake()
 	}
 	return ToAPI(r), nil
+}
+
+// putNew stores a new request, numbered one more than the tenant's newest (creation order is
+// key order).
+func putNew(tx storage.Tx, r *storage.DownloadRequest) error {
+	_, total, err := tx.DownloadRequests(r.TenantID).List(0, 0)
+	if err != nil {
+		return err
+	}
+	r.Consecutive = 1
+	if total > 0 {
+		last, _, err := tx.DownloadRequests(r.TenantID).List(total-1, 1)
+		if err != nil {
+			return err
+		}
+		if len(last) == 1 {
+			r.Consecutive = last[0].Consecutive + 1
+		}
+	}
+	return tx.DownloadRequests(r.TenantID).Put(*r)
 }
 
 // checkParameters checks the SAT parameters of a request and fills the counterpart RFC the

@@ -35,6 +35,11 @@ type Worker struct {
 	Backoff  satws.Backoff
 	// TempDir holds a package while it downloads (os.TempDir when empty).
 	TempDir string
+	// RulesEvery is how often an approved rule creates its Automatic request (RunRules;
+	// DefaultRulesEvery when 0).
+	RulesEvery time.Duration
+	// Events records download_request.completed and .failed with the change (nil: none).
+	Events Emitter
 
 	wakeOnce sync.Once
 	wake     chan struct{}
@@ -87,8 +92,12 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-// Round takes one step on every active request that is due.
+// Round runs the rules that are due (RunRules), then takes one step on every active request
+// that is due.
 func (w *Worker) Round(ctx context.Context) error {
+	if _, err := w.RunRules(ctx); err != nil {
+		return err
+	}
 	var active []storage.ActiveDownload
 	if err := w.Store.View(ctx, func(tx storage.Tx) error {
 		var err error
@@ -128,18 +137,41 @@ func (w *Worker) later(n int) time.Time {
 	return w.now().Add(d)
 }
 
+// save stores the request; when it becomes Completed or Failed, its event is emitted in the
+// same transaction.
 func (w *Worker) save(ctx context.Context, r storage.DownloadRequest) error {
 	r.UpdatedAt = w.now()
-	return w.Store.Update(ctx, func(tx storage.Tx) error {
-		_, err := tx.DownloadRequests(r.TenantID).Get(r.ID)
+	emitted := false
+	err := w.Store.Update(ctx, func(tx storage.Tx) error {
+		emitted = false
+		old, err := tx.DownloadRequests(r.TenantID).Get(r.ID)
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil // deleted meanwhile
 		}
 		if err != nil {
 			return err
 		}
-		return tx.DownloadRequests(r.TenantID).Put(r)
+		if err := tx.DownloadRequests(r.TenantID).Put(r); err != nil {
+			return err
+		}
+		ev := eventOf(old.DownloadRequestStatusID, r.DownloadRequestStatusID)
+		if ev == "" || w.Events == nil {
+			return nil
+		}
+		var person *string
+		if r.PersonID != "" {
+			person = &r.PersonID
+		}
+		if _, err := w.Events.EmitIn(tx, r.TenantID, ev, r.ID, person); err != nil {
+			return err
+		}
+		emitted = true
+		return nil
 	})
+	if err == nil && emitted {
+		w.Events.WakeEngine(r.TenantID)
+	}
+	return err
 }
 
 func (w *Worker) fail(ctx context.Context, r storage.DownloadRequest, code, msg string) error {

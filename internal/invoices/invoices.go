@@ -277,6 +277,10 @@ func (s *Service) CreateWith(ctx context.Context, c auth.Caller, in api.InvoiceI
 		if err := tx.People(c.TenantID).Put(p); err != nil {
 			return err
 		}
+		used := storage.StampTransaction{Amount: 1, TransactionType: people.TxConsumption, CreditType: CreditStamps, ReferenceID: id}
+		if err := people.RecordCredits(tx, c.TenantID, used, &p, nil, created); err != nil {
+			return err
+		}
 		if err := tx.Invoices(c.TenantID).Put(rec); err != nil {
 			return err
 		}

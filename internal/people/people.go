@@ -15,6 +15,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/catalogs"
+	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -178,4 +179,35 @@ func AddCredits(p *storage.Person, creditType int, amount int64, now time.Time) 
 	p.Balances[i].Available += amount
 	p.UpdatedAt = now
 	return nil
+}
+
+// Types and the status of a credit movement (the official client's StampTransactionType and
+// StampTransactionStatus).
+const (
+	TxPurchase    = 1 // a grant: the operator's, or the test environment's allotment
+	TxTransfer    = 2
+	TxConsumption = 3 // a stamp, or validations
+	TxAutoInvoice = 4 // a ticket of the self-invoicing portal
+	TxRollback    = 5 // credits given back (validations not made)
+	TxCompleted   = 1
+)
+
+// RecordCredits stores a credit movement of the tenant in tx (its transaction), numbered after
+// the tenant's last, with the balances of its credit type of from and to (nil: none) after it.
+func RecordCredits(tx storage.Tx, tenantID string, t storage.StampTransaction, from, to *storage.Person, now time.Time) error {
+	txs := tx.StampTransactions(tenantID)
+	_, total, err := txs.List(0, 0)
+	if err != nil {
+		return err
+	}
+	t.ID, t.Consecutive, t.TransactionStatus, t.CreatedAt = ids.New(now), int64(total)+1, TxCompleted, now
+	if from != nil {
+		b := Available(*from, t.CreditType)
+		t.FromPersonID, t.FromBalance = from.ID, &b
+	}
+	if to != nil {
+		b := Available(*to, t.CreditType)
+		t.ToPersonID, t.ToBalance = to.ID, &b
+	}
+	return txs.Add(t)
 }

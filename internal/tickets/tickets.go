@@ -270,6 +270,10 @@ func (s *Service) Record(ctx context.Context, c auth.Caller, in api.TicketInput)
 		if err := ppl.Put(rec); err != nil {
 			return err
 		}
+		used := storage.StampTransaction{Amount: 1, TransactionType: people.TxAutoInvoice, CreditType: api.CreditTickets, ReferenceID: t.ID}
+		if err := people.RecordCredits(tx, c.TenantID, used, &rec, nil, now); err != nil {
+			return err
+		}
 		row := t
 		row.RecordedByTin, row.RecordedByName = tin(rec), rec.LegalName
 		return ts.Put(row)

@@ -267,10 +267,22 @@ func (s *Service) charge(ctx context.Context, c auth.Caller, amount int64) error
 		if have+amount < 0 {
 			return apierr.Forbidden(fmt.Sprintf(MsgNoCreditsFmt, -amount, have))
 		}
-		if err := people.AddCredits(&p, api.CreditValidation, amount, s.now()); err != nil {
+		now := s.now()
+		if err := people.AddCredits(&p, api.CreditValidation, amount, now); err != nil {
 			return err
 		}
-		return ppl.Put(p)
+		if err := ppl.Put(p); err != nil {
+			return err
+		}
+		t := storage.StampTransaction{Amount: -amount, TransactionType: people.TxConsumption, CreditType: api.CreditValidation}
+		if amount == 0 {
+			return nil
+		}
+		if amount > 0 {
+			t.Amount, t.TransactionType = amount, people.TxRollback
+			return people.RecordCredits(tx, c.TenantID, t, nil, &p, now)
+		}
+		return people.RecordCredits(tx, c.TenantID, t, &p, nil, now)
 	})
 }
 

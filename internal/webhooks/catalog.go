@@ -20,7 +20,7 @@ const TypeTest = "webhook.test"
 
 // Catalog is every event type, in the order they are documented. Invoice statuses follow the
 // InvoiceStatuses catalog (Vigente, Cancelado) with the in-between state of a cancellation that
-// waits for the recipient's answer.
+// waits for the recipient's answer; download requests' the DownloadRequestStatuses catalog.
 var Catalog = []EventType{
 	{Name: "invoice.stamped", RelatedType: "invoice", URLPrefix: "/api/v4/invoices/", Status: "Vigente", PreviousStatus: "",
 		Description: "An invoice was sealed and stamped (Timbre Fiscal Digital)."},
@@ -30,6 +30,10 @@ var Catalog = []EventType{
 		Description: "A cancellation that needs the recipient's acceptance was requested."},
 	{Name: "invoice.cancellation_rejected", RelatedType: "invoice", URLPrefix: "/api/v4/invoices/", Status: "Vigente", PreviousStatus: "EnProcesoDeCancelacion",
 		Description: "The recipient rejected a cancellation: the invoice stays valid."},
+	{Name: "download_request.completed", RelatedType: "download_request", URLPrefix: "/api/v4/download-requests/", Status: "Completed", PreviousStatus: "InProgress",
+		Description: "A bulk download request finished at the SAT: its CFDIs or metadata are ready to download."},
+	{Name: "download_request.failed", RelatedType: "download_request", URLPrefix: "/api/v4/download-requests/", Status: "Failed", PreviousStatus: "",
+		Description: "The SAT refused a bulk download request (Pending or InProgress), or its e.firma is gone (satStatusCode, satMessage)."},
 	{Name: TypeTest, RelatedType: "webhook", URLPrefix: "/api/v4/webhooks/", Status: "test", PreviousStatus: "",
 		Description: "Sent by POST /api/v4/webhooks/<id>/test to that one webhook."},
 }

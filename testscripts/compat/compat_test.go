@@ -42,3 +42,34 @@ func TestFiscalapiClient(t *testing.T) {
 		verifyInvoiceXMLs(t, s, strings.TrimPrefix(out, "TIMBRA_INV_OUT="), 3)
 	}
 }
+
+// TestFiscalapiDownloadRequests: the official client's downloadRequests drives a bulk download
+// from create to the package, against a server whose worker talks to a local SAT (SAT's test
+// e.firma; it skips without it).
+func TestFiscalapiDownloadRequests(t *testing.T) {
+	node := nodeOrSkip(t)
+	_, env := downloadRequestsServer(t)
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "downloadrequests.test.mjs")
+	cmd.Dir = "fiscalapi"
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test:\n%s", out)
+	if err != nil {
+		t.Fatalf("the fiscalapi client failed against timbra: %v", err)
+	}
+}
+
+// TestFiscalapiManifests: the official client's manifests.sign signs the carta manifiesto of the
+// owner EKU9003173C9 with SAT's test e.firma (it skips without it).
+func TestFiscalapiManifests(t *testing.T) {
+	node := nodeOrSkip(t)
+	_, env := downloadRequestsServer(t)
+	cmd := exec.Command(node, "--test", "--test-reporter=spec", "manifests.test.mjs")
+	cmd.Dir = "fiscalapi"
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test:\n%s", out)
+	if err != nil {
+		t.Fatalf("the fiscalapi client failed against timbra: %v", err)
+	}
+}

@@ -1,0 +1,134 @@
+// The official fiscalapi client's downloadRequests calls against a running timbra server whose
+// download worker talks to a local SAT (compat_test.go starts both; downloadrequests_setup_test.go
+// makes the tenant, whose owner has SAT's test e.firma): create, getById until the request is
+// finished, getList, getXmls, getMetadataItems, downloadPackage, downloadSatRequest,
+// downloadSatResponse, delete.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Buffer } from 'node:buffer';
+import { FiscalapiClient } from 'fiscalapi';
+import { DateTime } from 'luxon';
+
+const client = FiscalapiClient.create({
+  apiUrl: process.env.TIMBRA_BASE_URL, tenant: process.env.TIMBRA_DL_TENANT_KEY, apiKey: process.env.TIMBRA_DL_API_KEY,
+});
+const mx = { zone: 'America/Mexico_City' };
+
+async function finished(id) {
+  const deadline = Date.now() + 20000;
+  const seen = [];
+  for (;;) {
+    const res = await client.downloadRequests.getById(id, true);
+    assert.equal(res.succeeded, true, JSON.stringify(res));
+    if (seen.at(-1) !== res.data.downloadRequestStatusId) seen.push(res.data.downloadRequestStatusId);
+    if (['Completed', 'Failed'].includes(res.data.downloadRequestStatusId)) return { request: res.data, seen };
+    assert.ok(Date.now() < deadline, `request ${id} not finished: ${JSON.stringify(res.data)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('downloadRequests: the CFDIs issued in January, from create to the package', async () => {
+  let res = await client.downloadRequests.create({
+    downloadRequestTypeId: 'Manual', requesterTin: 'EKU9003173C9', downloadTypeId: 'Emitidos', satQueryTypeId: 'CFDI',
+    satInvoiceStatusId: 'Vigente',
+    startDate: DateTime.fromISO('2024-01-01T00:00:00', mx), endDate: DateTime.fromISO('2024-01-31T23:59:59', mx),
+  });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  const made = res.data;
+  assert.match(made.id, /^[0-9a-f-]{36}$/);
+  assert.equal(made.downloadRequestStatusId, 'Pending');
+  assert.equal(made.issuerTin, 'EKU9003173C9');
+  assert.equal(made.startDate, '2024-01-01T00:00:00');
+  assert.equal(made.endDate, '2024-01-31T23:59:59');
+
+  // before it finishes there are no packages
+  res = await client.downloadRequests.downloadPackage(made.id);
+  if (res.succeeded === false) assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
+
+  const { request, seen } = await finished(made.id);
+  assert.equal(request.downloadRequestStatusId, 'Completed', JSON.stringify(request));
+  assert.ok(seen.includes('InProgress'), `statuses seen: ${seen}`);
+  assert.equal(request.invoiceCount, 2);
+  assert.equal(request.isReadyToDownload, true);
+  assert.equal(request.packageIds.length, 1);
+  assert.equal(request.satRequestStatusId, '3');
+  assert.equal(request.satRequestStatus.description, 'Terminada');
+  assert.equal(request.downloadRequestStatus.id, 'Completed');
+  assert.match(request.satRequestId, /^[0-9a-f-]{36}$/i);
+
+  res = await client.downloadRequests.getList(1, 10);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 1);
+  assert.equal(res.data.items[0].id, made.id);
+
+  res = await client.downloadRequests.getXmls(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 2);
+  const xml = res.data.items.find((x) => x.invoiceUuid === '11111111-1111-4111-8111-111111111111');
+  assert.ok(xml, JSON.stringify(res.data.items.map((x) => x.invoiceUuid)));
+  assert.equal(xml.downloadRequestId, made.id);
+  assert.equal(xml.downloadPackageId, request.packageIds[0]);
+  assert.equal(xml.xmlIssuer.tin, 'EKU9003173C9');
+  assert.equal(xml.xmlRecipient.tin, 'AAA010101AAA');
+  assert.equal(xml.total, 116);
+  assert.match(Buffer.from(xml.base64Content, 'base64').toString(), /UUID="11111111-1111-4111-8111-111111111111"/);
+
+  res = await client.downloadRequests.downloadPackage(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.length, 1);
+  assert.equal(res.data[0].fileExtension, 'zip');
+  assert.equal(res.data[0].fileName, `${request.packageIds[0]}.zip`);
+  const zip = Buffer.from(res.data[0].base64File, 'base64');
+  assert.equal(zip.subarray(0, 2).toString(), 'PK');
+
+  res = await client.downloadRequests.downloadSatRequest(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.match(Buffer.from(res.data.base64File, 'base64').toString(), /SolicitaDescargaEmitidos/);
+  res = await client.downloadRequests.downloadSatResponse(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.fileExtension, 'xml');
+});
+
+test('downloadRequests: the metadata received in January, then a delete', async () => {
+  let res = await client.downloadRequests.create({
+    downloadRequestTypeId: 'Manual', requesterTin: 'EKU9003173C9', downloadTypeId: 'Recibidos', satQueryTypeId: 'Metadata',
+    startDate: DateTime.fromISO('2024-01-01T00:00:00', mx), endDate: DateTime.fromISO('2024-02-01T00:00:00', mx),
+  });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  const made = res.data;
+  assert.equal(made.recipientTin, 'EKU9003173C9');
+  const { request } = await finished(made.id);
+  assert.equal(request.downloadRequestStatusId, 'Completed', JSON.stringify(request));
+  assert.equal(request.invoiceCount, 1);
+
+  res = await client.downloadRequests.getMetadataItems(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 1);
+  const m = res.data.items[0];
+  assert.equal(m.invoiceUuid, '33333333-3333-4333-8333-333333333333');
+  assert.equal(m.issuerTin, 'AAA010101AAA');
+  assert.equal(m.recipientTin, 'EKU9003173C9');
+  assert.equal(m.amount, 116);
+  assert.equal(m.status, 1);
+  assert.equal(m.invoiceDate, '2024-01-21T00:00:00');
+  assert.equal(m.downloadRequestId, made.id);
+
+  res = await client.downloadRequests.downloadPackage(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.length, 1);
+
+  res = await client.downloadRequests.delete(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  res = await client.downloadRequests.getById(made.id);
+  assert.equal(res.httpStatusCode, 404, JSON.stringify(res));
+});
+
+test('downloadRequests: what a create refuses', async () => {
+  const res = await client.downloadRequests.create({
+    downloadRequestTypeId: 'Manual', requesterTin: 'EKU9003173C9', downloadTypeId: 'Recibidos', satQueryTypeId: 'CFDI',
+    startDate: DateTime.fromISO('2024-01-01T00:00:00', mx), endDate: DateTime.fromISO('2024-02-01T00:00:00', mx),
+  });
+  assert.equal(res.succeeded, false);
+  assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
+  assert.equal(JSON.parse(res.details)[0].propertyName, 'SatInvoiceStatusId');
+});
