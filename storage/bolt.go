@@ -34,10 +34,7 @@ func Open(path string) (*Bolt, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create database folder: %w", err)
 	}
-	// The free-page list is not written on every commit (it is rebuilt by a scan at open: about
-	// 0.1 s for 400 MB) and is kept as a map: a commit writes fewer pages and a large file
-	// allocates faster (BENCHMARKS.md, API key creation).
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("database %s is in use by another process (is a timbra server already running on it?)", path)
 	}
