@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
@@ -21,7 +22,6 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/satws"
-	"github.com/timbra-mx/timbra/internal/satws/satlocal"
 	"github.com/timbra-mx/timbra/internal/satws/satwstest"
 	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/server"
@@ -42,20 +42,21 @@ func satIngestCFDI(i int) (name string, xml []byte) {
 </cfdi:Comprobante>`, i, date, i%100, uuid, date)
 }
 
-// heapInUse is the Go heap's bytes in live and not yet swept objects, read without stopping
-// the world.
-func heapInUse() float64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// heapInUse is the Go heap's bytes in objects, live or not yet collected, and the live heap
+// the last collection marked, read without stopping the world, in MB.
+func heapInUse() (objects, live float64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
-	return float64(s[0].Value.Uint64()) / (1 << 20)
+	return float64(s[0].Value.Uint64()) / (1 << 20), float64(s[1].Value.Uint64()) / (1 << 20)
 }
 
-// peakMemory runs fn while it samples the resident memory and the heap in use every 5 ms; it
-// answers both before fn and the highest seen, in MB.
-func peakMemory(fn func()) (rssBase, rssPeak, heapBase, heapPeak float64) {
+// peakMemory runs fn while it samples the resident memory, the heap's objects and the live
+// heap every 5 ms; it answers each before fn and the highest seen, in MB.
+func peakMemory(fn func()) (rssBase, rssPeak, heapBase, heapPeak, liveBase, livePeak float64) {
 	runtime.GC()
-	rssBase, heapBase = rssMB(), heapInUse()
-	rssPeak, heapPeak = rssBase, heapBase
+	rssBase = rssMB()
+	heapBase, liveBase = heapInUse()
+	rssPeak, heapPeak, livePeak = rssBase, heapBase, liveBase
 	stop := make(chan struct{})
 	var sampler sync.WaitGroup
 	sampler.Go(func() {
@@ -64,7 +65,8 @@ func peakMemory(fn func()) (rssBase, rssPeak, heapBase, heapPeak float64) {
 			case <-stop:
 				return
 			case <-time.After(5 * time.Millisecond):
-				rssPeak, heapPeak = max(rssPeak, rssMB()), max(heapPeak, heapInUse())
+				h, l := heapInUse()
+				rssPeak, heapPeak, livePeak = max(rssPeak, rssMB()), max(heapPeak, h), max(livePeak, l)
 			}
 		}
 	})
@@ -74,13 +76,42 @@ func peakMemory(fn func()) (rssBase, rssPeak, heapBase, heapPeak float64) {
 	return
 }
 
-// BenchmarkSATIngest: a request of n CFDIs (one package) from a local SAT, carried out by the
-// server's download worker: create (POST /download-requests) to Completed (GET until then).
-// Metrics: cfdi/s (n over the wall time), wall-s, heap-MB and rss-MB (the highest above the
-// level before the run), pkg-MB (the ZIP stored), index-MB (the CFDIs' index entries) and
-// db-MB (the file). Run each size in its own process (RSS never goes down):
+// satServe starts `timbra sat serve` over dir in its own process (so the memory measured is the
+// server's alone) and answers its address; it stops with the benchmark.
+func satServe(b *testing.B, dir string) string {
+	b.Helper()
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go tool to build timbra")
+	}
+	bin := filepath.Join(b.TempDir(), "timbra")
+	if out, err := exec.Command(gotool, "build", "-o", bin, "github.com/timbra-mx/timbra/cmd/timbra").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	addrFile := filepath.Join(b.TempDir(), "sat.addr")
+	cmd := exec.Command(bin, "sat", "serve", "--addr", "127.0.0.1:0", "--addr-file", addrFile, "--cfdis", dir)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if a, _ := os.ReadFile(addrFile); len(strings.TrimSpace(string(a))) > 0 {
+			return "http://" + strings.TrimSpace(string(a))
+		}
+	}
+	b.Fatal("timbra sat serve wrote no address")
+	return ""
+}
+
+// BenchmarkSATIngest: a request of n CFDIs (one package) from a local SAT (`timbra sat serve`,
+// its own process), carried out by the server's download worker: create
+// (POST /download-requests) to Completed (GET until then). Metrics: cfdi/s (n over the wall
+// time), wall-s, heap-MB, live-MB and rss-MB (the highest above the level before the run: the
+// heap's objects, the live heap at the last collection, the resident memory), pkg-MB (the
+// ZIP stored), index-MB (the CFDIs' index entries) and db-MB (the file). Run each size in its
+// own process (RSS never goes down):
 //
-//	go test ./bench -run '^$' -bench 'SATIngest/n=10000$' -benchtime 1x -count 3
+//	go test ./bench -run '^$' -bench 'SATIngest/n=10000$' -benchtime 1x
 //
 // SAT's test e.firma signs the queries: it skips without it.
 func BenchmarkSATIngest(b *testing.B) {
@@ -91,7 +122,7 @@ func BenchmarkSATIngest(b *testing.B) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		b.Skip("SAT's test e.firma is not beside the repository")
 	}
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000, 10000, 30000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			for i := range n {
@@ -100,14 +131,9 @@ func BenchmarkSATIngest(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			local, err := satlocal.New(satlocal.Options{CFDIs: dir})
-			if err != nil {
-				b.Fatal(err)
-			}
-			sat := httptest.NewServer(local)
-			defer sat.Close()
+			satURL := satServe(b, dir)
 			for range b.N {
-				satIngestOnce(b, n, sat.URL, cerB, keyB, strings.TrimSpace(string(pwB)))
+				satIngestOnce(b, n, satURL, cerB, keyB, strings.TrimSpace(string(pwB)))
 			}
 		})
 	}
@@ -179,7 +205,7 @@ func satIngestOnce(b *testing.B, n int, satURL string, cerB, keyB []byte, passwo
 	var r api.DownloadRequest
 	var wall time.Duration
 	b.StartTimer()
-	rssBase, rssPeak, heapBase, heapPeak := peakMemory(func() {
+	rssBase, rssPeak, heapBase, heapPeak, liveBase, livePeak := peakMemory(func() {
 		t0 := time.Now()
 		r = call("POST", "/api/v4/download-requests", `{"startDate":"2024-01-01T00:00:00","endDate":"2024-12-31T23:59:59","requesterTin":"EKU9003173C9","downloadTypeId":"Emitidos","satQueryTypeId":"CFDI"}`)
 		for deadline := time.Now().Add(5 * time.Minute); r.DownloadRequestStatusID != "Completed"; {
@@ -226,6 +252,7 @@ func satIngestOnce(b *testing.B, n int, satURL string, cerB, keyB []byte, passwo
 	b.ReportMetric(float64(n)/wall.Seconds(), "cfdi/s")
 	b.ReportMetric(wall.Seconds(), "wall-s")
 	b.ReportMetric(heapPeak-heapBase, "heap-MB")
+	b.ReportMetric(livePeak-liveBase, "live-MB")
 	b.ReportMetric(rssPeak-rssBase, "rss-MB")
 	b.ReportMetric(float64(pkg)/(1<<20), "pkg-MB")
 	b.ReportMetric(float64(index)/(1<<20), "index-MB")
