@@ -135,7 +135,9 @@ var routeDocs = []routeDoc{
 	{pattern: "DELETE /api/v4/download-rules/{id}", summary: "Delete a download rule", tag: "Download rules", data: of[bool](), errors: []int{403, 404}},
 	{pattern: "GET /api/v4/download-requests", summary: "List download requests", tag: "Download requests", data: of[api.PagedList[api.DownloadRequest]](), query: pageParams},
 	{pattern: "POST /api/v4/download-requests", summary: "Create a download request (from a rule or explicit parameters); the server carries it out at the SAT", tag: "Download requests", body: of[api.DownloadRequestInput](), data: of[api.DownloadRequest]()},
+	{pattern: "GET /api/v4/download-requests/search", summary: "Search download requests: createdAt (a UTC day, 2025-01-31) and any of downloadRequestStatusId, downloadTypeId, satQueryTypeId, downloadRequestTypeId, downloadRuleId, requesterTin; paged", tag: "Download requests", data: of[api.PagedList[api.DownloadRequest]](), query: searchDownloadParams},
 	{pattern: "GET /api/v4/download-requests/{id}", summary: "Get a download request", tag: "Download requests", data: of[api.DownloadRequest](), errors: []int{404}},
+	{pattern: "PUT /api/v4/download-requests/{id}", summary: "Update a download request: none of its SAT parameters, rule, type or dates changes once created; a field left out or equal is accepted, one that differs is refused (400); answers the request unchanged", tag: "Download requests", body: of[api.DownloadRequestInput](), data: of[api.DownloadRequest](), errors: []int{404}},
 	{pattern: "DELETE /api/v4/download-requests/{id}", summary: "Delete a download request with its packages", tag: "Download requests", data: of[bool](), errors: []int{404}},
 	{pattern: "GET /api/v4/download-requests/{id}/xmls", summary: "The CFDIs of a finished download request", tag: "Download requests", data: of[api.PagedList[api.DownloadXML]](), query: pageParams, errors: []int{404}},
 	{pattern: "GET /api/v4/download-requests/{id}/meta-items", summary: "The metadata of a finished download request", tag: "Download requests", data: of[api.PagedList[api.DownloadMetadataItem]](), query: pageParams, errors: []int{404}},
@@ -211,6 +213,17 @@ var pageParams = []queryParam{
 	{name: "pageNumber", desc: "Page, from 1.", typ: "integer"},
 	{name: "pageSize", desc: "Items per page (the default and maximum depend on the resource).", typ: "integer"},
 }
+
+// searchDownloadParams are the filters of a download request search, each optional.
+var searchDownloadParams = append([]queryParam{
+	{name: "createdAt", desc: "A day (UTC), 2025-01-31: requests created that day."},
+	{name: "downloadRequestStatusId", desc: "Pending, InProgress, Completed or Failed."},
+	{name: "downloadTypeId", desc: "Emitidos or Recibidos."},
+	{name: "satQueryTypeId", desc: "CFDI or Metadata."},
+	{name: "downloadRequestTypeId", desc: "Manual or Automatic."},
+	{name: "downloadRuleId", desc: "The rule it came from."},
+	{name: "requesterTin", desc: "The requester's RFC."},
+}, pageParams...)
 
 // loadParams are the six parameters of a load query (spec 1 §7.6), each JSON text.
 var loadParams = []queryParam{

@@ -118,6 +118,24 @@ func (d boltDownloadRequests) PutPackage(requestID, packageID string, r io.Reade
 	}
 }
 
+func (d boltDownloadRequests) PutPackageChunk(requestID, packageID string, i int, b []byte) error {
+	return d.tx.bucket(bucketDownloadPackages).Put(chunkKey(key(d.tenant, requestID, packageID, ""), uint32(i)), bytes.Clone(b))
+}
+
+func (d boltDownloadRequests) DeletePackage(requestID, packageID string) error {
+	prefix := key(d.tenant, requestID, packageID, "")
+	return deletePrefix(d.tx.bucket(bucketDownloadPackages), d.keysUnder(bucketDownloadPackages, prefix))
+}
+
+func (d boltDownloadRequests) TruncateItems(requestID, kind string, keep int) (int, error) {
+	prefix := key(d.tenant, requestID, kind, "")
+	ks := d.keysUnder(bucketDownloadItems, prefix)
+	if keep >= len(ks) {
+		return 0, nil
+	}
+	return len(ks) - keep, deletePrefix(d.tx.bucket(bucketDownloadItems), ks[max(keep, 0):])
+}
+
 func (d boltDownloadRequests) Package(requestID, packageID string, w io.Writer) error {
 	prefix := key(d.tenant, requestID, packageID, "")
 	c := d.tx.bucket(bucketDownloadPackages).Cursor()

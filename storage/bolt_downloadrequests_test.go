@@ -125,3 +125,70 @@ func TestDownloadRequests(t *testing.T) {
 		return nil
 	})
 }
+
+// TestDownloadPackageInParts: a package stored chunk by chunk in several transactions reads back
+// whole; DeletePackage clears it; TruncateItems keeps the first entries of a kind only.
+func TestDownloadPackageInParts(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	parts := [][]byte{[]byte("PK0123"), []byte("4567"), []byte("89")}
+	for i, p := range parts {
+		err := db.Update(ctx, func(tx Tx) error {
+			rs := tx.DownloadRequests("a")
+			if err := rs.PutPackageChunk("r1", "p_01", i, p); err != nil {
+				return err
+			}
+			for j := range 3 {
+				if err := rs.AddItem("r1", ItemXML, fmt.Appendf(nil, "%d.%d", i, j)); err != nil {
+					return err
+				}
+			}
+			return rs.AddItem("r1", ItemMetadata, []byte("m"))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = db.Update(ctx, func(tx Tx) error {
+		rs := tx.DownloadRequests("a")
+		var got bytes.Buffer
+		if err := rs.Package("r1", "p_01", &got); err != nil || got.String() != "PK0123456789" {
+			t.Errorf("package %q %v", got.String(), err)
+		}
+		if n, err := rs.TruncateItems("r1", ItemXML, 4); err != nil || n != 5 {
+			t.Errorf("truncate: %d %v", n, err)
+		}
+		if n, err := rs.TruncateItems("r1", ItemXML, 10); err != nil || n != 0 {
+			t.Errorf("truncate beyond: %d %v", n, err)
+		}
+		items, total, _ := rs.Items("r1", ItemXML, 0, 10)
+		if total != 4 || string(items[3]) != "1.0" {
+			t.Errorf("after truncate: %q", items)
+		}
+		if _, total, _ := rs.Items("r1", ItemMetadata, 0, 10); total != 3 {
+			t.Errorf("another kind: %d", total)
+		}
+		if err := rs.DeletePackage("r1", "p_01"); err != nil {
+			return err
+		}
+		if err := rs.Package("r1", "p_01", &got); err != ErrNotFound {
+			t.Errorf("deleted package: %v", err)
+		}
+		// the next item after a truncate follows the kept ones
+		if err := rs.AddItem("r1", ItemXML, []byte("new")); err != nil {
+			return err
+		}
+		items, total, _ = rs.Items("r1", ItemXML, 4, 1)
+		if total != 5 || string(items[0]) != "new" {
+			t.Errorf("after add: %q %d", items, total)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -47,10 +47,21 @@ type DownloadRequest struct {
 	RetriesCount       int        `json:"retriesCount"`
 	LastAttemptDate    *time.Time `json:"lastAttemptDate,omitempty"`
 	NextAttemptDate    *time.Time `json:"nextAttemptDate,omitempty"`
-	RawRequest         []byte     `json:"rawRequest,omitempty"` // the query as sent
-	RawResponse        []byte     `json:"rawResponse,omitempty"`
-	CreatedAt          time.Time  `json:"createdAt"`
-	UpdatedAt          time.Time  `json:"updatedAt"`
+	// Storing is the package being stored, set in the first of its transactions and cleared in
+	// the last: a store cut short is cleared from it before the package is stored again.
+	Storing     *PackageStore `json:"storing,omitempty"`
+	RawRequest  []byte        `json:"rawRequest,omitempty"` // the query as sent
+	RawResponse []byte        `json:"rawResponse,omitempty"`
+	CreatedAt   time.Time     `json:"createdAt"`
+	UpdatedAt   time.Time     `json:"updatedAt"`
+}
+
+// PackageStore is a package being stored in several transactions: its id, the kind of its
+// index entries and how many entries of that kind the request had before it.
+type PackageStore struct {
+	Package     string `json:"package"`
+	Kind        string `json:"kind"`
+	ItemsBefore int    `json:"itemsBefore"`
 }
 
 // Item kinds of a download request's index.
@@ -72,10 +83,17 @@ type DownloadRequests interface {
 	List(offset, limit int) ([]DownloadRequest, int, error)
 	// PutPackage stores a package read from r (in chunks of 1 MiB) and answers its size.
 	PutPackage(requestID, packageID string, r io.Reader) (int64, error)
+	// PutPackageChunk stores the i-th chunk of a package (chunks are read back in order).
+	PutPackageChunk(requestID, packageID string, i int, b []byte) error
+	// DeletePackage removes a package's chunks; absent is not an error.
+	DeletePackage(requestID, packageID string) error
 	// Package writes a stored package to w; ErrNotFound when absent.
 	Package(requestID, packageID string, w io.Writer) error
 	// AddItem appends an item of a kind to the request's index.
 	AddItem(requestID, kind string, v []byte) error
+	// TruncateItems keeps a kind's first keep items and removes the rest; it answers how many
+	// it removed.
+	TruncateItems(requestID, kind string, keep int) (int, error)
 	// Items returns a kind's items in the order added, from offset, at most limit, and the total.
 	Items(requestID, kind string, offset, limit int) ([][]byte, int, error)
 }

@@ -107,13 +107,26 @@ func readXMLFile(zf *zip.File, requestID, packageID string) (api.DownloadXML, er
 // `~`-separated with a header line, CRLF line ends (a bare LF may sit inside a field).
 func readMetadata(z *zip.Reader, requestID, packageID string) ([]api.DownloadMetadataItem, error) {
 	var out []api.DownloadMetadataItem
+	err := eachMetadata(z, requestID, packageID, func(m api.DownloadMetadataItem) error {
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachMetadata calls fn with each metadata line of a package, in order, holding one line at a
+// time.
+func eachMetadata(z *zip.Reader, requestID, packageID string, fn func(api.DownloadMetadataItem) error) error {
 	for _, zf := range z.File {
 		if !strings.HasSuffix(strings.ToLower(zf.Name), ".txt") || strings.HasSuffix(strings.ToLower(zf.Name), "_tercero.txt") {
 			continue
 		}
 		rc, err := zf.Open()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sc := bufio.NewScanner(rc)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -148,14 +161,17 @@ func readMetadata(z *zip.Reader, requestID, packageID string) ([]api.DownloadMet
 				v := isoLocal(c)
 				m.CancellationDate = &v
 			}
-			out = append(out, m)
+			if err := fn(m); err != nil {
+				rc.Close()
+				return err
+			}
 		}
 		rc.Close()
 		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("package %s, %s: %w", packageID, zf.Name, err)
+			return fmt.Errorf("package %s, %s: %w", packageID, zf.Name, err)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // isoLocal writes SAT's "YYYY-MM-DD HH:MM:SS" as the API's local date-time ("…T…", no offset).

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/satws"
 	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/storage"
@@ -340,8 +341,17 @@ func (w *Worker) download(ctx context.Context, c *satws.Client, r storage.Downlo
 	return w.save(ctx, r)
 }
 
-// store keeps one downloaded package and indexes what it holds, with the request, in one
-// transaction.
+// Bounds of one transaction of a package's store: memory stays flat in the package's size.
+const (
+	packageChunk     = 1 << 20 // storage's chunk
+	chunksPerCommit  = 8       // 8 MiB of the package
+	entriesPerCommit = 1000    // index entries
+)
+
+// store keeps one downloaded package and indexes what it holds in bounded transactions: the
+// first marks the package as being stored on the request (clearing what a store cut short
+// left), then the package's chunks and its index entries in batches, and the last records the
+// package as downloaded. A crash re-downloads at most that package.
 func (w *Worker) store(ctx context.Context, r *storage.DownloadRequest, packageID string, f *os.File) error {
 	info, err := f.Stat()
 	if err != nil {
@@ -352,45 +362,126 @@ func (w *Worker) store(ctx context.Context, r *storage.DownloadRequest, packageI
 		return fmt.Errorf("package %s: not a ZIP: %w", packageID, err)
 	}
 	kind := storage.ItemXML
-	var items [][]byte
 	if r.SatQueryTypeID == "Metadata" {
 		kind = storage.ItemMetadata
-		ms, err := readMetadata(z, r.ID, packageID)
+	}
+	// in: each transaction checks the request is still there
+	in := func(fn func(rs storage.DownloadRequests) error) error {
+		return w.Store.Update(ctx, func(tx storage.Tx) error {
+			rs := tx.DownloadRequests(r.TenantID)
+			if _, err := rs.Get(r.ID); err != nil {
+				return err
+			}
+			return fn(rs)
+		})
+	}
+	err = w.Store.Update(ctx, func(tx storage.Tx) error {
+		rs := tx.DownloadRequests(r.TenantID)
+		cur, err := rs.Get(r.ID)
 		if err != nil {
 			return err
 		}
-		for _, m := range ms {
-			b, _ := json.Marshal(m)
-			items = append(items, b)
+		before := 0
+		if p := cur.Storing; p != nil {
+			before = p.ItemsBefore
+			if _, err := rs.TruncateItems(r.ID, p.Kind, before); err != nil {
+				return err
+			}
+			if err := rs.DeletePackage(r.ID, p.Package); err != nil {
+				return err
+			}
+		} else if _, before, err = rs.Items(r.ID, kind, 0, 0); err != nil {
+			return err
 		}
+		if err := rs.DeletePackage(r.ID, packageID); err != nil {
+			return err
+		}
+		next := *r
+		next.Storing = &storage.PackageStore{Package: packageID, Kind: kind, ItemsBefore: before}
+		return rs.Put(next)
+	})
+	if err != nil {
+		return err
+	}
+
+	// the package as the SAT sent it
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	buf := make([]byte, chunksPerCommit*packageChunk)
+	for i := 0; ; {
+		n, rerr := io.ReadFull(f, buf)
+		if n > 0 {
+			err := in(func(rs storage.DownloadRequests) error {
+				for off := 0; off < n; off += packageChunk {
+					if err := rs.PutPackageChunk(r.ID, packageID, i, buf[off:min(off+packageChunk, n)]); err != nil {
+						return err
+					}
+					i++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF) {
+			break
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+
+	// its index, a batch at a time
+	var batch [][]byte
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := in(func(rs storage.DownloadRequests) error {
+			for _, it := range batch {
+				if err := rs.AddItem(r.ID, kind, it); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		batch = batch[:0]
+		return err
+	}
+	add := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if batch = append(batch, b); len(batch) == entriesPerCommit {
+			return flush()
+		}
+		return nil
+	}
+	if kind == storage.ItemMetadata {
+		err = eachMetadata(z, r.ID, packageID, func(m api.DownloadMetadataItem) error { return add(m) })
 	} else {
 		for _, zf := range z.File {
 			x, err := readXMLFile(zf, r.ID, packageID)
 			if err != nil {
 				return err
 			}
-			b, _ := json.Marshal(x)
-			items = append(items, b)
-		}
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	r.Downloaded = append(r.Downloaded, packageID)
-	r.UpdatedAt = w.now()
-	return w.Store.Update(ctx, func(tx storage.Tx) error {
-		rs := tx.DownloadRequests(r.TenantID)
-		if _, err := rs.Get(r.ID); err != nil {
-			return err
-		}
-		if _, err := rs.PutPackage(r.ID, packageID, f); err != nil {
-			return err
-		}
-		for _, it := range items {
-			if err := rs.AddItem(r.ID, kind, it); err != nil {
+			if err := add(x); err != nil {
 				return err
 			}
 		}
-		return rs.Put(*r)
-	})
+	}
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+
+	r.Downloaded = append(r.Downloaded, packageID)
+	r.Storing = nil
+	r.UpdatedAt = w.now()
+	return in(func(rs storage.DownloadRequests) error { return rs.Put(*r) })
 }

@@ -44,8 +44,8 @@ func TestFiscalapiClient(t *testing.T) {
 }
 
 // TestFiscalapiDownloadRequests: the official client's downloadRequests drives a bulk download
-// from create to the package, against a server whose worker talks to a local SAT (SAT's test
-// e.firma; it skips without it).
+// from create to the package, and update, search and searchByDate, against a server whose
+// worker talks to a local SAT (SAT's test e.firma; it skips without it).
 func TestFiscalapiDownloadRequests(t *testing.T) {
 	node := nodeOrSkip(t)
 	_, env := downloadRequestsServer(t)

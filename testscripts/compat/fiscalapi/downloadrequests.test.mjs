@@ -2,7 +2,7 @@
 // download worker talks to a local SAT (compat_test.go starts both; downloadrequests_setup_test.go
 // makes the tenant, whose owner has SAT's test e.firma): create, getById until the request is
 // finished, getList, getXmls, getMetadataItems, downloadPackage, downloadSatRequest,
-// downloadSatResponse, delete.
+// downloadSatResponse, delete, update (nothing changes), search and searchByDate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
@@ -131,4 +131,47 @@ test('downloadRequests: what a create refuses', async () => {
   assert.equal(res.succeeded, false);
   assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
   assert.equal(JSON.parse(res.details)[0].propertyName, 'SatInvoiceStatusId');
+});
+
+test('downloadRequests: update changes nothing, search and searchByDate find by day and fields', async () => {
+  let res = await client.downloadRequests.create({
+    downloadRequestTypeId: 'Manual', requesterTin: 'EKU9003173C9', downloadTypeId: 'Emitidos', satQueryTypeId: 'Metadata',
+    startDate: DateTime.fromISO('2024-01-01T00:00:00', mx), endDate: DateTime.fromISO('2024-02-01T00:00:00', mx),
+  });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  const made = res.data;
+
+  // the request as read is accepted and answered unchanged; a changed SAT parameter is refused by name
+  res = await client.downloadRequests.update(made);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.id, made.id);
+  assert.equal(res.data.satQueryTypeId, 'Metadata');
+  assert.equal(res.data.startDate, '2024-01-01T00:00:00');
+  res = await client.downloadRequests.update({ ...made, satQueryTypeId: 'CFDI' });
+  assert.equal(res.succeeded, false);
+  assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
+  assert.equal(JSON.parse(res.details)[0].propertyName, 'SatQueryTypeId');
+
+  // searchByDate: every request created today (the first test's and this one), paged
+  res = await client.downloadRequests.searchByDate(new Date());
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 2, JSON.stringify(res.data));
+  assert.equal(res.data.items.at(-1).id, made.id);
+  res = await client.downloadRequests.searchByDate(new Date('2001-01-01T12:00:00Z'));
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 0);
+
+  // search: the same path with field filters and the page
+  const today = new Date().toISOString().split('T')[0];
+  res = await client.downloadRequests.search({ createdAt: today, satQueryTypeId: 'Metadata', PageNumber: '1', PageSize: '1' });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 1);
+  assert.equal(res.data.items[0].id, made.id);
+  res = await client.downloadRequests.search({ downloadRequestStatusId: 'Completed' });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 1);
+  assert.notEqual(res.data.items[0].id, made.id);
+  res = await client.downloadRequests.search({ createdAt: 'yesterday' });
+  assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
+  assert.equal(JSON.parse(res.details)[0].propertyName, 'CreatedAt');
 });

@@ -1,0 +1,96 @@
+package downloadrequests
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// TestStoreInBatches: a package of more CFDIs than one transaction's entries is stored in
+// several, every CFDI indexed once in order; a store cut short (the request still marked with
+// the package, some of its chunks and entries written) is cleared before the package is stored
+// again, and the entries of packages stored before it stay.
+func TestStoreInBatches(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	n := entriesPerCommit*2 + 7
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for i := range n {
+		w, _ := zw.Create(fmt.Sprintf("%d.xml", i))
+		fmt.Fprintf(w, `<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" xmlns:tfd="http://www.sat.gob.mx/TimbreFiscalDigital" Version="4.0" Folio="%d" Total="1.00"><cfdi:Emisor Rfc="EKU9003173C9"/>`+
+			`<cfdi:Complemento><tfd:TimbreFiscalDigital Version="1.1" UUID="%08X-0000-4000-8000-000000000000"/></cfdi:Complemento></cfdi:Comprobante>`, i, i)
+	}
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "p.zip")
+	if err := os.WriteFile(path, zb.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// an earlier package's entry, then a store of p_02 cut short
+	r := storage.DownloadRequest{ID: "r1", TenantID: "a", SatQueryTypeID: "CFDI", Active: true, PackageIDs: []string{"p_01", "p_02"}, Downloaded: []string{"p_01"}}
+	err = db.Update(ctx, func(tx storage.Tx) error {
+		rs := tx.DownloadRequests("a")
+		if err := rs.AddItem("r1", storage.ItemXML, []byte(`{"folio":"earlier"}`)); err != nil {
+			return err
+		}
+		cut := r
+		cut.Storing = &storage.PackageStore{Package: "p_02", Kind: storage.ItemXML, ItemsBefore: 1}
+		if err := rs.PutPackageChunk("r1", "p_02", 0, []byte("partial")); err != nil {
+			return err
+		}
+		for range 5 {
+			if err := rs.AddItem("r1", storage.ItemXML, []byte(`{"folio":"partial"}`)); err != nil {
+				return err
+			}
+		}
+		return rs.Put(cut)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Storing = &storage.PackageStore{Package: "p_02", Kind: storage.ItemXML, ItemsBefore: 1} // as the worker read it
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := &Worker{Store: db}
+	if err := w.store(ctx, &r, "p_02", f); err != nil {
+		t.Fatal(err)
+	}
+	db.View(ctx, func(tx storage.Tx) error {
+		rs := tx.DownloadRequests("a")
+		got, err := rs.Get("r1")
+		if err != nil || got.Storing != nil || len(got.Downloaded) != 2 {
+			t.Errorf("request after store: %+v %v", got, err)
+		}
+		var pkg bytes.Buffer
+		if err := rs.Package("r1", "p_02", &pkg); err != nil || !bytes.Equal(pkg.Bytes(), zb.Bytes()) {
+			t.Errorf("package: %d bytes of %d, %v", pkg.Len(), zb.Len(), err)
+		}
+		items, total, _ := rs.Items("r1", storage.ItemXML, 0, n+10)
+		if total != n+1 || string(items[0]) != `{"folio":"earlier"}` {
+			t.Fatalf("%d entries, want %d; first %s", total, n+1, items[0])
+		}
+		for i, b := range items[1:] {
+			var x api.DownloadXML
+			if json.Unmarshal(b, &x) != nil || x.Number == nil || *x.Number != fmt.Sprint(i) {
+				t.Fatalf("entry %d: %s", i+1, b)
+			}
+		}
+		return nil
+	})
+}
