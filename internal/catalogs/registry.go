@@ -1,5 +1,7 @@
 package catalogs
 
+import "github.com/timbra-mx/timbra/internal/api"
+
 // A Catalog is one catalog of the API: its name (case-sensitive, spec 3 §2.1) and where its
 // records come from. A SAT catalog reads a table of the imported source: the record id is the
 // value of the ID columns (joined by "-" when a table's key has several, as c_Municipio's
@@ -192,6 +194,21 @@ func Lookup(name string) (*Catalog, bool) {
 func LookupDownload(name string) (*Catalog, bool) {
 	c, ok := downloadByName[name]
 	return c, ok
+}
+
+// DownloadRecord is the record id of a bulk-download catalog as answers expand it; nil when the
+// catalog or the record is absent.
+func DownloadRecord(catalog, id string) *api.CatalogRecord {
+	c, ok := LookupDownload(catalog)
+	if !ok {
+		return nil
+	}
+	for _, r := range c.Records {
+		if r.ID == id {
+			return &api.CatalogRecord{ID: r.ID, Description: r.Description}
+		}
+	}
+	return nil
 }
 
 // Names returns the names of GET /api/v4/catalogs.

@@ -123,16 +123,7 @@ func expand(catalog, id string) *api.CatalogRecord {
 	if id == "" && catalog != "SatInvoiceTypes" && catalog != "SatInvoiceComplements" {
 		return nil
 	}
-	c, ok := catalogs.LookupDownload(catalog)
-	if !ok {
-		return nil
-	}
-	for _, r := range c.Records {
-		if r.ID == id {
-			return &api.CatalogRecord{ID: r.ID, Description: r.Description}
-		}
-	}
-	return nil
+	return catalogs.DownloadRecord(catalog, id)
 }
 
 func opt(s string) *string {

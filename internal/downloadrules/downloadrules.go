@@ -56,18 +56,7 @@ func (s *Service) now() time.Time {
 }
 
 // expand is a record of a download catalog (internal/catalogs/builtin.go); nil when absent.
-func expand(catalog, id string) *api.CatalogRecord {
-	c, ok := catalogs.LookupDownload(catalog)
-	if !ok {
-		return nil
-	}
-	for _, r := range c.Records {
-		if r.ID == id {
-			return &api.CatalogRecord{ID: r.ID, Description: r.Description}
-		}
-	}
-	return nil
-}
+func expand(catalog, id string) *api.CatalogRecord { return catalogs.DownloadRecord(catalog, id) }
 
 func inCatalog(catalog, id string) bool { return expand(catalog, id) != nil }
 
