@@ -152,9 +152,9 @@ func (s boltInvoices) EachSummary(from, to time.Time, fn func(InvoiceSummary) er
 	return nil
 }
 
-// byPrefix is the key prefix of a tenant's invoices whose field folds as value does.
-func byPrefix(tenant string, f InvoiceField, value string) []byte {
-	v := Fold(value)
+// byPrefix is the key prefix of a tenant's invoices whose field is folded (Fold).
+func byPrefix(tenant string, f InvoiceField, folded string) []byte {
+	v := folded
 	b := key(tenant, string(f), "")
 	b = binary.AppendUvarint(b, uint64(len(v)))
 	return append(b, v...)
@@ -203,20 +203,22 @@ func indexSummary(by, counts *bolt.Bucket, tenant string, old *InvoiceSummary, s
 }
 
 func (s boltInvoices) CountBy(f InvoiceField, value string) (int, error) {
-	if Fold(value) == "" {
+	folded := Fold(value)
+	if folded == "" {
 		return 0, nil
 	}
-	if v := s.tally.counts.Get(countKeyBy(byPrefix(s.tenant, f, value))); len(v) == 8 {
+	if v := s.tally.counts.Get(countKeyBy(byPrefix(s.tenant, f, folded))); len(v) == 8 {
 		return int(binary.BigEndian.Uint64(v)), nil
 	}
 	return 0, nil
 }
 
 func (s boltInvoices) EachBy(f InvoiceField, value string, from, to time.Time, fn func(InvoiceSummary) error) error {
-	if Fold(value) == "" {
+	folded := Fold(value)
+	if folded == "" {
 		return nil
 	}
-	prefix := byPrefix(s.tenant, f, value)
+	prefix := byPrefix(s.tenant, f, folded)
 	lo, hi := prefix, append(bytes.Clone(prefix), 0xff)
 	if !from.IsZero() {
 		lo = append(bytes.Clone(prefix), idTime(from)...)

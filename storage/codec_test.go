@@ -382,3 +382,16 @@ func TestMigration17(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFold: ASCII values fold to their upper case; other text as strings.EqualFold would match.
+func TestFold(t *testing.T) {
+	for _, c := range []struct{ a, b string }{{"eku9003173c9", "EKU9003173C9"}, {"Vigente", "VIGENTE"}, {"señal", "SEÑAL"},
+		{"\u212a", "k"}, {"ß", "ẞ"}} {
+		if Fold(c.a) != Fold(c.b) {
+			t.Errorf("Fold(%q) = %q, Fold(%q) = %q", c.a, Fold(c.a), c.b, Fold(c.b))
+		}
+	}
+	if Fold("A-1") != "A-1" || Fold("a") == Fold("b") {
+		t.Error("Fold changed what it should keep")
+	}
+}

@@ -39,7 +39,17 @@ var InvoiceFields = []InvoiceField{ByIssuerTin, ByRecipientTin, ByIssuerPersonID
 
 // Fold is the form in which a filter and a field are compared: case folded, so that "aaa" finds
 // "AAA" (and the Kelvin sign finds k, as strings.EqualFold would).
-func Fold(s string) string { return strings.ToUpper(strings.ToLower(s)) }
+//
+// An ASCII value (an RFC, a type, a status, an id) is its upper case, which costs nothing when it
+// already is; only other text goes through the lower case first.
+func Fold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.ToUpper(strings.ToLower(s))
+		}
+	}
+	return strings.ToUpper(s)
+}
 
 // StatusCanceling is the status of an invoice whose cancellation waits for the recipient
 // (catalog InvoiceStatuses); Invoices.Put keeps such invoices in PendingCancellations.

@@ -100,9 +100,17 @@ func madeBetween(from, to string) (made, before time.Time) {
 	return made, before
 }
 
-// same tells whether a field passes its filter ("" passes all), compared as the indexes
-// compare (storage.Fold).
-func same(filter, v string) bool { return filter == "" || storage.Fold(filter) == storage.Fold(v) }
+// same tells whether a field passes its filter, already folded ("" passes all), compared as
+// the indexes compare (storage.Fold).
+func same(folded, v string) bool { return folded == "" || folded == storage.Fold(v) }
+
+// folded is the filter with its field values folded (storage.Fold), the dates as sent.
+func (f ListFilter) folded() ListFilter {
+	for _, v := range []*string{&f.IssuerTin, &f.IssuerID, &f.RecipientTin, &f.RecipientID, &f.TypeCode, &f.Status, &f.Series} {
+		*v = storage.Fold(*v)
+	}
+	return f
+}
 
 // condition is one field filter of a list, with the index that answers it.
 type condition struct {
@@ -168,10 +176,11 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 		}
 		var page []string
 		made, before := madeBetween(f.From, f.To)
+		ff := f.folded() // once, not for every invoice walked
 		match := func(r storage.InvoiceSummary) bool {
-			return same(f.IssuerTin, r.IssuerTin) && same(f.RecipientTin, r.RecipientTin) && same(f.TypeCode, r.TypeCode) &&
-				same(f.Status, r.Status) && same(f.IssuerID, r.IssuerPersonID) && same(f.RecipientID, r.RecipientPersonID) &&
-				same(f.Series, r.Series) && inRange(r.Date, f.From, f.To)
+			return same(ff.IssuerTin, r.IssuerTin) && same(ff.RecipientTin, r.RecipientTin) && same(ff.TypeCode, r.TypeCode) &&
+				same(ff.Status, r.Status) && same(ff.IssuerID, r.IssuerPersonID) && same(ff.RecipientID, r.RecipientPersonID) &&
+				same(ff.Series, r.Series) && inRange(r.Date, f.From, f.To)
 		}
 		// The walk: the invoices of the filter whose index holds fewest (its count is kept), or,
 		// with dates alone, those stamped in the dates' window. With one filter and no dates the
