@@ -76,8 +76,8 @@ func countKeyTickets(prefix []byte) []byte {
 // recorder and payment day never change. Before schema 17 (an older migration writing through
 // Put) there is no index: nothing is written, and migration 17 indexes what it finds.
 func indexTicket(by, counts *bolt.Bucket, tenant string, v Ticket, oldStatus string, entry []byte) error {
-	if by == nil {
-		return nil
+	if by == nil || oldStatus == v.Status {
+		return nil // the entries are the same: issuer, recorder and day never change
 	}
 	put := func(ix TicketIndex, value string, isNew bool) error {
 		p := ticketsBy(tenant, ix, value)
