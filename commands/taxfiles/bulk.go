@@ -41,6 +41,7 @@ type bulkPerson struct {
 
 // bulkFile is a current tax file of the tenant.
 type bulkFile struct {
+	ID                string
 	PersonID          string
 	FileType          int
 	CertificateNumber string // certificates only
@@ -62,8 +63,10 @@ type bulkAPI interface {
 	People(ctx context.Context) ([]bulkPerson, error)
 	// TaxFiles lists every current tax file the caller sees.
 	TaxFiles(ctx context.Context) ([]bulkFile, error)
-	// Upload sends one file.
-	Upload(ctx context.Context, in bulkUpload) error
+	// Upload sends one file and returns it as saved.
+	Upload(ctx context.Context, in bulkUpload) (bulkFile, error)
+	// Delete deletes a file just uploaded.
+	Delete(ctx context.Context, id string) error
 }
 
 // bulkCert is what local validation learns of a pair.
@@ -74,9 +77,11 @@ type bulkCert struct {
 	Kind    csd.Kind
 }
 
-// bulkValidator parses a certificate, opens the key with the password and checks that they
-// belong together; its errors never contain the password.
-type bulkValidator func(cer, key []byte, password string) (bulkCert, error)
+// bulkValidator parses a certificate and checks, without opening it, that the key is an
+// encrypted private key. Opening the key (the password) and matching it to the certificate is
+// the server's: it must open every key it saves anyway, and one decryption per pair is the
+// upload's floor.
+type bulkValidator func(cer, key []byte) (bulkCert, error)
 
 // retryAfterError is an API error that came with a Retry-After.
 type retryAfterError struct {
@@ -319,7 +324,7 @@ func (e *bulkEngine) pair(ctx, reqCtx context.Context, p bulkPair, r *pairResult
 	}
 	r.Person = person.ID
 
-	// local validation: the pair fails alone, before anything is sent
+	// local validation: what the pair itself shows fails it alone, before anything is sent
 	cer, err := os.ReadFile(p.Cer)
 	if err != nil {
 		fail("certificate: %v", err)
@@ -335,7 +340,7 @@ func (e *bulkEngine) pair(ctx, reqCtx context.Context, p bulkPair, r *pairResult
 		fail("%v", err)
 		return
 	}
-	cert, err := e.Validate(cer, key, password)
+	cert, err := e.Validate(cer, key)
 	if err != nil {
 		fail("%s", scrub(err.Error(), password))
 		return
@@ -387,19 +392,35 @@ func (e *bulkEngine) pair(ctx, reqCtx context.Context, p bulkPair, r *pairResult
 		return // interrupted before anything was sent
 	}
 	cerType, keyType := e.fileTypes()
-	send := func(in bulkUpload) error {
-		n, err := e.retry(ctx, reqCtx, func(c context.Context) error { return e.API.Upload(c, in) })
+	send := func(in bulkUpload) (f bulkFile, err error) {
+		n, err := e.retry(ctx, reqCtx, func(c context.Context) (err error) { f, err = e.API.Upload(c, in); return err })
 		r.Attempts += n
-		return err
+		return f, err
 	}
 	if !cerDone {
-		if err := send(bulkUpload{PersonID: person.ID, Tin: person.Tin, FileType: cerType, Content: cer}); err != nil {
+		f, err := send(bulkUpload{PersonID: person.ID, Tin: person.Tin, FileType: cerType, Content: cer})
+		if err != nil {
 			e.failed(r, "certificate", err, password)
 			return
 		}
+		seq = f.Sequence
 	}
-	if err := send(bulkUpload{PersonID: person.ID, Tin: person.Tin, FileType: keyType, Content: key, Password: password}); err != nil {
+	// the server opens the key (its Password failure is the pair's) and gives it the sequence of
+	// the current file with the same public key: the certificate's when they belong together
+	k, err := send(bulkUpload{PersonID: person.ID, Tin: person.Tin, FileType: keyType, Content: key, Password: password})
+	if err != nil {
 		e.failed(r, "key", err, password)
+		return
+	}
+	if k.Sequence != seq {
+		r.Outcome, r.Error = outcomeFailed, fmt.Sprintf("the key is not the certificate's (certificate %s)", cert.Number)
+		// the key saved alone is deleted (its content and password erased); the certificate
+		// stays, as when a key is refused, and a run with the right key sends only the key
+		n, err := e.retry(ctx, reqCtx, func(c context.Context) error { return e.API.Delete(c, k.ID) })
+		r.Attempts += n
+		if err != nil {
+			r.Error += fmt.Sprintf("; deleting the key saved alone (tax file %s) failed: %s", k.ID, scrub(err.Error(), password))
+		}
 		return
 	}
 	r.Outcome = outcomeUploaded
@@ -537,8 +558,11 @@ func newBulkUploadCmd(f *cmdutil.Factory, run cmdutil.RunFunc[bulkUploadOptions]
 			"malformed line stops the run before anything is sent, naming its line number.\n\n" +
 			"Folder: one subfolder per person named by its RFC, holding exactly one .cer, one .key and a\n" +
 			"password.txt (first line). Names starting with a dot and other files are ignored.\n\n" +
-			"Each pair is checked first (the certificate parses, the password opens the key, they belong\n" +
-			"together, the certificate is of the person's RFC and not expired); a bad pair fails alone. A pair\n" +
+			"Each pair is checked on this machine first (the certificate parses and is of the person's RFC\n" +
+			"and not expired, the key is an encrypted private key); a bad pair fails alone, before a request.\n" +
+			"The server opens the key (once: the costly part of an upload) and matches it: the certificate is\n" +
+			"sent, then the key; a password it refuses leaves the certificate, and a key of another\n" +
+			"certificate is deleted again, both reported as failed. A pair\n" +
 			"whose certificate number is already a current certificate of the person, with its key, is\n" +
 			"skipped (a current certificate without its key gets the key), so a run can be repeated. Requests\n" +
 			"answered 429 or 5xx, or that do not reach the server, are retried with exponential backoff and\n" +

@@ -26,6 +26,7 @@ type fakeBulk struct {
 	people  []bulkPerson
 	files   []bulkFile
 	uploads []bulkUpload
+	deleted []string
 	seq     int
 	// answer, when set, decides an upload's error (nil stores the file); n counts the uploads
 	// of the same person and type so far, this one included.
@@ -45,7 +46,7 @@ func (f *fakeBulk) TaxFiles(context.Context) ([]bulkFile, error) {
 	return slices.Clone(f.files), nil
 }
 
-func (f *fakeBulk) Upload(ctx context.Context, in bulkUpload) error {
+func (f *fakeBulk) Upload(ctx context.Context, in bulkUpload) (bulkFile, error) {
 	f.mu.Lock()
 	if f.tries == nil {
 		f.tries = map[string]int{}
@@ -57,27 +58,41 @@ func (f *fakeBulk) Upload(ctx context.Context, in bulkUpload) error {
 	f.mu.Unlock()
 	if answer != nil {
 		if err := answer(in, n); err != nil {
-			return err
+			return bulkFile{}, err
 		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// as the server: a key the password does not open is refused; a fake certificate is
+	// "NUMBER RFC", a fake key "key of NUMBER", and a key takes the sequence of the person's
+	// current certificate of that number (the same public key), or a new one
+	if (in.FileType == 1 || in.FileType == 3) && in.Password != secretPW {
+		return bulkFile{}, &api.Error{Status: 400, Failures: []api.Failure{{PropertyName: "Password", ErrorMessage: "La contraseña de la llave privada (.key) es incorrecta o el archivo no es una llave privada."}}}
+	}
 	f.uploads = append(f.uploads, in)
-	// a fake certificate is "NUMBER RFC"; a key takes the sequence of the person's
-	// last certificate, as the server pairs them
+	x := bulkFile{ID: fmt.Sprintf("file-%d", len(f.uploads)), PersonID: in.PersonID, FileType: in.FileType}
 	if in.FileType == 0 || in.FileType == 2 {
-		f.seq++
-		number, _, _ := strings.Cut(string(in.Content), " ")
-		f.files = append(f.files, bulkFile{PersonID: in.PersonID, FileType: in.FileType, CertificateNumber: number, Sequence: f.seq})
+		x.CertificateNumber, _, _ = strings.Cut(string(in.Content), " ")
 	} else {
-		seq := 0
-		for _, x := range f.files {
-			if x.PersonID == in.PersonID && x.FileType == in.FileType-1 {
-				seq = x.Sequence
+		for _, c := range f.files {
+			if c.PersonID == in.PersonID && c.FileType == in.FileType-1 && "key of "+c.CertificateNumber == string(in.Content) {
+				x.Sequence = c.Sequence
 			}
 		}
-		f.files = append(f.files, bulkFile{PersonID: in.PersonID, FileType: in.FileType, Sequence: seq})
 	}
+	if x.Sequence == 0 {
+		f.seq++
+		x.Sequence = f.seq
+	}
+	f.files = append(f.files, x)
+	return x, nil
+}
+
+func (f *fakeBulk) Delete(ctx context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.deleted = append(f.deleted, id)
+	f.files = slices.DeleteFunc(f.files, func(x bulkFile) bool { return x.ID == id })
 	return nil
 }
 
@@ -87,18 +102,15 @@ func (f *fakeBulk) uploadCount() int {
 	return len(f.uploads)
 }
 
-// fakeValidate reads a fake certificate "NUMBER RFC" and a fake key "key of NUMBER"; the key
-// opens only with secretPW. Its error quotes the password, as a careless parser might.
-func fakeValidate(cer, key []byte, password string) (bulkCert, error) {
+// fakeValidate reads a fake certificate "NUMBER RFC" and checks that the key looks like one
+// ("key of …"), without a password, as the real check cannot open it.
+func fakeValidate(cer, key []byte) (bulkCert, error) {
 	number, rfc, ok := strings.Cut(string(cer), " ")
 	if !ok {
 		return bulkCert{}, errors.New("certificate: not an X.509 certificate")
 	}
-	if password != secretPW {
-		return bulkCert{}, fmt.Errorf("key: the password %q does not open the key", password)
-	}
-	if string(key) != "key of "+number {
-		return bulkCert{}, errors.New("the key is not the certificate's")
+	if !strings.HasPrefix(string(key), "key of ") {
+		return bulkCert{}, errors.New("key: not an encrypted private key")
 	}
 	return bulkCert{Number: number, RFC: rfc, ValidTo: time.Now().Add(24 * time.Hour)}, nil
 }
@@ -410,17 +422,23 @@ func TestBulkIsIdempotent(t *testing.T) {
 	}
 }
 
-func TestBulkBadPairsFailAloneBeforeSending(t *testing.T) {
-	pairs, people := fakePairs(t, 7)
+// TestBulkBadPairsFailAlone: what the pair itself shows fails before anything is sent; a
+// password the server refuses leaves the certificate (a run with the right password sends only
+// the key); a key of another certificate is deleted once the server's answer shows it.
+func TestBulkBadPairsFailAlone(t *testing.T) {
+	pairs, people := fakePairs(t, 8)
 	dir := t.TempDir()
 	wrong := filepath.Join(dir, "wrong.txt")
 	must(t, os.WriteFile(wrong, []byte("not-"+secretPW), 0o600))
+	notAKey := filepath.Join(dir, "not.key")
+	must(t, os.WriteFile(notAKey, []byte("-----BEGIN PRIVATE KEY-----"), 0o600))
 	pairs[1].Password = bulkSecret{File: wrong}                       // the password does not open the key
 	pairs[2].Key = pairs[3].Key                                       // the key of another certificate
 	pairs[3].Person = "ZZZ010101ZZZ"                                  // nobody has this RFC
 	pairs[4].Person = "person-0"                                      // by id: person-0's RFC is not the certificate's
 	pairs[5].Password = bulkSecret{Env: "TIMBRA_TEST_UNSET_PASSWORD"} // not set
 	pairs[6].Cer = filepath.Join(dir, "missing.cer")
+	pairs[7].Key = notAKey
 	fb := &fakeBulk{people: people}
 	e := newEngine(fb, &sleeper{})
 	e.Getenv = func(string) (string, bool) { return "", false }
@@ -428,28 +446,47 @@ func TestBulkBadPairsFailAloneBeforeSending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []struct{ outcome, err string }{
-		{"uploaded", ""},
-		{"failed", "key: the password"},
-		{"failed", "the key is not the certificate's"},
-		{"failed", "no person has the RFC ZZZ010101ZZZ"},
-		{"failed", "the certificate is of RFC AAA010101004, the person's RFC is AAA010101000"},
-		{"failed", "the environment variable TIMBRA_TEST_UNSET_PASSWORD of the password is not set"},
-		{"failed", "certificate: open"},
+	want := []struct {
+		outcome, err string
+		attempts     int
+	}{
+		{"uploaded", "", 2},
+		{"failed", "key: 400 Bad Request; Password: La contraseña", 2},
+		{"failed", "the key is not the certificate's (certificate 30001000000500000002)", 3},
+		{"failed", "no person has the RFC ZZZ010101ZZZ", 0},
+		{"failed", "the certificate is of RFC AAA010101004, the person's RFC is AAA010101000", 0},
+		{"failed", "the environment variable TIMBRA_TEST_UNSET_PASSWORD of the password is not set", 0},
+		{"failed", "certificate: open", 0},
+		{"failed", "key: not an encrypted private key", 0},
 	}
 	for i, w := range want {
-		if rs[i].Outcome != w.outcome || !strings.HasPrefix(rs[i].Error, w.err) {
-			t.Errorf("pair %d: %s %q, want %s %q", i, rs[i].Outcome, rs[i].Error, w.outcome, w.err)
-		}
-		if w.outcome == "failed" && rs[i].Attempts != 0 {
-			t.Errorf("pair %d was sent", i)
+		if rs[i].Outcome != w.outcome || !strings.HasPrefix(rs[i].Error, w.err) || rs[i].Attempts != w.attempts {
+			t.Errorf("pair %d: %s %q after %d requests, want %s %q after %d", i, rs[i].Outcome, rs[i].Error, rs[i].Attempts, w.outcome, w.err, w.attempts)
 		}
 	}
 	if strings.Contains(rs[1].Error, "not-"+secretPW) {
 		t.Errorf("the wrong password is in the error: %q", rs[1].Error)
 	}
-	if fb.uploadCount() != 2 {
-		t.Errorf("%d uploads, want only the good pair's 2", fb.uploadCount())
+	// saved: the good pair, pair 1's certificate, pair 2's certificate and its wrong key, which
+	// was then deleted
+	if fb.uploadCount() != 5 || len(fb.deleted) != 1 {
+		t.Errorf("%d uploads and %v deleted, want 5 and one", fb.uploadCount(), fb.deleted)
+	}
+	for _, x := range fb.files {
+		if x.PersonID == "person-2" && x.FileType == 1 {
+			t.Errorf("the wrong key is still current: %+v", x)
+		}
+	}
+
+	// a run with the right password sends only pair 1's key
+	pairs[1].Password = pairs[0].Password
+	before := fb.uploadCount()
+	rs, err = newEngine(fb, &sleeper{}).Run(context.Background(), pairs[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Outcome != outcomeSkipped || rs[1].Outcome != outcomeUploaded || rs[1].Attempts != 1 || fb.uploadCount() != before+1 {
+		t.Errorf("second run: %+v, %d uploads", rs, fb.uploadCount()-before)
 	}
 }
 

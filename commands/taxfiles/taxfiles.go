@@ -626,7 +626,7 @@ func (a *apiBulk) TaxFiles(ctx context.Context) ([]bulkFile, error) {
 			return nil, err
 		}
 		for _, x := range pl.Items {
-			out = append(out, bulkFile{PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: api.Deref(x.CertificateNumber), Sequence: x.Sequence})
+			out = append(out, bulkFile{ID: x.ID, PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: api.Deref(x.CertificateNumber), Sequence: x.Sequence})
 		}
 		if page >= pl.TotalPages || len(pl.Items) == 0 {
 			return out, nil
@@ -634,29 +634,31 @@ func (a *apiBulk) TaxFiles(ctx context.Context) ([]bulkFile, error) {
 	}
 }
 
-func (a *apiBulk) Upload(ctx context.Context, in bulkUpload) error {
-	return call(ctx, func(ctx context.Context) error {
-		_, err := a.c.UploadTaxFile(ctx, api.TaxFileUpload{
+func (a *apiBulk) Upload(ctx context.Context, in bulkUpload) (f bulkFile, err error) {
+	err = call(ctx, func(ctx context.Context) error {
+		x, err := a.c.UploadTaxFile(ctx, api.TaxFileUpload{
 			PersonID: in.PersonID, Tin: in.Tin, FileType: in.FileType,
 			Base64File: base64.StdEncoding.EncodeToString(in.Content), Password: in.Password,
 		})
+		f = bulkFile{ID: x.ID, PersonID: x.PersonID, FileType: x.FileType, CertificateNumber: api.Deref(x.CertificateNumber), Sequence: x.Sequence}
 		return err
 	})
+	return f, err
 }
 
-// validateWithCSD is the local check of a pair: the certificate parses, the password opens the
-// key and the key is the certificate's.
-func validateWithCSD(cer, key []byte, password string) (bulkCert, error) {
+func (a *apiBulk) Delete(ctx context.Context, id string) error {
+	return call(ctx, func(ctx context.Context) error { return a.c.DeleteTaxFile(ctx, id) })
+}
+
+// validateWithCSD is the local check of a pair: the certificate parses and the key is an
+// encrypted private key (not opened: see bulkValidator).
+func validateWithCSD(cer, key []byte) (bulkCert, error) {
 	c, err := csd.ParseCertificate(cer)
 	if err != nil {
 		return bulkCert{}, fmt.Errorf("certificate: %w", err)
 	}
-	k, err := csd.ParsePrivateKey(key, []byte(password))
-	if err != nil {
+	if err := csd.CheckEncryptedKey(key); err != nil {
 		return bulkCert{}, fmt.Errorf("key: %w", err)
-	}
-	if !c.Matches(k) {
-		return bulkCert{}, fmt.Errorf("the key is not the certificate's (certificate %s)", c.Number)
 	}
 	return bulkCert{Number: c.Number, RFC: c.RFC, ValidTo: c.ValidTo, Kind: c.Kind}, nil
 }

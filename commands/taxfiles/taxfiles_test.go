@@ -172,7 +172,7 @@ func TestRetryAfterReachesTheEngine(t *testing.T) {
 		cmdtest.WriteEnvelope(w, 429, nil, "Too many requests", "t")
 	})
 	a := newAPIBulk(&api.Client{BaseURL: srv.URL}, nil, 4)
-	err := a.Upload(context.Background(), bulkUpload{PersonID: "p"})
+	_, err := a.Upload(context.Background(), bulkUpload{PersonID: "p"})
 	var ra *retryAfterError
 	var ae *api.Error
 	if !errors.As(err, &ra) || ra.after != 7*time.Second || !errors.As(err, &ae) || ae.Status != 429 {

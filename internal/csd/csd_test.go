@@ -391,6 +391,9 @@ func TestNotEncrypted(t *testing.T) {
 		"PKCS#1 PEM":     pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: pkcs1}),
 		"PEM after CRLF": append([]byte("\r\n"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8})...),
 	} {
+		if err := csd.CheckEncryptedKey(b); !errors.Is(err, csd.ErrNotEncrypted) {
+			t.Errorf("%s: CheckEncryptedKey = %v, want ErrNotEncrypted", name, err)
+		}
 		for _, pw := range []string{"", "12345678a"} {
 			if _, err := csd.ParsePrivateKey(b, []byte(pw)); !errors.Is(err, csd.ErrNotEncrypted) {
 				t.Errorf("%s, password %q: err = %v, want ErrNotEncrypted", name, pw, err)
@@ -505,6 +508,11 @@ func TestUnsupported(t *testing.T) {
 		{"RC2", replaceLast(satKey, oidDES3, 0x02), "RC2-CBC"},
 		{"EC key", ec, "SAT keys are RSA"},
 	} {
+		if tc.name != "EC key" { // the key's algorithm is inside the encryption
+			if err := csd.CheckEncryptedKey(tc.b); !errors.Is(err, csd.ErrUnsupported) {
+				t.Errorf("%s: CheckEncryptedKey = %v, want ErrUnsupported", tc.name, err)
+			}
+		}
 		_, err := csd.ParsePrivateKey(tc.b, []byte("x"))
 		if !errors.Is(err, csd.ErrUnsupported) || !errors.Is(err, csd.ErrWrongPassword) {
 			t.Errorf("%s: err = %v, want ErrUnsupported (and ErrWrongPassword)", tc.name, err)
@@ -557,6 +565,17 @@ func TestGarbage(t *testing.T) {
 	}
 	for i := 1; i < len(pair.Key); i += 7 {
 		keyInputs["truncated "+strconv.Itoa(i)] = pair.Key[:i]
+	}
+	// what the check without a password refuses: everything but the damage only the decryption
+	// sees (a changed salt, iteration count, IV or cipher text opens nothing with the right password)
+	opensWrong := map[string]bool{"bad cipher": true, "bad iv": true, "bad salt": true, "bad iter": true}
+	for name, b := range keyInputs {
+		if err := csd.CheckEncryptedKey(b); (err == nil) != opensWrong[name] || (err != nil && !errors.Is(err, csd.ErrWrongPassword)) {
+			t.Errorf("CheckEncryptedKey(%s) = %v", name, err)
+		}
+	}
+	if err := csd.CheckEncryptedKey(pair.Key); err != nil {
+		t.Errorf("CheckEncryptedKey of a good key: %v", err)
 	}
 	for name, b := range keyInputs {
 		k, err := csd.ParsePrivateKey(b, []byte(pair.Password))

@@ -127,6 +127,11 @@ func FuzzParsePrivateKey(f *testing.F) {
 	f.Add([]byte{0x30, 0x00}, []byte{})
 	f.Fuzz(func(t *testing.T, der, password []byte) {
 		k, err := csd.ParsePrivateKey(der, password)
+		// the check without a password fails exactly when and as the opening fails before the
+		// password counts
+		if cerr := csd.CheckEncryptedKey(der); cerr != nil && (err == nil || err.Error() != cerr.Error()) {
+			t.Fatalf("CheckEncryptedKey: %v, ParsePrivateKey: %v", cerr, err)
+		}
 		if err != nil {
 			if k != nil || !(errors.Is(err, csd.ErrWrongPassword) || errors.Is(err, csd.ErrNotEncrypted)) {
 				t.Fatalf("error %v is neither ErrWrongPassword nor ErrNotEncrypted", err)

@@ -125,6 +125,32 @@ type pbkdf2Params struct {
 //   - an error matching ErrUnsupported (and ErrWrongPassword) for a well-formed key encrypted
 //     another way, or that is not RSA, naming what was found.
 func ParsePrivateKey(der, password []byte) (*PrivateKey, error) {
+	e, err := parseEncrypted(der)
+	if err != nil {
+		return nil, err
+	}
+	return e.open(password)
+}
+
+// CheckEncryptedKey tells, without a password and without the cost of opening it, whether der
+// is an encrypted private key ParsePrivateKey could open: the same errors as ParsePrivateKey but
+// the password's (ErrWrongPassword for what is not an encrypted key, ErrNotEncrypted, or
+// ErrUnsupported naming what was found). A nil answer says nothing of the password.
+func CheckEncryptedKey(der []byte) error {
+	_, err := parseEncrypted(der)
+	return err
+}
+
+// encrypted is an encrypted PKCS#8 key read and checked, not yet opened.
+type encrypted struct {
+	kdf       pbkdf2Params
+	newHash   func() hash.Hash
+	newCipher func([]byte) (cipher.Block, error)
+	keyLen    int
+	iv, data  []byte
+}
+
+func parseEncrypted(der []byte) (*encrypted, error) {
 	if isPEM(der) {
 		block, _ := pem.Decode(der)
 		if block == nil {
@@ -164,47 +190,53 @@ func ParsePrivateKey(der, password []byte) (*PrivateKey, error) {
 	if !params.KeyDerivationFunc.Algorithm.Equal(oidPBKDF2) {
 		return nil, unsupported("key derivation %s; supported: PBKDF2", algName(params.KeyDerivationFunc.Algorithm))
 	}
-	var kdf pbkdf2Params
-	if rest, err := asn1.Unmarshal(params.KeyDerivationFunc.Parameters.FullBytes, &kdf); err != nil || len(rest) != 0 {
+	e := &encrypted{data: info.EncryptedData}
+	if rest, err := asn1.Unmarshal(params.KeyDerivationFunc.Parameters.FullBytes, &e.kdf); err != nil || len(rest) != 0 {
 		return nil, malformed("malformed PBKDF2 parameters")
 	}
-	newHash, err := prfOf(kdf.PRF)
-	if err != nil {
+	if e.newHash, err = prfOf(e.kdf.PRF); err != nil {
 		return nil, err
 	}
-	if kdf.Iterations < 1 {
+	if e.kdf.Iterations < 1 {
 		return nil, malformed("PBKDF2 iteration count below 1")
 	}
-	if kdf.Iterations > MaxIterations {
-		return nil, unsupported("PBKDF2 iteration count %d above %d", kdf.Iterations, MaxIterations)
+	if e.kdf.Iterations > MaxIterations {
+		return nil, unsupported("PBKDF2 iteration count %d above %d", e.kdf.Iterations, MaxIterations)
 	}
-	newCipher, keyLen, err := cipherOf(params.EncryptionScheme.Algorithm)
-	if err != nil {
+	if e.newCipher, e.keyLen, err = cipherOf(params.EncryptionScheme.Algorithm); err != nil {
 		return nil, err
 	}
-	if kdf.KeyLength != 0 && kdf.KeyLength != keyLen {
+	if e.kdf.KeyLength != 0 && e.kdf.KeyLength != e.keyLen {
 		return nil, malformed("PBKDF2 key length does not fit the cipher")
 	}
-	var iv []byte
-	if rest, err := asn1.Unmarshal(params.EncryptionScheme.Parameters.FullBytes, &iv); err != nil || len(rest) != 0 {
+	if rest, err := asn1.Unmarshal(params.EncryptionScheme.Parameters.FullBytes, &e.iv); err != nil || len(rest) != 0 {
 		return nil, malformed("malformed cipher parameters")
 	}
-
-	key := pbkdf2.Key(password, kdf.Salt, kdf.Iterations, keyLen, newHash)
-	block, err := newCipher(key)
+	// the cipher's block size, from a throwaway key: the IV and the data must fit it
+	block, err := e.newCipher(make([]byte, e.keyLen))
 	if err != nil {
 		return nil, malformed("cipher key")
 	}
 	bs := block.BlockSize()
-	if len(iv) != bs {
+	if len(e.iv) != bs {
 		return nil, malformed("IV length does not fit the cipher")
 	}
-	data := info.EncryptedData
-	if len(data) == 0 || len(data)%bs != 0 {
+	if len(e.data) == 0 || len(e.data)%bs != 0 {
 		return nil, malformed("encrypted data is not a whole number of blocks")
 	}
-	plain := make([]byte, len(data))
-	cipher.NewCBCDecrypter(block, iv).CryptBlocks(plain, data)
+	return e, nil
+}
+
+// open decrypts the key with password.
+func (e *encrypted) open(password []byte) (*PrivateKey, error) {
+	key := pbkdf2.Key(password, e.kdf.Salt, e.kdf.Iterations, e.keyLen, e.newHash)
+	block, err := e.newCipher(key)
+	if err != nil {
+		return nil, malformed("cipher key")
+	}
+	bs := block.BlockSize()
+	plain := make([]byte, len(e.data))
+	cipher.NewCBCDecrypter(block, e.iv).CryptBlocks(plain, e.data)
 	plain, ok := unpad(plain, bs)
 	if !ok {
 		return nil, ErrWrongPassword
