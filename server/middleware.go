@@ -157,8 +157,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// what the router would refuse in plain text, or redirect, is answered here in the envelope
 	switch {
 	case headerBytes(r.Header) > MaxHeaderBytes:
-		s.writeError(sw, r, &apierr.Error{Status: http.StatusRequestHeaderFieldsTooLarge,
-			Details: fmt.Sprintf("Los encabezados de la petición exceden el límite de %d KB.", MaxHeaderBytes>>10)})
+		s.writeError(sw, r, &apierr.Error{Status: http.StatusRequestHeaderFieldsTooLarge, Details: msgHeadersTooLarge})
 	case r.URL.Path != cleanPath(r.URL.Path):
 		s.noRoute(sw, r) // 404, never a redirect
 	default:

@@ -43,6 +43,11 @@ func newTraceID(r *http.Request) string {
 			return "00-" + tp[3:35] + "-" + hex.EncodeToString(span[:]) + "-01"
 		}
 	}
+	return newRootTraceID(span)
+}
+
+// newRootTraceID starts a new trace, with span as its first span.
+func newRootTraceID(span [8]byte) string {
 	var trace [16]byte
 	rand.Read(trace[:])
 	return "00-" + hex.EncodeToString(trace[:]) + "-" + hex.EncodeToString(span[:]) + "-01"

@@ -269,7 +269,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer func() { stopEngine(); <-sweepDone }()
 	srv.RegisterOnShutdown(s.requests.CloseAll) // tails are streams: Shutdown would wait for them
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(EnvelopeErrors(ln)) }()
 	select {
 	case err := <-errc:
 		return err

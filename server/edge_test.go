@@ -1,0 +1,194 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+)
+
+// serveOn runs a real server on ln (wrapped by wrap, when given, as `timbra server` does for
+// TLS) until the test ends.
+func serveOn(t *testing.T, ln net.Listener) {
+	t.Helper()
+	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+		d.Store.Close()
+	})
+}
+
+// rawExchange sends raw bytes on a new connection and reads the whole answer (the server
+// closes the connection after these errors).
+func rawExchange(t *testing.T, addr string, request []byte) (*http.Response, api.Envelope) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	go c.Write(request) // a large request may be cut short by the answer: the write's error is expected
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%.40q: read the answer: %v", request, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%.40q: read the body: %v", request, err)
+	}
+	var env api.Envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		t.Fatalf("%.40q: the answer is not the envelope: %v\n%s", request, err, body)
+	}
+	if resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || resp.Header.Get("X-Trace-Id") != env.TraceIdentifier || env.TraceIdentifier == "" {
+		t.Errorf("%.40q: headers %v, trace %q", request, resp.Header, env.TraceIdentifier)
+	}
+	return resp, env
+}
+
+// TestRefusedBeforeRouting: what net/http refuses before any handler runs answers in the
+// envelope, with the status net/http chose; a request between MaxHeaderBytes and net/http's
+// limit is refused by the middleware with the same text; ordinary requests on the same
+// listener are untouched.
+func TestRefusedBeforeRouting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOn(t, ln)
+	addr := ln.Addr().String()
+	huge := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n"
+	big := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 100<<10) + "\r\nConnection: close\r\n\r\n"
+	for _, tc := range []struct {
+		name, request string
+		status        int
+		details       string
+	}{
+		{"a malformed request line", "NOT HTTP AT ALL\r\n\r\n", 400, MsgMalformedRequest + "."},
+		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, MsgMalformedRequest + ": missing required Host header."},
+		{"a malformed header", "GET /healthz HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", 400, MsgMalformedRequest + "."},
+		{"an unknown transfer encoding", "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: rot13\r\n\r\n", 501, MsgTransferEncoding},
+		{"headers past net/http's limit", huge, 431, msgHeadersTooLarge},
+		{"headers past MaxHeaderBytes", big, 431, msgHeadersTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, env := rawExchange(t, addr, []byte(tc.request))
+			if resp.StatusCode != tc.status || env.HTTPStatusCode != tc.status || env.Succeeded || env.Message != apierr.MessageFor(tc.status) || env.Details != tc.details {
+				t.Errorf("%d %+v, want %d %q", resp.StatusCode, env, tc.status, tc.details)
+			}
+			if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cache-Control") != "no-store" {
+				t.Errorf("security headers missing: %v", resp.Header)
+			}
+		})
+	}
+
+	// two ordinary requests on one connection, and an answer whose status is an error: as they were
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for _, path := range []string{"/healthz", "/api/v4/people"} {
+		io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.Header.Get("Date") == "" || resp.Close {
+			t.Errorf("%s: %d, headers %v", path, resp.StatusCode, resp.Header)
+		}
+	}
+}
+
+// TestPlainHTTPToTheTLSPort: the listener wrapped below TLS, as `timbra server --tls-cert`
+// does: HTTPS is served as before (r.TLS set: HSTS sent) and plain HTTP gets the envelope.
+func TestPlainHTTPToTheTLSPort(t *testing.T) {
+	cert := selfSigned(t)
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOn(t, tls.NewListener(EnvelopeErrors(raw), &tls.Config{Certificates: []tls.Certificate{cert}}))
+	addr := raw.Addr().String()
+
+	resp, env := rawExchange(t, addr, []byte("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+	if resp.StatusCode != 400 || env.Details != MsgPlainHTTPToHTTPS {
+		t.Errorf("plain HTTP: %d %+v", resp.StatusCode, env)
+	}
+
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	defer client.CloseIdleConnections()
+	r, err := client.Get("https://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != 200 || r.Header.Get("Strict-Transport-Security") == "" {
+		t.Errorf("HTTPS: %d %v", r.StatusCode, r.Header)
+	}
+}
+
+// TestRewriteOnlyGoErrors: only net/http's own error answers are rewritten, never a handler's
+// answer or a piece of a body.
+func TestRewriteOnlyGoErrors(t *testing.T) {
+	for _, p := range []string{
+		"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nDate: x\r\n\r\n{}",
+		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n200 OK",
+		"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request\r\nmore",
+		"HTTP/1.1 4xx Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nx",
+		"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\nand more",
+		"Hello",
+	} {
+		if b, ok := rewritePlainError([]byte(p)); ok {
+			t.Errorf("%q rewritten as %q", p, b)
+		}
+	}
+}
+
+func selfSigned(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
