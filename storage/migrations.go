@@ -211,6 +211,11 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketStampTransactions)
 		return err
 	},
+	// 21: the signed cartas manifiesto, every version of each person's, from now on.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketManifests)
+		return err
+	},
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

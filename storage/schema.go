@@ -66,6 +66,7 @@
 //	tickets_by           <tenantID>/<p|i|s>/<person or status>/<paid day>/<ticketID> → as tickets_by_paid
 //	                       (p: under the issuer and the recorder; i: the issuer; s: the status; each counted)
 //	stamp_transactions   <tenantID>/<transactionID>       → StampTransaction (counted in counts; never changed)
+//	manifests            <tenantID>/<personID>/<manifestID> → Manifest (every signed letter, the XML as signed; never changed)
 //
 // The outbox (deliveries_due) is an index of pending deliveries, one queue per webhook by due
 // time, kept by Deliveries.Put in the same transaction as the delivery: a pending delivery is
