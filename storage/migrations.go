@@ -216,6 +216,17 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketManifests)
 		return err
 	},
+	// 22: download requests are summarized and indexed by every field a search filters on (the
+	// creation day among them), each value counted, so a search walks only the requests of its
+	// most selective filter and decodes only its page.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketDownloadRequestsSummary, bucketDownloadRequestsBy} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return indexDownloadRequests(tx)
+	},
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.
