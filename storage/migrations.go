@@ -227,6 +227,9 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return indexDownloadRequests(tx)
 	},
+	// 23: credits held before movements were recorded (schema 20) get an opening movement each,
+	// before the tenant's first, so every person's history of movements adds up to its balance.
+	func(tx *bolt.Tx) error { return openingMovements(tx, time.Now()) },
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.
