@@ -164,4 +164,12 @@ func TestManifestKept(t *testing.T) {
 	expectStatus(t, f.do("GET", "/api/v4/manifests/"+ana.person+"/versions/"+beto.person, "", ana.headers()...), 404,
 		fmt.Sprintf(manifests.MsgNoVersion, ana.person, beto.person))
 	expectStatus(t, f.do("GET", "/api/v4/manifests/no-such-person", "", owner.headers()...), 404, "No such resource for the given Id: no-such-person")
+
+	// a deleted person's letters stay, for the owner
+	if r := f.do("DELETE", "/api/v4/people/"+ana.person, "", owner.headers()...); r.status != 200 {
+		t.Fatalf("delete ana: %s", r.raw)
+	}
+	if got := fileOf(f.do("GET", "/api/v4/manifests/"+ana.person, "", owner.headers()...)); got != signed[1] {
+		t.Fatal("the newest letter of a deleted person differs from the one signed last")
+	}
 }
