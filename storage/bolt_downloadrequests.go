@@ -158,14 +158,10 @@ func (d boltDownloadRequests) Summary(id string) (DownloadRequestSummary, error)
 	return s, nil
 }
 
-// indexDownloadRequests writes the summary and the index entries of every stored request.
+// indexDownloadRequests writes the summary and the index entries of every stored request (the
+// walk writes only other buckets).
 func indexDownloadRequests(tx *bolt.Tx) error {
-	type one struct {
-		tenant string
-		r      DownloadRequest
-	}
-	var all []one // read first: the walk must not see the buckets it writes
-	if err := tx.Bucket(bucketDownloadRequests).ForEach(func(k, v []byte) error {
+	return tx.Bucket(bucketDownloadRequests).ForEach(func(k, v []byte) error {
 		tenant, _, err := splitRef(k)
 		if err != nil {
 			return err
@@ -174,17 +170,8 @@ func indexDownloadRequests(tx *bolt.Tx) error {
 		if err := decodeRecord(v, &r); err != nil {
 			return fmt.Errorf("decode download request %s: %w", k, err)
 		}
-		all = append(all, one{tenant, r})
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, o := range all {
-		if err := indexDownloadRequest(tx, o.tenant, o.r.ID, &o.r); err != nil {
-			return err
-		}
-	}
-	return nil
+		return indexDownloadRequest(tx, tenant, r.ID, &r)
+	})
 }
 
 func deletePrefix(b interface {
