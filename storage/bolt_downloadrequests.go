@@ -162,7 +162,7 @@ func (d boltDownloadRequests) Summary(id string) (DownloadRequestSummary, error)
 // walk writes only other buckets).
 func indexDownloadRequests(tx *bolt.Tx) error {
 	return tx.Bucket(bucketDownloadRequests).ForEach(func(k, v []byte) error {
-		tenant, _, err := splitRef(k)
+		tenant, id, err := splitRef(k)
 		if err != nil {
 			return err
 		}
@@ -170,7 +170,8 @@ func indexDownloadRequests(tx *bolt.Tx) error {
 		if err := decodeRecord(v, &r); err != nil {
 			return fmt.Errorf("decode download request %s: %w", k, err)
 		}
-		return indexDownloadRequest(tx, tenant, r.ID, &r)
+		r.ID = id
+		return indexDownloadRequest(tx, tenant, id, &r)
 	})
 }
 
