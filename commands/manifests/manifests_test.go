@@ -3,7 +3,6 @@ package manifests
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -22,11 +21,12 @@ import (
 	"github.com/timbra-mx/timbra/storage"
 )
 
-// TestManifestsGetAndList: against a real server, the owner signs its letter twice (the API, as
-// the official client does); `manifests get` writes the newest byte for byte as signed, under
-// the server's name or --out, `list` shows both versions newest first, `get --version` the
-// first; a person who never signed is an error that says so.
-func TestManifestsGetAndList(t *testing.T) {
+// TestManifestsSignGetAndList: against a real server, the owner signs its letter twice with
+// `manifests sign` (the password from a file, then the environment; a wrong one is refused
+// without being shown); `manifests get` writes the newest byte for byte as signed, under the
+// server's name or --out, `list` shows both versions newest first, `get --version` the first;
+// an unknown person is an error that names it.
+func TestManifestsSignGetAndList(t *testing.T) {
 	cmdtest.Isolate(t)
 	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
 	if err != nil {
@@ -65,22 +65,34 @@ func TestManifestsGetAndList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := &api.Client{BaseURL: hs.URL, TenantKey: creds.TenantKey, APIKey: creds.APIKey}
-	cer, key, password := base64.StdEncoding.EncodeToString(pair.Cer), base64.StdEncoding.EncodeToString(pair.Key), "Clave-1"
-	var signed [][]byte
-	for range 2 {
-		file, err := client.SignManifest(ctx, api.SignManifestRequest{Base64Cer: &cer, Base64Key: &key, Password: &password})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := base64.StdEncoding.DecodeString(file.Base64File)
-		signed = append(signed, b)
-		time.Sleep(1100 * time.Millisecond) // another Fecha, so the letters differ
-	}
-
 	dir := t.TempDir()
 	t.Chdir(dir)
-	r := runArgs(t, "manifests", "get", creds.PersonID)
+	for name, b := range map[string][]byte{"fiel.cer": pair.Cer, "fiel.key": pair.Key, "pw.txt": []byte("Clave-1\n"), "bad.txt": []byte("Clave-2\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a wrong password: the server's text, the flag that gave it, never the password
+	r := runArgs(t, "manifests", "sign", "--cer", "fiel.cer", "--key", "fiel.key", "--password-file", "bad.txt")
+	if r.Code == 0 || !strings.Contains(r.Err, "--password-file") || strings.Contains(r.Out+r.Err, "Clave-2") {
+		t.Fatalf("a wrong password: exit %d\n%s%s", r.Code, r.Out, r.Err)
+	}
+	cmdtest.WantCode(t, runArgs(t, "manifests", "sign", "--cer", "fiel.cer", "--key", "fiel.key", "--password-file", "pw.txt", "--out", "first.xml"), 0)
+	time.Sleep(1100 * time.Millisecond) // another Fecha, so the letters differ
+	r = runArgs(t, "manifests", "sign", "--cer", "fiel.cer", "--key", "fiel.key", "--password-env", "FIEL_PW", "--out", "-")
+	if r.Code != 2 {
+		t.Fatalf("--password-env of an unset variable: exit %d\n%s", r.Code, r.Err)
+	}
+	t.Setenv("FIEL_PW", "Clave-1")
+	r = runArgs(t, "manifests", "sign", "--cer", "fiel.cer", "--key", "fiel.key", "--password-env", "FIEL_PW", "--out", "-")
+	cmdtest.WantCode(t, r, 0)
+	first, err := os.ReadFile("first.xml")
+	if err != nil || !strings.HasPrefix(string(first), "<?xml") || r.Out == string(first) || !strings.Contains(r.Out, `Rfc="`+rfc+`"`) {
+		t.Fatalf("the letters signed: %v\n%s\n%s", err, first, r.Out)
+	}
+	signed := [][]byte{first, []byte(r.Out)}
+
+	r = runArgs(t, "manifests", "get", creds.PersonID)
 	cmdtest.WantCode(t, r, 0)
 	if got, err := os.ReadFile(filepath.Join(dir, "carta-manifiesto-"+rfc+".xml")); err != nil || !bytes.Equal(got, signed[1]) {
 		t.Fatalf("the letter saved under the server's name differs from the newest signed (%v)\n%s", err, r.Out)

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// TestCommandsParse checks what `timbra manifests get` and `list` parse a command line into,
+// TestCommandsParse checks what `timbra manifests sign`, `get` and `list` parse a command line into,
 // apart from calling the API.
 func TestCommandsParse(t *testing.T) {
 	f := cmdutil.NewFactory(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "dev")
@@ -31,6 +31,31 @@ func TestCommandsParse(t *testing.T) {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			var got *getOptions
 			err := cmdtest.Parse(t, newGetCmd(f, func(_ *cli.Context, o *getOptions) error { got = o; return errRan }), c.args...)
+			if c.usage != "" {
+				cmdtest.WantUsage(t, err, got != nil, c.usage)
+				return
+			}
+			if !errors.Is(err, errRan) || !reflect.DeepEqual(*got, c.want) {
+				t.Fatalf("err %v, options %+v\nwant %+v", err, got, c.want)
+			}
+		})
+	}
+	for _, c := range []struct {
+		args  []string
+		want  signOptions
+		usage string
+	}{
+		{[]string{"sign", "--cer", "f.cer", "--key", "f.key"}, signOptions{f: f, Cer: "f.cer", Key: "f.key"}, ""},
+		{[]string{"sign", "--cer", "f.cer", "--key", "f.key", "--password-env", "FIEL_PW", "--out", "-"},
+			signOptions{f: f, Cer: "f.cer", Key: "f.key", Out: "-", Password: cmdutil.KeyPassword{Env: "FIEL_PW"}}, ""},
+		{[]string{"sign", "--cer", "f.cer", "--key", "f.key", "--password-file", "pw.txt", "--password-stdin"},
+			signOptions{f: f, Cer: "f.cer", Key: "f.key", Password: cmdutil.KeyPassword{File: "pw.txt", Stdin: true}}, ""}, // refused by the run
+		{[]string{"sign", "--key", "f.key"}, signOptions{}, `Required flag "cer" not set`},
+		{[]string{"sign", "--cer", "f.cer", "--key", "f.key", "secret"}, signOptions{}, `unexpected argument "secret"`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var got *signOptions
+			err := cmdtest.Parse(t, newSignCmd(f, func(_ *cli.Context, o *signOptions) error { got = o; return errRan }), c.args...)
 			if c.usage != "" {
 				cmdtest.WantUsage(t, err, got != nil, c.usage)
 				return
