@@ -25,6 +25,7 @@ import (
 	"github.com/timbra-mx/timbra/commands/listen"
 	"github.com/timbra-mx/timbra/commands/login"
 	"github.com/timbra-mx/timbra/commands/logs"
+	"github.com/timbra-mx/timbra/commands/manifests"
 	"github.com/timbra-mx/timbra/commands/people"
 	"github.com/timbra-mx/timbra/commands/products"
 	"github.com/timbra-mx/timbra/commands/sat"
@@ -92,6 +93,7 @@ func NewApp(f *cmdutil.Factory) *cli.App {
 			stampingcertificate.NewCmd(f),
 			sat.NewCmd(f),
 			taxfiles.NewCmd(f),
+			manifests.NewCmd(f),
 			apikeys.NewCmd(f),
 			credits.NewCmd(f),
 			webhooks.NewCmd(f),

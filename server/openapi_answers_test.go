@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -325,6 +326,15 @@ func TestOpenAPIRecordedAnswers(t *testing.T) {
 	}
 	a.do("GET", "/api/v4/stamps/nope", "")
 	a.do("POST", "/api/v4/manifests", `{}`)
+	a.do("GET", "/api/v4/manifests/"+ana.person, "") // not signed yet: 404
+	a.do("POST", "/api/v4/manifests", `{"base64Cer":"`+base64.StdEncoding.EncodeToString(fiel.Cer)+`","base64Key":"`+
+		base64.StdEncoding.EncodeToString(fiel.Key)+`","password":"`+fiel.Password+`"}`, ana.headers()...)
+	a.do("GET", "/api/v4/manifests/"+ana.person, "")
+	letters := answerData[api.PagedList[api.Manifest]](t)(a.do("GET", "/api/v4/manifests/"+ana.person+"/versions", "", ana.headers()...))
+	if len(letters.Items) > 0 {
+		a.do("GET", "/api/v4/manifests/"+ana.person+"/versions/"+letters.Items[0].ID, "")
+	}
+	a.do("GET", "/api/v4/manifests/"+ana.person+"/versions/nope", "")
 	a.do("GET", "/api/v4/download-requests/"+dr.ID, "")
 	a.do("GET", "/api/v4/download-requests/nope", "")
 	a.do("GET", "/api/v4/download-requests/search?createdAt="+time.Now().UTC().Format("2006-01-02"), "")

@@ -109,7 +109,10 @@ var routeDocs = []routeDoc{
 	// Credits.
 	{pattern: "POST /api/v4/stamps", summary: "Transfer credits between two people (owner only)", tag: "Credits", body: of[api.StampTransfer](), data: of[bool](), errors: []int{403, 404}},
 	{pattern: "GET /api/v4/stamps", summary: "List the credit movements (grants, transfers, consumption) with the balances after each: the owner's every one, another person's its own", tag: "Credits", data: of[api.PagedList[api.StampTransaction]](), query: pageParams},
-	{pattern: "POST /api/v4/manifests", summary: "Sign the caller's carta manifiesto with its own e.firma (the person becomes Signed); answers the signed letter (XML)", tag: "People", body: of[api.SignManifestRequest](), data: of[api.FileResponse]()},
+	{pattern: "POST /api/v4/manifests", summary: "Sign the caller's carta manifiesto with its own e.firma (the person becomes Signed); answers the signed letter (XML), kept as the person's newest", tag: "People", body: of[api.SignManifestRequest](), data: of[api.FileResponse]()},
+	{pattern: "GET /api/v4/manifests/{personId}", summary: "A person's newest signed carta manifiesto, as signed (the person and the owner)", tag: "People", data: of[api.FileResponse](), errors: []int{404}},
+	{pattern: "GET /api/v4/manifests/{personId}/versions", summary: "A person's signed cartas manifiesto, newest first, without the XML (the person and the owner)", tag: "People", data: of[api.PagedList[api.Manifest]](), query: pageParams, errors: []int{404}},
+	{pattern: "GET /api/v4/manifests/{personId}/versions/{id}", summary: "One signed carta manifiesto of a person, as signed (the person and the owner)", tag: "People", data: of[api.FileResponse](), errors: []int{404}},
 	{pattern: "GET /api/v4/stamps/{id}", summary: "Get a credit movement", tag: "Credits", data: of[api.StampTransaction](), errors: []int{404}},
 
 	// Tax files (spec 2 §4.2).

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func (t boltTx) DownloadRequests(tenantID string) DownloadRequests {
@@ -46,7 +48,131 @@ func (d boltDownloadRequests) Put(v DownloadRequest) error {
 	if err != nil {
 		return err
 	}
-	return d.put(v.ID, v)
+	if err := d.put(v.ID, v); err != nil {
+		return err
+	}
+	return indexDownloadRequest(d.tx.tx, d.tenant, v.ID, &v)
+}
+
+func (s *DownloadRequestSummary) fields() []*string {
+	return []*string{&s.ID, &s.Day, &s.Status, &s.DownloadType, &s.QueryType, &s.RequestType, &s.Rule, &s.Requester}
+}
+
+func decodeRequestSummary(b []byte) (DownloadRequestSummary, error) {
+	var s DownloadRequestSummary
+	if !decodeStrings(b, s.fields()) {
+		return DownloadRequestSummary{}, errors.New("malformed download request summary")
+	}
+	return s, nil
+}
+
+// indexDownloadRequest moves a request's summary and its index entries and counters from what
+// is stored to v's (nil: the request is deleted), for the fields that changed. Before the index
+// exists (an older migration writing through Put) nothing is written, and the migration that
+// makes it indexes what it finds.
+func indexDownloadRequest(tx *bolt.Tx, tenant, id string, v *DownloadRequest) error {
+	sums, by, counts := tx.Bucket(bucketDownloadRequestsSummary), tx.Bucket(bucketDownloadRequestsBy), tx.Bucket(bucketCounts)
+	if sums == nil || by == nil {
+		return nil
+	}
+	var old, now DownloadRequestSummary
+	k := key(tenant, id)
+	if raw := sums.Get(k); raw != nil {
+		var err error
+		if old, err = decodeRequestSummary(raw); err != nil {
+			return fmt.Errorf("storage: decode summary of download request %s: %w", id, err)
+		}
+	}
+	if v != nil {
+		now = SummaryOf(*v)
+		if err := sums.Put(k, encodeStrings(now.fields())); err != nil {
+			return err
+		}
+	} else if err := sums.Delete(k); err != nil {
+		return err
+	}
+	for _, f := range DownloadRequestFields {
+		was, is := Fold(old.Field(f)), Fold(now.Field(f))
+		if was == is {
+			continue
+		}
+		if was != "" {
+			p := fieldPrefix(tenant, byte(f), was)
+			if err := by.Delete(append(p, id...)); err != nil {
+				return err
+			}
+			if err := addCount(counts, countKeyIn(bucketDownloadRequestsBy, p), -1); err != nil {
+				return err
+			}
+		}
+		if is != "" {
+			p := fieldPrefix(tenant, byte(f), is)
+			if err := by.Put(append(p, id...), nil); err != nil {
+				return err
+			}
+			if err := addCount(counts, countKeyIn(bucketDownloadRequestsBy, p), 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (d boltDownloadRequests) CountBy(f DownloadRequestField, value string) (int, error) {
+	folded := Fold(value)
+	if folded == "" {
+		return 0, nil
+	}
+	if v := d.tally.counts.Get(countKeyIn(bucketDownloadRequestsBy, fieldPrefix(d.tenant, byte(f), folded))); len(v) == 8 {
+		return int(binary.BigEndian.Uint64(v)), nil
+	}
+	return 0, nil
+}
+
+func (d boltDownloadRequests) EachBy(f DownloadRequestField, value string, fn func(id string) error) error {
+	folded := Fold(value)
+	if folded == "" {
+		return nil
+	}
+	prefix := fieldPrefix(d.tenant, byte(f), folded)
+	c := d.tx.bucket(bucketDownloadRequestsBy).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if err := fn(string(k[len(prefix):])); errors.Is(err, ErrStop) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d boltDownloadRequests) Summary(id string) (DownloadRequestSummary, error) {
+	raw := d.tx.bucket(bucketDownloadRequestsSummary).Get(key(d.tenant, id))
+	if raw == nil {
+		return DownloadRequestSummary{}, ErrNotFound
+	}
+	s, err := decodeRequestSummary(raw)
+	if err != nil {
+		return s, fmt.Errorf("storage: decode summary of download request %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// indexDownloadRequests writes the summary and the index entries of every stored request (the
+// walk writes only other buckets).
+func indexDownloadRequests(tx *bolt.Tx) error {
+	return tx.Bucket(bucketDownloadRequests).ForEach(func(k, v []byte) error {
+		tenant, id, err := splitRef(k)
+		if err != nil {
+			return err
+		}
+		var r DownloadRequest
+		if err := decodeRecord(v, &r); err != nil {
+			return fmt.Errorf("decode download request %s: %w", k, err)
+		}
+		r.ID = id
+		return indexDownloadRequest(tx, tenant, id, &r)
+	})
 }
 
 func deletePrefix(b interface {
@@ -77,6 +203,9 @@ func (d boltDownloadRequests) Delete(id string) error {
 		}
 	}
 	if err := d.tx.bucket(bucketDownloadRequestsActive).Delete(key(d.tenant, id)); err != nil {
+		return err
+	}
+	if err := indexDownloadRequest(d.tx.tx, d.tenant, id, nil); err != nil {
 		return err
 	}
 	return d.del(id)

@@ -3,8 +3,12 @@ package storage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,4 +195,167 @@ func TestDownloadPackageInParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// searchIndexOf reads every entry of download_requests_by and every counter of it, as text:
+// "<tenant> <field> <value> <id>" and "<tenant> <field> <value> = <count>".
+func searchIndexOf(t *testing.T, tx *bolt.Tx) (entries, counters []string) {
+	t.Helper()
+	read := func(b []byte) string {
+		tenant, rest, _ := bytes.Cut(b, []byte("/"))
+		f, rest, _ := bytes.Cut(rest, []byte("/"))
+		n, k := binary.Uvarint(rest)
+		return fmt.Sprintf("%s %s %s|%s", tenant, f, rest[k:k+int(n)], rest[k+int(n):])
+	}
+	tx.Bucket(bucketDownloadRequestsBy).ForEach(func(k, _ []byte) error {
+		entries = append(entries, read(k))
+		return nil
+	})
+	prefix := append(bytes.Clone(bucketDownloadRequestsBy), '/')
+	c := tx.Bucket(bucketCounts).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		counters = append(counters, fmt.Sprintf("%s = %d", read(k[len(prefix):]), binary.BigEndian.Uint64(v)))
+	}
+	sort.Strings(entries)
+	sort.Strings(counters)
+	return entries, counters
+}
+
+// TestDownloadRequestsSearchIndex: each request is under every non-empty searched field
+// (folded) and its creation day in UTC, each value counted; a Put that changes the status
+// moves the entry, one that changes nothing writes the same, a delete removes them; the
+// summary reads back; CountBy and EachBy read the index in creation order.
+func TestDownloadRequestsSearchIndex(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	day := time.Date(2026, 11, 20, 23, 30, 0, 0, time.FixedZone("CST", -6*3600)) // 21 Nov in UTC
+	r1 := DownloadRequest{ID: "r1", DownloadTypeID: "Emitidos", DownloadRequestTypeID: "Manual", SatQueryTypeID: "CFDI",
+		RequesterTin: "eku9003173c9", DownloadRequestStatusID: "Pending", CreatedAt: day}
+	r2 := r1
+	r2.ID, r2.DownloadRuleID, r2.SatQueryTypeID = "r2", "rule-1", "Metadata"
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(db.Update(ctx, func(tx Tx) error {
+		for _, r := range []DownloadRequest{r1, r2} {
+			if err := tx.DownloadRequests("a").Put(r); err != nil {
+				return err
+			}
+		}
+		r2.DownloadRequestStatusID = "Completed"
+		if err := tx.DownloadRequests("a").Put(r2); err != nil {
+			return err
+		}
+		if err := tx.DownloadRequests("a").Put(r2); err != nil { // the same again
+			return err
+		}
+		return tx.DownloadRequests("b").Put(r1)
+	}))
+	must(db.db.View(func(tx *bolt.Tx) error {
+		entries, counters := searchIndexOf(t, tx)
+		want := []string{"a d 2026-11-21|r1", "a d 2026-11-21|r2", "a k MANUAL|r1", "a k MANUAL|r2", "a n EKU9003173C9|r1", "a n EKU9003173C9|r2",
+			"a q CFDI|r1", "a q METADATA|r2", "a r RULE-1|r2", "a s COMPLETED|r2", "a s PENDING|r1", "a t EMITIDOS|r1", "a t EMITIDOS|r2",
+			"b d 2026-11-21|r1", "b k MANUAL|r1", "b n EKU9003173C9|r1", "b q CFDI|r1", "b s PENDING|r1", "b t EMITIDOS|r1"}
+		if fmt.Sprint(entries) != fmt.Sprint(want) {
+			t.Errorf("entries:\n%v\nwant\n%v", entries, want)
+		}
+		wantCounts := []string{"a d 2026-11-21| = 2", "a k MANUAL| = 2", "a n EKU9003173C9| = 2", "a q CFDI| = 1", "a q METADATA| = 1",
+			"a r RULE-1| = 1", "a s COMPLETED| = 1", "a s PENDING| = 1", "a t EMITIDOS| = 2",
+			"b d 2026-11-21| = 1", "b k MANUAL| = 1", "b n EKU9003173C9| = 1", "b q CFDI| = 1", "b s PENDING| = 1", "b t EMITIDOS| = 1"}
+		if fmt.Sprint(counters) != fmt.Sprint(wantCounts) {
+			t.Errorf("counters:\n%v\nwant\n%v", counters, wantCounts)
+		}
+		return nil
+	}))
+	must(db.View(ctx, func(tx Tx) error {
+		rs := tx.DownloadRequests("a")
+		if n, _ := rs.CountBy(RequestsByDay, "2026-11-21"); n != 2 {
+			t.Errorf("count of the day = %d", n)
+		}
+		if n, _ := rs.CountBy(RequestsByStatus, "pending"); n != 1 {
+			t.Errorf("count of pending = %d", n)
+		}
+		var walked []string
+		if err := rs.EachBy(RequestsByRequester, "EKU9003173C9", func(id string) error { walked = append(walked, id); return nil }); err != nil {
+			return err
+		}
+		if fmt.Sprint(walked) != "[r1 r2]" {
+			t.Errorf("walk of the RFC: %v", walked)
+		}
+		walked = nil
+		if err := rs.EachBy(RequestsByRequester, "EKU9003173C9", func(id string) error { walked = append(walked, id); return ErrStop }); err != nil {
+			return err
+		}
+		if fmt.Sprint(walked) != "[r1]" {
+			t.Errorf("a walk stopped at the first: %v", walked)
+		}
+		if s, err := rs.Summary("r2"); err != nil || s != (DownloadRequestSummary{ID: "r2", Day: "2026-11-21", Status: "Completed",
+			DownloadType: "Emitidos", QueryType: "Metadata", RequestType: "Manual", Rule: "rule-1", Requester: "eku9003173c9"}) {
+			t.Errorf("summary of r2: %+v %v", s, err)
+		}
+		if _, err := rs.Summary("nope"); err != ErrNotFound {
+			t.Errorf("summary of an unknown request: %v", err)
+		}
+		return nil
+	}))
+	must(db.Update(ctx, func(tx Tx) error { return tx.DownloadRequests("a").Delete("r2") }))
+	must(db.db.View(func(tx *bolt.Tx) error {
+		entries, counters := searchIndexOf(t, tx)
+		for _, e := range append(entries, counters...) {
+			if strings.Contains(e, "r2") || strings.Contains(e, "COMPLETED") || strings.Contains(e, "RULE-1") || strings.Contains(e, "METADATA") {
+				t.Errorf("left after deleting r2: %s", e)
+			}
+		}
+		if len(entries) != 12 || tx.Bucket(bucketDownloadRequestsSummary).Get([]byte("a/r2")) != nil {
+			t.Errorf("after deleting r2: %v", entries)
+		}
+		return nil
+	}))
+}
+
+// TestMigrationIndexesDownloadRequests starts from a schema-19 database holding requests (of
+// two tenants) and checks that the migration to the current schema indexes them as Put would.
+func TestMigrationIndexesDownloadRequests(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 19) }); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	err := db.Update(func(tx *bolt.Tx) error {
+		for _, r := range []DownloadRequest{
+			{ID: "r1", TenantID: "a", DownloadTypeID: "Recibidos", SatQueryTypeID: "CFDI", DownloadRequestStatusID: "Completed", CreatedAt: day},
+			{ID: "r2", TenantID: "b", DownloadTypeID: "Emitidos", RequesterTin: "ANA010101AAA", DownloadRequestStatusID: "Failed", CreatedAt: day.AddDate(0, 0, 1)},
+		} {
+			raw, _ := json.Marshal(r)
+			if err := tx.Bucket(bucketDownloadRequests).Put(key(r.TenantID, r.ID), raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(migrate); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		entries, counters := searchIndexOf(t, tx)
+		want := []string{"a d 2026-03-01|r1", "a q CFDI|r1", "a s COMPLETED|r1", "a t RECIBIDOS|r1",
+			"b d 2026-03-02|r2", "b n ANA010101AAA|r2", "b s FAILED|r2", "b t EMITIDOS|r2"}
+		if fmt.Sprint(entries) != fmt.Sprint(want) || len(counters) != len(want) {
+			t.Errorf("after the migration:\n%v\n%v\nwant\n%v", entries, counters, want)
+		}
+		if s, err := newTx(tx).DownloadRequests("b").Summary("r2"); err != nil || s.Requester != "ANA010101AAA" || s.Day != "2026-03-02" {
+			t.Errorf("summary after the migration: %+v %v", s, err)
+		}
+		return nil
+	})
 }

@@ -90,10 +90,24 @@ func (s boltInvoices) Put(v Invoice) error {
 	return s.canceling.Delete(key(s.tenant, v.ID))
 }
 
-// encode writes the summary's fields as length-prefixed strings (uvarint lengths): read by
-// decodeSummary without a JSON decoder, whatever bytes the series holds.
-func (r InvoiceSummary) encode() []byte {
-	fields := r.fields()
+// encode writes the summary's fields as length-prefixed strings (encodeStrings).
+func (r InvoiceSummary) encode() []byte { return encodeStrings(r.fields()) }
+
+func (r *InvoiceSummary) fields() []*string {
+	return []*string{&r.ID, &r.IssuerTin, &r.RecipientTin, &r.IssuerPersonID, &r.RecipientPersonID, &r.TypeCode, &r.Status, &r.Date, &r.Series}
+}
+
+func decodeSummary(b []byte) (InvoiceSummary, error) {
+	var r InvoiceSummary
+	if !decodeStrings(b, r.fields()) {
+		return InvoiceSummary{}, errors.New("malformed invoice summary")
+	}
+	return r, nil
+}
+
+// encodeStrings writes strings as length-prefixed bytes (uvarint lengths): read back by
+// decodeStrings without a JSON decoder, whatever bytes they hold.
+func encodeStrings(fields []*string) []byte {
 	n := 0
 	for _, f := range fields {
 		n += binary.MaxVarintLen64 + len(*f)
@@ -106,24 +120,17 @@ func (r InvoiceSummary) encode() []byte {
 	return b
 }
 
-func (r *InvoiceSummary) fields() []*string {
-	return []*string{&r.ID, &r.IssuerTin, &r.RecipientTin, &r.IssuerPersonID, &r.RecipientPersonID, &r.TypeCode, &r.Status, &r.Date, &r.Series}
-}
-
-func decodeSummary(b []byte) (InvoiceSummary, error) {
-	var r InvoiceSummary
-	for _, f := range r.fields() {
+// decodeStrings reads what encodeStrings wrote into fields; false when b is not exactly that.
+func decodeStrings(b []byte, fields []*string) bool {
+	for _, f := range fields {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || uint64(len(b)-k) < n {
-			return InvoiceSummary{}, errors.New("malformed invoice summary")
+			return false
 		}
 		*f = string(b[k : k+int(n)])
 		b = b[k+int(n):]
 	}
-	if len(b) != 0 {
-		return InvoiceSummary{}, errors.New("malformed invoice summary")
-	}
-	return r, nil
+	return len(b) == 0
 }
 
 func (s boltInvoices) List(offset, limit int) ([]Invoice, int, error) { return s.page(offset, limit) }
@@ -154,15 +161,23 @@ func (s boltInvoices) EachSummary(from, to time.Time, fn func(InvoiceSummary) er
 
 // byPrefix is the key prefix of a tenant's invoices whose field is folded (Fold).
 func byPrefix(tenant string, f InvoiceField, folded string) []byte {
-	v := folded
+	return fieldPrefix(tenant, byte(f), folded)
+}
+
+// fieldPrefix is the key prefix, in an index by field, of a tenant's records whose field f
+// holds the folded value: "<tenant>/<f>/<uvarint length><value>", the record's id after it.
+func fieldPrefix(tenant string, f byte, folded string) []byte {
 	b := key(tenant, string(f), "")
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
+	b = binary.AppendUvarint(b, uint64(len(folded)))
+	return append(b, folded...)
 }
 
 // countKeyBy is the counter of a byPrefix in the counts bucket.
-func countKeyBy(prefix []byte) []byte {
-	return append(append(bytes.Clone(bucketInvoicesBy), '/'), prefix...)
+func countKeyBy(prefix []byte) []byte { return countKeyIn(bucketInvoicesBy, prefix) }
+
+// countKeyIn is the counter of an index prefix of the bucket named index in the counts bucket.
+func countKeyIn(index, prefix []byte) []byte {
+	return append(append(bytes.Clone(index), '/'), prefix...)
 }
 
 // indexSummary moves an invoice's index entries and counters from its old summary (nil: new)

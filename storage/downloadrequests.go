@@ -10,7 +10,64 @@ var (
 	bucketDownloadRequestsActive = []byte("download_requests_active")
 	bucketDownloadPackages       = []byte("download_packages")
 	bucketDownloadItems          = []byte("download_items")
+	// bucketDownloadRequestsSummary holds what a search filters by, per request; and
+	// bucketDownloadRequestsBy the requests by each field a search filters on, counted.
+	bucketDownloadRequestsSummary = []byte("download_requests_summary")
+	bucketDownloadRequestsBy      = []byte("download_requests_by")
 )
+
+// DownloadRequestField is a field a search of download requests filters on, each kept as an
+// index (download_requests_by) whose values are counted.
+type DownloadRequestField byte
+
+// The indexed fields of a download request.
+const (
+	RequestsByDay          DownloadRequestField = 'd' // the creation day in UTC, YYYY-MM-DD
+	RequestsByStatus       DownloadRequestField = 's' // DownloadRequestStatusID
+	RequestsByDownloadType DownloadRequestField = 't' // DownloadTypeID
+	RequestsByQueryType    DownloadRequestField = 'q' // SatQueryTypeID
+	RequestsByRequestType  DownloadRequestField = 'k' // DownloadRequestTypeID
+	RequestsByRule         DownloadRequestField = 'r' // DownloadRuleID
+	RequestsByRequester    DownloadRequestField = 'n' // RequesterTin
+)
+
+// DownloadRequestFields is every indexed field.
+var DownloadRequestFields = []DownloadRequestField{RequestsByDay, RequestsByStatus, RequestsByDownloadType,
+	RequestsByQueryType, RequestsByRequestType, RequestsByRule, RequestsByRequester}
+
+// DownloadRequestSummary is what a search of download requests filters by, as stored (not
+// folded), rewritten by every Put.
+type DownloadRequestSummary struct {
+	ID, Day, Status, DownloadType, QueryType, RequestType, Rule, Requester string
+}
+
+// SummaryOf is the summary of a request.
+func SummaryOf(r DownloadRequest) DownloadRequestSummary {
+	return DownloadRequestSummary{ID: r.ID, Day: r.CreatedAt.UTC().Format(time.DateOnly), Status: r.DownloadRequestStatusID,
+		DownloadType: r.DownloadTypeID, QueryType: r.SatQueryTypeID, RequestType: r.DownloadRequestTypeID, Rule: r.DownloadRuleID,
+		Requester: r.RequesterTin}
+}
+
+// Field is the value of one indexed field.
+func (s DownloadRequestSummary) Field(f DownloadRequestField) string {
+	switch f {
+	case RequestsByDay:
+		return s.Day
+	case RequestsByStatus:
+		return s.Status
+	case RequestsByDownloadType:
+		return s.DownloadType
+	case RequestsByQueryType:
+		return s.QueryType
+	case RequestsByRequestType:
+		return s.RequestType
+	case RequestsByRule:
+		return s.Rule
+	case RequestsByRequester:
+		return s.Requester
+	}
+	return ""
+}
 
 // DownloadRequest is a bulk download request of a tenant (the official client's
 // DownloadRequest) and what the worker knows of it at the SAT.
@@ -75,12 +132,22 @@ const (
 type DownloadRequests interface {
 	// Get returns a request, ErrNotFound when the tenant has none with that id.
 	Get(id string) (DownloadRequest, error)
-	// Put saves a request and keeps it in the worker's index while Active.
+	// Put saves a request, its summary and its search index entries, and keeps it in the
+	// worker's index while Active.
 	Put(r DownloadRequest) error
 	// Delete removes a request, its packages and its items; absent is not an error.
 	Delete(id string) error
 	// List returns requests in creation order from offset, at most limit, and the total count.
 	List(offset, limit int) ([]DownloadRequest, int, error)
+	// CountBy is how many of the tenant's requests have the field equal to value (compared
+	// folded, Fold), from the index's counter.
+	CountBy(f DownloadRequestField, value string) (int, error)
+	// EachBy calls fn with the id of each request whose field equals value (folded), in
+	// creation order, without reading the requests; fn returning ErrStop ends the walk.
+	EachBy(f DownloadRequestField, value string, fn func(id string) error) error
+	// Summary returns what a search filters by of a request, without decoding it; ErrNotFound
+	// when absent.
+	Summary(id string) (DownloadRequestSummary, error)
 	// PutPackage stores a package read from r (in chunks of 1 MiB) and answers its size.
 	PutPackage(requestID, packageID string, r io.Reader) (int64, error)
 	// PutPackageChunk stores the i-th chunk of a package (chunks are read back in order).

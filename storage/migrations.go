@@ -211,6 +211,25 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketStampTransactions)
 		return err
 	},
+	// 21: the signed cartas manifiesto, every version of each person's, from now on.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketManifests)
+		return err
+	},
+	// 22: download requests are summarized and indexed by every field a search filters on (the
+	// creation day among them), each value counted, so a search walks only the requests of its
+	// most selective filter and decodes only its page.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketDownloadRequestsSummary, bucketDownloadRequestsBy} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return indexDownloadRequests(tx)
+	},
+	// 23: credits held before movements were recorded (schema 20) get an opening movement each,
+	// before the tenant's first, so every person's history of movements adds up to its balance.
+	func(tx *bolt.Tx) error { return openingMovements(tx, time.Now()) },
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

@@ -57,6 +57,9 @@
 //	download_requests_active <tenantID>/<requestID>       → empty   (while the worker has work on it)
 //	download_packages    <tenantID>/<requestID>/<packageID>/<4-byte big-endian chunk> → 1 MiB of the ZIP as the SAT sent it
 //	download_items       <tenantID>/<requestID>/<x|m>/<8-byte big-endian sequence> → DownloadXML or DownloadMetadata (JSON)
+//	download_requests_summary <tenantID>/<requestID>      → DownloadRequestSummary (length-prefixed strings; rewritten by every Put)
+//	download_requests_by <tenantID>/<field>/<len><folded value><requestID> → empty (one per searched field, the
+//	                       creation day in UTC among them; each value counted in counts)
 //	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)
 //	tickets              <tenantID>/<ticketID>            → Ticket (Auto CFDI sale receipts)
@@ -66,6 +69,7 @@
 //	tickets_by           <tenantID>/<p|i|s>/<person or status>/<paid day>/<ticketID> → as tickets_by_paid
 //	                       (p: under the issuer and the recorder; i: the issuer; s: the status; each counted)
 //	stamp_transactions   <tenantID>/<transactionID>       → StampTransaction (counted in counts; never changed)
+//	manifests            <tenantID>/<personID>/<manifestID> → Manifest (every signed letter, the XML as signed; never changed)
 //
 // The outbox (deliveries_due) is an index of pending deliveries, one queue per webhook by due
 // time, kept by Deliveries.Put in the same transaction as the delivery: a pending delivery is

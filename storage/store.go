@@ -67,6 +67,8 @@ type Tx interface {
 	PendingCancellations() ([]PendingCancellation, error)
 	// StampTransactions is the credit movements of a tenant (grants, transfers, consumption).
 	StampTransactions(tenantID string) StampTransactions
+	// Manifests is the signed cartas manifiesto of a tenant's people, every version kept.
+	Manifests(tenantID string) Manifests
 }
 
 // Meta holds database-wide values.

@@ -70,9 +70,9 @@ func TestCommandsParse(t *testing.T) {
 			{[]string{"upload", "--person", "p-1", "--cer", "a.cer", "--key", "a.key"},
 				uploadOptions{f: f, Person: "p-1", Cer: "a.cer", Key: "a.key"}, ""},
 			{[]string{"upload", "--person", "p-1", "--cer", "f.cer", "--key", "f.key", "--fiel", "--password-env", "FIEL_PW"},
-				uploadOptions{f: f, Person: "p-1", Cer: "f.cer", Key: "f.key", FIEL: true, Password: keyPasswordOptions{Env: "FIEL_PW"}}, ""},
+				uploadOptions{f: f, Person: "p-1", Cer: "f.cer", Key: "f.key", FIEL: true, Password: cmdutil.KeyPassword{Env: "FIEL_PW"}}, ""},
 			{[]string{"upload", "--person", "p-1", "--cer", "a.cer", "--key", "a.key", "--password-file", "pw.txt", "--password-stdin"},
-				uploadOptions{f: f, Person: "p-1", Cer: "a.cer", Key: "a.key", Password: keyPasswordOptions{File: "pw.txt", Stdin: true}}, ""}, // refused by the run
+				uploadOptions{f: f, Person: "p-1", Cer: "a.cer", Key: "a.key", Password: cmdutil.KeyPassword{File: "pw.txt", Stdin: true}}, ""}, // refused by the run
 			{[]string{"upload", "--person", "p-1", "--cer", "a.cer", "--key", "a.key", "extra"}, uploadOptions{}, `unexpected argument "extra"`},
 			{[]string{"upload", "--person", "p-1"}, uploadOptions{}, `Required flags "cer, key" not set`},
 			{[]string{"upload", "--person", "p-1", "--cer", "a.cer", "--key", "a.key", "--password", "x"}, uploadOptions{}, "flag provided but not defined: -password"},

@@ -4,11 +4,9 @@
 package taxfiles
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,7 +18,6 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 )
 
 // NewCmd is `timbra tax-files` and its subcommands.
@@ -169,95 +166,12 @@ func getRun(c *cli.Context, o *getOptions) error {
 	return p.Fields(x, taxFileFields(p, x))
 }
 
-// keyPasswordOptions are the ways to give a private key's password.
-type keyPasswordOptions struct {
-	File  string
-	Env   string
-	Stdin bool
-}
-
-func keyPasswordFlags(o *keyPasswordOptions) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "password-file", Usage: "read the key's password from the first line of `PATH`", TakesFile: true, Destination: &o.File},
-		&cli.StringFlag{Name: "password-env", Usage: "read the key's password from the environment variable `NAME`", Destination: &o.Env},
-		&cli.BoolFlag{Name: "password-stdin", Usage: "read the key's password from the first line of stdin", Destination: &o.Stdin},
-	}
-}
-
-// read returns the password the options say, or asks for it once, without echo, on a terminal.
-func (o *keyPasswordOptions) read(c *cli.Context, ios *cmdutil.IOStreams) (string, error) {
-	n := 0
-	for _, b := range []bool{o.File != "", o.Env != "", o.Stdin} {
-		if b {
-			n++
-		}
-	}
-	if n > 1 {
-		return "", cmdutil.UsageErrorf(c, "give the key's password one way: --password-file, --password-env or --password-stdin")
-	}
-	switch {
-	case o.File != "":
-		p, err := cmdutil.SecretFromFile(o.File)
-		if err != nil {
-			return "", err
-		}
-		return *p, nil
-	case o.Env != "":
-		v, ok := os.LookupEnv(o.Env)
-		if !ok {
-			return "", cmdutil.UsageErrorf(c, "--password-env: the environment variable %s is not set", o.Env)
-		}
-		return v, nil
-	case o.Stdin:
-		p, err := cmdutil.SecretLine(c.Context, bufio.NewReader(ios.In))
-		if err != nil {
-			return "", err
-		}
-		return *p, nil
-	}
-	if !ios.InTTY {
-		return "", cmdutil.UsageErrorf(c, "missing the key's password: pass --password-file, --password-env or --password-stdin, or run on a terminal to be asked")
-	}
-	fmt.Fprint(ios.Err, "Password of the private key: ")
-	pw, err := readKeyPassword(c.Context, ios.In)
-	fmt.Fprintln(ios.Err)
-	return pw, err
-}
-
-// readKeyPassword reads one line without echo when in is a terminal (a plain line otherwise),
-// keeping spaces: they may be part of a key's password.
-func readKeyPassword(ctx context.Context, in io.Reader) (string, error) {
-	if f, ok := in.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
-		fd := int(f.Fd())
-		state, err := term.GetState(fd)
-		if err != nil {
-			return "", fmt.Errorf("read the password: %w", err)
-		}
-		pw, err := cmdutil.WhileCtx(ctx, func() (string, error) {
-			b, err := term.ReadPassword(fd)
-			if err != nil {
-				return "", fmt.Errorf("read the password: %w", err)
-			}
-			return string(b), nil
-		})
-		if ctx.Err() != nil {
-			_ = term.Restore(fd, state)
-		}
-		return pw, err
-	}
-	p, err := cmdutil.SecretLine(ctx, bufio.NewReader(in))
-	if err != nil {
-		return "", err
-	}
-	return *p, nil
-}
-
 type uploadOptions struct {
 	f        *cmdutil.Factory
 	Person   string
 	Cer, Key string
 	FIEL     bool
-	Password keyPasswordOptions
+	Password cmdutil.KeyPassword
 }
 
 func newUploadCmd(f *cmdutil.Factory, run cmdutil.RunFunc[uploadOptions]) *cli.Command {
@@ -280,7 +194,7 @@ func newUploadCmd(f *cmdutil.Factory, run cmdutil.RunFunc[uploadOptions]) *cli.C
 			&cli.StringFlag{Name: "cer", Usage: "the certificate (.cer, DER) at `PATH`", Required: true, TakesFile: true, Destination: &o.Cer},
 			&cli.StringFlag{Name: "key", Usage: "the private key (.key, encrypted PKCS#8) at `PATH`", Required: true, TakesFile: true, Destination: &o.Key},
 			&cli.BoolFlag{Name: "fiel", Usage: "an e.firma (FIEL) pair: fileType 2 and 3 instead of 0 and 1", Destination: &o.FIEL},
-		}, keyPasswordFlags(&o.Password)...),
+		}, cmdutil.KeyPasswordFlags(&o.Password)...),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
@@ -299,7 +213,7 @@ func uploadRun(c *cli.Context, o *uploadOptions) error {
 	if err != nil {
 		return fmt.Errorf("--key: %w", err)
 	}
-	password, err := o.Password.read(c, o.f.IO)
+	password, err := o.Password.Read(c, o.f.IO)
 	if err != nil {
 		return err
 	}

@@ -27,14 +27,19 @@ type InvoiceFile struct {
 // with fileExtension added only when fileName does not already end in it (a server that sends
 // the bare name), never twice. A name the server sends is not trusted as a path: one that is
 // empty, holds a folder separator, starts with a dot or a dash, or is not printable is refused.
-func (f InvoiceFile) LocalName() (string, error) {
-	name, ext := f.FileName, strings.TrimPrefix(f.FileExtension, ".")
+func (f InvoiceFile) LocalName() (string, error) { return localName(f.FileName, f.FileExtension) }
+
+// LocalName is InvoiceFile.LocalName for a FileResponse.
+func (f FileResponse) LocalName() (string, error) { return localName(f.FileName, f.FileExtension) }
+
+func localName(fileName, extension string) (string, error) {
+	name, ext := fileName, strings.TrimPrefix(extension, ".")
 	if ext != "" && !strings.HasSuffix(strings.ToLower(name), "."+strings.ToLower(ext)) {
 		name += "." + ext
 	}
 	if name == "" || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "-") ||
 		strings.IndexFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
-		return "", fmt.Errorf("the server named the file %q, which is not a plain file name; give --out", f.FileName)
+		return "", fmt.Errorf("the server named the file %q, which is not a plain file name; give --out", fileName)
 	}
 	return name, nil
 }

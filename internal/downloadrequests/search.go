@@ -90,59 +90,95 @@ type Search struct {
 	RequesterTin            string
 }
 
-// Search answers a page of the tenant's requests that match, in creation order. The storage
-// keeps a tenant's requests in creation order without an index by date or field, so a search
-// reads the tenant's requests once (O(the tenant's requests), in chunks), and keeps only the
-// page's in memory.
+// Search answers a page of the tenant's requests that match, in creation order. Every field a
+// search filters on is indexed and each value counted (storage's download_requests_by): the
+// search walks the index of its filter with the fewest requests, checks the others on each
+// request's summary, and decodes only the page's requests; with one filter the total is the
+// index's counter and the walk stops at the page's end, with none the list's.
 func (s *Service) Search(ctx context.Context, c auth.Caller, q Search, page, size int) (api.PagedList[api.DownloadRequest], error) {
-	var day time.Time
+	type filter struct {
+		f storage.DownloadRequestField
+		v string
+	}
+	var fs []filter
 	if q.CreatedAt != "" {
-		t, err := time.Parse("2006-01-02", strings.TrimSpace(q.CreatedAt))
+		t, err := time.Parse(time.DateOnly, strings.TrimSpace(q.CreatedAt))
 		if err != nil {
 			return api.PagedList[api.DownloadRequest]{}, apierr.Invalid(field("CreatedAt", fmt.Sprintf(MsgSearchDate, q.CreatedAt), q.CreatedAt))
 		}
-		day = t
+		fs = append(fs, filter{storage.RequestsByDay, t.Format(time.DateOnly)})
 	}
-	match := func(r storage.DownloadRequest) bool {
-		if !day.IsZero() {
-			u := r.CreatedAt.UTC()
-			if u.Before(day) || !u.Before(day.AddDate(0, 0, 1)) {
-				return false
-			}
+	for _, f := range []filter{
+		{storage.RequestsByStatus, q.DownloadRequestStatusID}, {storage.RequestsByDownloadType, q.DownloadTypeID},
+		{storage.RequestsByQueryType, q.SatQueryTypeID}, {storage.RequestsByRequestType, q.DownloadRequestTypeID},
+		{storage.RequestsByRule, q.DownloadRuleID}, {storage.RequestsByRequester, q.RequesterTin},
+	} {
+		if v := storage.Fold(strings.TrimSpace(f.v)); v != "" {
+			fs = append(fs, filter{f.f, v})
 		}
-		for _, f := range [][2]string{
-			{q.DownloadRequestStatusID, r.DownloadRequestStatusID}, {q.DownloadTypeID, r.DownloadTypeID},
-			{q.SatQueryTypeID, r.SatQueryTypeID}, {q.DownloadRequestTypeID, r.DownloadRequestTypeID},
-			{q.DownloadRuleID, r.DownloadRuleID}, {q.RequesterTin, r.RequesterTin},
-		} {
-			if v := strings.TrimSpace(f[0]); v != "" && !strings.EqualFold(v, f[1]) {
-				return false
-			}
-		}
-		return true
 	}
-	const chunk = 256
 	var out []api.DownloadRequest
 	total, skip := 0, (page-1)*size
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
-		for off := 0; ; off += chunk {
-			rs, n, err := tx.DownloadRequests(c.TenantID).List(off, chunk)
+		rs := tx.DownloadRequests(c.TenantID)
+		if len(fs) == 0 {
+			list, n, err := rs.List(skip, size)
+			for _, r := range list {
+				out = append(out, ToAPI(r))
+			}
+			total = n
+			return err
+		}
+		// the filter with the fewest requests is walked; the others are checked on summaries
+		best := 0
+		for i, f := range fs {
+			n, err := rs.CountBy(f.f, f.v)
 			if err != nil {
 				return err
 			}
-			for _, r := range rs {
-				if !match(r) {
-					continue
-				}
-				if total >= skip && len(out) < size {
-					out = append(out, ToAPI(r))
-				}
-				total++
-			}
-			if len(rs) < chunk || off+chunk >= n {
-				return nil
+			if i == 0 || n < total {
+				best, total = i, n
 			}
 		}
+		walked := fs[best]
+		rest := append(fs[:best:best], fs[best+1:]...)
+		var ids []string
+		n := 0
+		err := rs.EachBy(walked.f, walked.v, func(id string) error {
+			if len(rest) > 0 {
+				sum, err := rs.Summary(id)
+				if err != nil {
+					return err
+				}
+				for _, f := range rest {
+					if storage.Fold(sum.Field(f.f)) != f.v {
+						return nil
+					}
+				}
+			}
+			if n >= skip && len(ids) < size {
+				ids = append(ids, id)
+			}
+			n++
+			if len(rest) == 0 && len(ids) == size {
+				return storage.ErrStop // the total is the counter's
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(rest) > 0 {
+			total = n
+		}
+		for _, id := range ids {
+			r, err := rs.Get(id)
+			if err != nil {
+				return fmt.Errorf("download request %s of the index: %w", id, err)
+			}
+			out = append(out, ToAPI(r))
+		}
+		return nil
 	})
 	if err != nil {
 		return api.PagedList[api.DownloadRequest]{}, err

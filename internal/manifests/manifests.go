@@ -25,6 +25,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/csd"
+	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/people"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -44,6 +45,8 @@ const (
 	MsgNoPerson    = "La carta manifiesto la firma una persona: la API key no pertenece a ninguna."
 	MsgNoRFC       = "La persona no tiene RFC: regístralo antes de firmar la carta manifiesto."
 	MsgOtherRFC    = "La e.firma es del RFC '%s' y la persona tiene el RFC '%s': la carta manifiesto se firma con la e.firma propia."
+	MsgNotSigned   = "La persona '%s' no ha firmado la carta manifiesto."
+	MsgNoVersion   = "La persona '%s' no tiene una carta manifiesto firmada con el id '%s'."
 	Provider       = "timbra"
 )
 
@@ -80,7 +83,8 @@ func decode(prop, words string, v *string) ([]byte, *api.Failure) {
 }
 
 // Sign checks the caller's e.firma (its own RFC, current, the key opened by the password),
-// signs the caller's letter with it, marks the person Signed and answers the signed letter.
+// signs the caller's letter with it, marks the person Signed, keeps the letter as a new version
+// of the person's (Latest, Version, Versions) and answers it.
 func (s *Service) Sign(ctx context.Context, c auth.Caller, in api.SignManifestRequest) (api.FileResponse, error) {
 	now := time.Now()
 	if s.Now != nil {
@@ -156,10 +160,127 @@ func (s *Service) Sign(ctx context.Context, c auth.Caller, in api.SignManifestRe
 		if err := tx.People(c.TenantID).Put(p); err != nil {
 			return err
 		}
-		out = api.FileResponse{Base64File: base64.StdEncoding.EncodeToString(letter), FileName: "carta-manifiesto-" + rfc + ".xml", FileExtension: "xml"}
+		m := storage.Manifest{ID: ids.New(now), PersonID: p.ID, Tin: rfc, CertificateNumber: cert.Number,
+			FileName: "carta-manifiesto-" + rfc + ".xml", XML: letter, SignedAt: now.UTC()}
+		if err := tx.Manifests(c.TenantID).Add(m); err != nil {
+			return err
+		}
+		out = file(m)
 		return nil
 	})
 	return out, err
+}
+
+// Page sizes of a person's signed letters.
+const (
+	DefaultPage = 10
+	MaxPage     = 50
+)
+
+func file(m storage.Manifest) api.FileResponse {
+	return api.FileResponse{Base64File: base64.StdEncoding.EncodeToString(m.XML), FileName: m.FileName, FileExtension: "xml"}
+}
+
+// readable checks that c may read personID's letters: the person themself and the tenant's
+// owner, as with credentials; to anybody else the person does not exist (404).
+func readable(c auth.Caller, personID string) error {
+	if !auth.SeesCredentialsOf(c, personID) {
+		return apierr.NotFound(personID)
+	}
+	return nil
+}
+
+// notSigned is the 404 of a person without the letter asked for: a person of the tenant who
+// never signed gets the text, an unknown id the usual 404. A deleted person's letters stay and
+// are read as any other's.
+func notSigned(tx storage.Tx, c auth.Caller, personID string, text string) error {
+	known, err := tx.People(c.TenantID).Has(personID)
+	if err != nil {
+		return err
+	}
+	if !known {
+		_, n, err := tx.Manifests(c.TenantID).List(personID, 0, 0)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apierr.NotFound(personID)
+		}
+	}
+	return apierr.NotFoundText(text)
+}
+
+// Latest answers the newest signed letter of a person, byte for byte as it was signed.
+func (s *Service) Latest(ctx context.Context, c auth.Caller, personID string) (api.FileResponse, error) {
+	if err := readable(c, personID); err != nil {
+		return api.FileResponse{}, err
+	}
+	var out api.FileResponse
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
+		m, err := tx.Manifests(c.TenantID).Latest(personID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return notSigned(tx, c, personID, fmt.Sprintf(MsgNotSigned, personID))
+		}
+		if err != nil {
+			return err
+		}
+		out = file(m)
+		return nil
+	})
+	return out, err
+}
+
+// Version answers one signed letter of a person by its id.
+func (s *Service) Version(ctx context.Context, c auth.Caller, personID, id string) (api.FileResponse, error) {
+	if err := readable(c, personID); err != nil {
+		return api.FileResponse{}, err
+	}
+	var out api.FileResponse
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
+		m, err := tx.Manifests(c.TenantID).Get(personID, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return notSigned(tx, c, personID, fmt.Sprintf(MsgNoVersion, personID, id))
+		}
+		if err != nil {
+			return err
+		}
+		out = file(m)
+		return nil
+	})
+	return out, err
+}
+
+// Versions answers a page of a person's signed letters, newest first, without their XML (each
+// is read with Version). A person who never signed has an empty list.
+func (s *Service) Versions(ctx context.Context, c auth.Caller, personID string, page, size int) (api.PagedList[api.Manifest], error) {
+	if err := readable(c, personID); err != nil {
+		return api.PagedList[api.Manifest]{}, err
+	}
+	var out []api.Manifest
+	total := 0
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
+		ms, n, err := tx.Manifests(c.TenantID).List(personID, (page-1)*size, size)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if known, err := tx.People(c.TenantID).Has(personID); err != nil {
+				return err
+			} else if !known {
+				return apierr.NotFound(personID)
+			}
+		}
+		total = n
+		for _, m := range ms {
+			out = append(out, api.Manifest{ID: m.ID, PersonID: m.PersonID, Tin: m.Tin, CertificateNumber: m.CertificateNumber,
+				FileName: m.FileName, SignedAt: api.FormatAudit(m.SignedAt)})
+		}
+		return nil
+	})
+	if err != nil {
+		return api.PagedList[api.Manifest]{}, err
+	}
+	return api.NewPage(out, page, size, total), nil
 }
 
 // Letter is the signed carta manifiesto of the e.firma's holder.

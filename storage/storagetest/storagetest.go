@@ -21,6 +21,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 	t.Run("APIKeysIndexes", func(t *testing.T) { testAPIKeys(t, open(t)) })
 	t.Run("RollbackOnError", func(t *testing.T) { testRollback(t, open(t)) })
 	t.Run("CatalogsReplaceWhole", func(t *testing.T) { testCatalogs(t, open(t)) })
+	t.Run("ManifestsEveryVersionNewestFirst", func(t *testing.T) { testManifests(t, open(t)) })
 }
 
 var ctx = context.Background()
