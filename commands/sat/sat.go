@@ -106,7 +106,9 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 			return fmt.Errorf("write --addr-file: %w", err)
 		}
 	}
-	fmt.Fprintf(o.f.IO.Err, "local SAT bulk download service at http://%s with %d CFDIs of %s\n", addr, s.CFDIs(), o.CFDIs)
+	all, ret := s.CFDIs()
+	fmt.Fprintf(o.f.IO.Err, "local SAT bulk download service at http://%s with %d CFDIs of %s; its withholding CFDIs (%d) at http://%s%s\n",
+		addr, all-ret, o.CFDIs, ret, addr, satlocal.RetencionesPath)
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
