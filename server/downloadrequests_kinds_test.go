@@ -112,6 +112,8 @@ func TestDownloadByUUIDAgainstLocalSAT(t *testing.T) {
 		"SatInvoiceStatusId", fmt.Sprintf(downloadrequests.MsgUUIDNoFilter, "satInvoiceStatusId"))
 	expectFailure(t, post(`{"requesterTin":"EKU9003173C9","downloadTypeId":"Emitidos","satQueryTypeId":"CFDI","uuid":"33333333-3333-4333-8333-333333333333","startDate":"2024-01-01","endDate":"2024-02-01"}`),
 		"Uuid", downloadrequests.MsgUUIDOnly)
+	expectFailure(t, post(`{"downloadRuleId":"r-1","downloadTypeId":"Uuid","uuid":"33333333-3333-4333-8333-333333333333"}`),
+		"StartDate", fmt.Sprintf(downloadrequests.MsgDateRequired, "Start Date"))
 	if r := post(`{"requesterTin":"EKU9003173C9","downloadTypeId":"Uuid","satQueryTypeId":"CFDI","uuid":12}`); r.status != 400 || r.env.Succeeded {
 		t.Errorf("a uuid of another type: %d %s", r.status, r.raw)
 	}

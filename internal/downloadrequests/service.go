@@ -180,7 +180,8 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRequ
 	var fs []api.Failure
 	start, end := text(in.StartDate), text(in.EndDate)
 	var st, en time.Time
-	byUUID := text(in.DownloadTypeID) == DownloadByUUID
+	// a rule's download type (never Uuid) replaces the one sent: its requests have a period
+	byUUID := text(in.DownloadTypeID) == DownloadByUUID && text(in.DownloadRuleID) == ""
 	for _, d := range []struct {
 		prop, words, v string
 		t              *time.Time
