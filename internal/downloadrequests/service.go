@@ -5,10 +5,12 @@
 // A request comes from an approved rule (downloadRuleId: the rule's RFC, download type, query
 // type and invoice status) or from explicit parameters (requesterTin names a person of the
 // tenant with a current e.firma); the dates are the SAT's FechaInicial and FechaFinal, in
-// Mexico City's wall clock. A new request is Pending; the worker queries the SAT (InProgress
-// once accepted), verifies it with back-off, then downloads every package, stores it as the SAT
-// sent it and indexes its CFDIs (xmls) or metadata lines (meta-items): Completed, ready to
-// download. A SAT refusal, or an e.firma that is gone, makes it Failed with the SAT's code and
+// Mexico City's wall clock. A request by UUID (downloadTypeId Uuid and timbra's uuid) has no
+// dates and no filters; onBehalfTin (timbra's) is SAT's RfcACuentaTerceros; query type
+// Retenciones goes to SAT's service of withholding CFDIs (kinds.go). A new request is Pending;
+// the worker queries the SAT (InProgress once accepted), verifies it with back-off, then
+// downloads every package, stores it as the SAT sent it and indexes its CFDIs (xmls) or
+// metadata lines (meta-items): Completed, ready to download. A SAT refusal, or an e.firma that is gone, makes it Failed with the SAT's code and
 // text; SAT's 404 and unreachable answers are retried with back-off.
 package downloadrequests
 
