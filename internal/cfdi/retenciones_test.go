@@ -71,3 +71,20 @@ func TestReadRetenciones(t *testing.T) {
 		t.Errorf("version 1 namespace: %v", err)
 	}
 }
+
+// FuzzReadRetenciones: ReadRetenciones never panics; what it accepts has a root of
+// retenciones:Retenciones (IsRetenciones agrees) and a UUID in upper case.
+func FuzzReadRetenciones(f *testing.F) {
+	f.Add(satwstest.Retenciones("aaaaaaaa-1111-4111-8111-111111111111", "EKU9003173C9", "AAA010101AAA", "2024-01-10T12:00:00"))
+	f.Add([]byte(`<r:Retenciones xmlns:r="http://www.sat.gob.mx/esquemas/retencionpago/2"><r:Complemento><t:TimbreFiscalDigital xmlns:t="http://www.sat.gob.mx/TimbreFiscalDigital" UUID="x"/></r:Complemento></r:Retenciones>`))
+	f.Add([]byte(`<a/>`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := cfdi.ReadRetenciones(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if !cfdi.IsRetenciones(bytes.NewReader(b)) || r.UUID == "" || r.UUID != strings.ToUpper(r.UUID) {
+			t.Fatalf("accepted %q as %+v", b, r)
+		}
+	})
+}
