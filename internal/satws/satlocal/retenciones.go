@@ -21,7 +21,8 @@ const RetencionesPath = "/retenciones"
 // (and nothing read past the root) when the file is another document, a CFDI 4.0 say.
 // Retenciones have no TipoDeComprobante and no ACuentaTerceros; the total is
 // MontoTotOperacion, the receiver the national one's RFC (empty for a foreign receiver), the
-// complements the lower-case names of their elements.
+// complements the lower-case names of their elements. A metadata package writes them with the
+// CFDI's columns and EfectoComprobante empty (SAT's columns for them are unconfirmed).
 func readRetenciones(path string) (CFDI, bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
