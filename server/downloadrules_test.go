@@ -77,6 +77,7 @@ func TestDownloadRules(t *testing.T) {
 		{"long description", ruleBody(ana.person, long, "CFDI", "Emitidos", "Vigente"), "Description", "'Description' debe ser menor o igual que 100 caracteres. Ingresó 101 caracteres."},
 		{"query type", ruleBody(ana.person, "d", "XML", "Emitidos", "Vigente"), "SatQueryTypeId", fmt.Sprintf(downloadrules.MsgBadQueryType, "XML")},
 		{"download type", ruleBody(ana.person, "d", "CFDI", "Todos", "Vigente"), "DownloadTypeId", fmt.Sprintf(downloadrules.MsgBadDownloadType, "Todos")},
+		{"download by UUID", ruleBody(ana.person, "d", "CFDI", "Uuid", "Vigente"), "DownloadTypeId", downloadrules.MsgRuleByUUID},
 		{"invoice status", ruleBody(ana.person, "d", "CFDI", "Emitidos", "Activo"), "SatInvoiceStatusId", fmt.Sprintf(downloadrules.MsgBadInvoiceStatus, "Activo")},
 		{"Cancelado with CFDI", ruleBody(ana.person, "d", "CFDI", "Emitidos", "Cancelado"), "SatInvoiceStatusId", downloadrules.MsgCanceledOnlyMeta},
 		{"Cancelado with Retenciones", ruleBody(ana.person, "d", "Retenciones", "Recibidos", "Cancelado"), "SatInvoiceStatusId", downloadrules.MsgCanceledOnlyMeta},

@@ -18,7 +18,8 @@ import (
 //   - pointers, slices, maps and interfaces may be null (a nil one encodes as null);
 //   - time.Time is a date-time string; []byte a base64 string; json.RawMessage and interfaces
 //     are any value;
-//   - types with their own JSON encoding are described in schemaOverrides.
+//   - types with their own JSON encoding are described in schemaOverrides;
+//   - a field's `doc` tag is its description (timbra's extensions of the official models).
 
 // schemaMode is what a schema describes: an answer (strict) or a request body (lenient).
 type schemaMode int
@@ -161,7 +162,11 @@ func (g *schemaSet) component(t reflect.Type, mode schemaMode) string {
 	props := map[string]any{}
 	required := []string{}
 	for _, f := range jsonFields(t) {
-		props[f.name] = g.schema(f.typ, mode)
+		fs := g.schema(f.typ, mode)
+		if f.doc != "" {
+			fs = describe(fs, f.doc)
+		}
+		props[f.name] = fs
 		if mode == modeAnswer && !f.omitEmpty {
 			required = append(required, f.name)
 		}
@@ -206,11 +211,20 @@ func clone(m map[string]any) map[string]any {
 	return out
 }
 
-// jsonField is one field as encoding/json writes it.
+// describe is schema s with a description (beside a $ref too: OpenAPI 3.1 allows it).
+func describe(s map[string]any, doc string) map[string]any {
+	out := clone(s)
+	out["description"] = doc
+	return out
+}
+
+// jsonField is one field as encoding/json writes it; doc is its `doc` tag, the description of
+// what the official client's model lacks (timbra's extensions).
 type jsonField struct {
 	name      string
 	typ       reflect.Type
 	omitEmpty bool
+	doc       string
 }
 
 // jsonFields are the fields of struct t as encoding/json sees them, in order (embedded structs
@@ -240,7 +254,7 @@ func jsonFields(t reflect.Type) []jsonField {
 		if name == "" {
 			name = f.Name
 		}
-		out = append(out, jsonField{name: name, typ: f.Type, omitEmpty: strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")})
+		out = append(out, jsonField{name: name, typ: f.Type, doc: f.Tag.Get("doc"), omitEmpty: strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")})
 	}
 	return out
 }

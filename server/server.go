@@ -70,7 +70,10 @@ type Config struct {
 	// SatDownload is the SAT's bulk download web service the download requests' worker calls
 	// (satws.SATEndpoints when empty; a local SAT's with satws.EndpointsAt); SatDownloadInterval
 	// is the worker's round (30 s when 0) and SatDownloadBackoff its back-off (satws.DefaultBackoff).
+	// SatRetenciones is SAT's service of withholding CFDIs (satws.SATRetencionesEndpoints when
+	// empty), for the requests of query type Retenciones.
 	SatDownload         satws.Endpoints
+	SatRetenciones      satws.Endpoints
 	SatDownloadInterval time.Duration
 	SatDownloadBackoff  satws.Backoff
 	// DownloadRulesEvery is how often an approved download rule creates its Automatic request
@@ -168,9 +171,13 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if sat == (satws.Endpoints{}) {
 		sat = satws.SATEndpoints
 	}
-	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, HTTP: &http.Client{Timeout: 10 * time.Minute},
-		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff,
-		RulesEvery: cfg.DownloadRulesEvery}
+	retenciones := cfg.SatRetenciones
+	if retenciones == (satws.Endpoints{}) {
+		retenciones = satws.SATRetencionesEndpoints
+	}
+	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, Retenciones: retenciones,
+		HTTP: &http.Client{Timeout: 10 * time.Minute}, Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval,
+		Backoff: cfg.SatDownloadBackoff, RulesEvery: cfg.DownloadRulesEvery}
 	s.manifests = &manifests.Service{Store: store, Now: cfg.Now}
 	s.downloads = &downloadrequests.Service{Store: store, TaxFiles: s.taxFiles, Wake: s.worker.Wake, Now: cfg.Now}
 	// in the test environment a receiver on the developer's machine may be plain http

@@ -79,15 +79,17 @@ type DownloadRequest struct {
 	DownloadRuleID        string `json:"downloadRuleId,omitempty"`
 	DownloadTypeID        string `json:"downloadTypeId"`        // Emitidos, Recibidos, Uuid
 	DownloadRequestTypeID string `json:"downloadRequestTypeId"` // Manual, Automatic
-	SatQueryTypeID        string `json:"satQueryTypeId"`        // CFDI, Metadata
+	SatQueryTypeID        string `json:"satQueryTypeId"`        // CFDI, Metadata, Retenciones
 	SatInvoiceTypeID      string `json:"satInvoiceTypeId,omitempty"`
 	SatInvoiceStatusID    string `json:"satInvoiceStatusId,omitempty"`
 	SatInvoiceComplement  string `json:"satInvoiceComplementId,omitempty"`
 	RequesterTin          string `json:"requesterTin"`
 	IssuerTin             string `json:"issuerTin,omitempty"`
 	RecipientTin          string `json:"recipientTin,omitempty"`
-	UUID                  string `json:"uuid,omitempty"` // a download by UUID
-	// StartDate and EndDate are wall-clock times (Mexico City), kept as UTC values.
+	UUID                  string `json:"uuid,omitempty"`        // a download by UUID (Folio)
+	OnBehalfTin           string `json:"onBehalfTin,omitempty"` // RfcACuentaTerceros
+	// StartDate and EndDate are wall-clock times (Mexico City), kept as UTC values; zero for a
+	// download by UUID.
 	StartDate time.Time `json:"startDate"`
 	EndDate   time.Time `json:"endDate"`
 

@@ -24,18 +24,23 @@ const (
 	statusFailed    = "Failed"
 )
 
+// downloadByUUID is the download type of one CFDI by its UUID (catalog DownloadTypes).
+const downloadByUUID = "Uuid"
+
 // NewCmd is `timbra downloads` and its subcommands.
 func NewCmd(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "downloads",
 		Usage: "Ask the SAT for CFDIs or metadata in bulk, follow the requests and save what they bring",
-		Description: "A bulk download request asks the SAT's web service for the CFDIs or the metadata a person\n" +
-			"issued or received in a period. The server signs it with the person's e.firma (upload it with\n" +
+		Description: "A bulk download request asks the SAT's web service for the CFDIs, the metadata or the\n" +
+			"withholding CFDIs (Retenciones) a person issued or received in a period, or for one CFDI by its\n" +
+			"UUID. The server signs it with the person's e.firma (upload it with\n" +
 			"timbra tax-files), queries, verifies and downloads the packages; a request is Pending, then\n" +
 			"InProgress, then Completed (or Failed with the SAT's code and text).\n\n" +
 			"Examples:\n" +
 			"  timbra downloads request --rule 0c1e... --from 2026-01-01 --to 2026-02-01\n" +
 			"  timbra downloads request --requester EKU9003173C9 --type Emitidos --query CFDI --from 2026-01-01 --to 2026-02-01\n" +
+			"  timbra downloads request --requester EKU9003173C9 --uuid 96623061-61fe-49de-b298-c7156476aa8b\n" +
 			"  timbra downloads wait 5b7d...\n" +
 			"  timbra downloads xmls 5b7d... --save cfdis\n" +
 			"  timbra downloads package 5b7d... --dir zips",
@@ -49,6 +54,7 @@ type requestOptions struct {
 	Rule, Requester, Type, Query    string
 	InvoiceType, Status, Complement string
 	Issuer, Recipient, From, To     string
+	UUID, OnBehalf                  string
 }
 
 func newRequestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[requestOptions]) *cli.Command {
@@ -58,20 +64,30 @@ func newRequestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[requestOptions]) *cli
 		Name:  "request",
 		Usage: "Create a bulk download request, from an approved rule or explicit parameters",
 		UsageText: "timbra downloads request --rule ID --from DATE --to DATE [-o json]\n" +
-			"timbra downloads request --requester RFC --type Emitidos|Recibidos --query CFDI|Metadata --from DATE --to DATE\n" +
-			"    [--invoice-type I|E|T|N|P] [--status Vigente|Cancelado] [--complement C] [--issuer RFC] [--recipient RFC] [-o json]",
+			"timbra downloads request --requester RFC --type Emitidos|Recibidos --query CFDI|Metadata|Retenciones --from DATE --to DATE\n" +
+			"    [--invoice-type I|E|T|N|P] [--status Vigente|Cancelado] [--complement C] [--issuer RFC] [--recipient RFC]\n" +
+			"    [--on-behalf RFC] [-o json]\n" +
+			"timbra downloads request --requester RFC --uuid UUID [--query CFDI|Retenciones] [-o json]",
 		Description: "With --rule the rule (approved by the operator) gives the RFC, download type, query type and\n" +
 			"invoice status. Otherwise --requester names a person of the tenant with a current e.firma.\n" +
 			"The dates are the SAT's period in Mexico City's wall clock (2026-01-01, 2026-01-01T00:00:00 or\n" +
-			"with an offset, converted). The SAT gives received CFDIs only Vigente (--status Vigente).\n\n" +
+			"with an offset, converted). The SAT gives received CFDIs only Vigente (--status Vigente).\n" +
+			"--query Retenciones asks for the withholding CFDIs (CFDI de Retenciones e información de pagos).\n" +
+			"--on-behalf keeps the CFDIs with a concept on behalf of that RFC (SAT's RfcACuentaTerceros).\n\n" +
+			"--uuid asks for the one CFDI of that UUID, issued or received by the requester (download type\n" +
+			"Uuid): no period and no filters; --query is CFDI unless it is a retención (Retenciones).\n\n" +
 			"Examples:\n" +
 			"  timbra downloads request --rule 0c1e... --from 2026-01-01 --to 2026-02-01\n" +
-			"  timbra downloads request --requester EKU9003173C9 --type Recibidos --query Metadata --from 2026-01-01 --to 2026-01-31T23:59:59",
+			"  timbra downloads request --requester EKU9003173C9 --type Recibidos --query Metadata --from 2026-01-01 --to 2026-01-31T23:59:59\n" +
+			"  timbra downloads request --requester EKU9003173C9 --uuid 96623061-61fe-49de-b298-c7156476aa8b\n" +
+			"  timbra downloads request --requester EKU9003173C9 --type Emitidos --query Retenciones --from 2026-01-01 --to 2026-02-01",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "rule", Usage: "an approved download rule's `ID`", Destination: &o.Rule},
 			&cli.StringFlag{Name: "requester", Usage: "the `RFC` of the person whose e.firma signs", Destination: &o.Requester},
 			&cli.StringFlag{Name: "type", Usage: "download type `T`: Emitidos or Recibidos", Destination: &o.Type},
-			&cli.StringFlag{Name: "query", Usage: "query type `Q`: CFDI or Metadata", Destination: &o.Query},
+			&cli.StringFlag{Name: "query", Usage: "query type `Q`: CFDI, Metadata or Retenciones", Destination: &o.Query},
+			&cli.StringFlag{Name: "uuid", Usage: "download the one CFDI of this `UUID` (download type Uuid; no --from, --to or filters)", Destination: &o.UUID},
+			&cli.StringFlag{Name: "on-behalf", Usage: "only CFDIs with a concept on behalf of this `RFC` (RfcACuentaTerceros)", Destination: &o.OnBehalf},
 			&cli.StringFlag{Name: "invoice-type", Usage: "only CFDIs of type `T` (I, E, T, N or P)", Destination: &o.InvoiceType},
 			&cli.StringFlag{Name: "status", Usage: "only CFDIs `S`: Vigente or Cancelado", Destination: &o.Status},
 			&cli.StringFlag{Name: "complement", Usage: "only CFDIs with complement `C` (catalog SatInvoiceComplements)", Destination: &o.Complement},
@@ -83,6 +99,21 @@ func newRequestCmd(f *cmdutil.Factory, run cmdutil.RunFunc[requestOptions]) *cli
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
 				return err
+			}
+			if c.IsSet("uuid") {
+				for _, n := range []string{"rule", "type", "from", "to", "invoice-type", "status", "complement", "issuer", "recipient", "on-behalf"} {
+					if c.IsSet(n) {
+						return cmdutil.UsageErrorf(c, "--uuid asks for one CFDI, with no period or filters: drop --%s", n)
+					}
+				}
+				if !c.IsSet("requester") {
+					return cmdutil.UsageErrorf(c, "missing flag --requester")
+				}
+				o.Type = downloadByUUID
+				if o.Query == "" {
+					o.Query = "CFDI"
+				}
+				return run(c, o)
 			}
 			for _, n := range []string{"from", "to"} {
 				if !c.IsSet(n) {
@@ -123,13 +154,13 @@ func requestRun(c *cli.Context, o *requestOptions) error {
 	in := api.DownloadRequestInput{DownloadRuleID: opt(o.Rule), RequesterTin: opt(o.Requester), DownloadTypeID: opt(o.Type),
 		SatQueryTypeID: opt(o.Query), SatInvoiceTypeID: opt(o.InvoiceType), SatInvoiceStatusID: opt(o.Status),
 		SatInvoiceComplementID: opt(o.Complement), IssuerTin: opt(o.Issuer), RecipientTin: opt(o.Recipient),
-		StartDate: opt(o.From), EndDate: opt(o.To)}
+		StartDate: opt(o.From), EndDate: opt(o.To), UUID: opt(o.UUID), OnBehalfTin: opt(o.OnBehalf)}
 	r, err := client.CreateDownloadRequest(c.Context, in)
 	if err != nil {
 		return cmdutil.Explain(err, cmdutil.Sources{"DownloadRuleId": "--rule", "RequesterTin": "--requester",
 			"DownloadTypeId": "--type", "SatQueryTypeId": "--query", "SatInvoiceTypeId": "--invoice-type",
 			"SatInvoiceStatusId": "--status", "SatInvoiceComplementId": "--complement", "IssuerTin": "--issuer",
-			"RecipientTin": "--recipient", "StartDate": "--from", "EndDate": "--to"})
+			"RecipientTin": "--recipient", "StartDate": "--from", "EndDate": "--to", "Uuid": "--uuid", "OnBehalfTin": "--on-behalf"})
 	}
 	if err := printRequest(o.f, r); err != nil {
 		return err
@@ -183,7 +214,7 @@ func listRun(c *cli.Context, o *listOptions) error {
 	rows := make([][]string, 0, len(out.Items))
 	for _, r := range out.Items {
 		rows = append(rows, []string{r.ID, strconv.FormatInt(r.Consecutive, 10), r.RequesterTin, r.DownloadTypeID, r.SatQueryTypeID,
-			r.StartDate + " – " + r.EndDate, r.DownloadRequestStatusID, strconv.Itoa(r.InvoiceCount)})
+			period(r), r.DownloadRequestStatusID, strconv.Itoa(r.InvoiceCount)})
 	}
 	if err := o.f.Printer().Table(out, []string{"ID", "#", "RFC", "TYPE", "QUERY", "PERIOD", "STATUS", "FOUND"}, rows, "No download requests."); err != nil {
 		return err
@@ -207,7 +238,8 @@ func Fields(p *cmdutil.Printer, r api.DownloadRequest) []cmdutil.Field {
 		{Label: "Query type", Value: r.SatQueryTypeID},
 		{Label: "Invoice type", Value: r.SatInvoiceTypeID},
 		{Label: "Invoice status", Value: r.SatInvoiceStatusID},
-		{Label: "Period", Value: r.StartDate + " – " + r.EndDate},
+		{Label: "Period", Value: period(r)},
+		{Label: "On behalf of", Value: api.Deref(r.OnBehalfTin)},
 		{Label: "SAT request", Value: api.Deref(r.SatRequestID)},
 		{Label: "SAT status", Value: satStatus(r)},
 		{Label: "Found", Value: strconv.Itoa(r.InvoiceCount)},
@@ -219,6 +251,14 @@ func Fields(p *cmdutil.Printer, r api.DownloadRequest) []cmdutil.Field {
 		fs = append(fs, cmdutil.Field{Label: "Next attempt", Value: p.Time(*r.NextAttemptDate)})
 	}
 	return append(fs, cmdutil.Field{Label: "Created", Value: p.Time(r.CreatedAt)}, cmdutil.Field{Label: "Updated", Value: p.Time(r.UpdatedAt)})
+}
+
+// period is a request's period, or the UUID of a download by UUID.
+func period(r api.DownloadRequest) string {
+	if r.UUID != nil {
+		return "UUID " + *r.UUID
+	}
+	return r.StartDate + " – " + r.EndDate
 }
 
 // satStatus is the SAT's state of the request and its last answer: "2 (En proceso): 5000 Solicitud recibida con éxito".

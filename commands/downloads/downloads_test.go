@@ -2,6 +2,7 @@ package downloads
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,7 +22,13 @@ func downloadsAPI(t *testing.T) *cmdtest.FakeAPI {
 	return cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodPost:
-			cmdtest.WriteEnvelope(w, 200, req, "", "t")
+			var in api.DownloadRequestInput
+			json.NewDecoder(r.Body).Decode(&in)
+			x := req
+			if in.UUID != nil { // a download by UUID: echoed as the server answers it
+				x.ID, x.UUID, x.DownloadTypeID, x.SatQueryTypeID, x.StartDate, x.EndDate = "d-3", in.UUID, api.Deref(in.DownloadTypeID), api.Deref(in.SatQueryTypeID), "", ""
+			}
+			cmdtest.WriteEnvelope(w, 200, x, "", "t")
 		case r.URL.Path == "/api/v4/download-requests":
 			cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.DownloadRequest{req}, 1, 10, 1), "", "t")
 		case r.URL.Path == "/api/v4/download-requests/d-1":
@@ -60,6 +67,10 @@ func TestDownloadsCommands(t *testing.T) {
 	cmdtest.WantCode(t, r, 0)
 	cmdtest.WantContains(t, "stdout", r.Out, "ID", "d-1", "Pending")
 	cmdtest.WantContains(t, "stderr", r.Err, "timbra downloads wait d-1")
+
+	r = runArgs(t, "downloads", "request", "--requester", "EKU9003173C9", "--uuid", "96623061-61FE-49DE-B298-C7156476AA8B")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "d-3", "Uuid", "CFDI", "UUID 96623061-61FE-49DE-B298-C7156476AA8B")
 
 	r = runArgs(t, "downloads", "list")
 	cmdtest.WantCode(t, r, 0)

@@ -31,10 +31,30 @@ func TestCommandsParse(t *testing.T) {
 			got.Status != "Vigente" || got.InvoiceType != "I" || got.Issuer != "AAA010101AAA" {
 			t.Fatalf("err %v, options %+v", err, got)
 		}
+		got = nil
+		err = cmdtest.Parse(t, newRequestCmd(f, run), "request", "--requester", "EKU9003173C9", "--uuid", "96623061-61fe-49de-b298-c7156476aa8b")
+		if !errors.Is(err, errRan) || got.UUID != "96623061-61fe-49de-b298-c7156476aa8b" || got.Type != "Uuid" || got.Query != "CFDI" || got.From != "" {
+			t.Fatalf("--uuid: err %v, options %+v", err, got)
+		}
+		got = nil
+		err = cmdtest.Parse(t, newRequestCmd(f, run), "request", "--requester", "EKU9003173C9", "--uuid", "u", "--query", "Retenciones")
+		if !errors.Is(err, errRan) || got.Type != "Uuid" || got.Query != "Retenciones" {
+			t.Fatalf("--uuid of a retención: err %v, options %+v", err, got)
+		}
+		got = nil
+		err = cmdtest.Parse(t, newRequestCmd(f, run), "request", "--requester", "EKU9003173C9", "--type", "Emitidos", "--query", "Retenciones",
+			"--on-behalf", "CACX7605101P8", "--from", "2026-01-01", "--to", "2026-02-01")
+		if !errors.Is(err, errRan) || got.OnBehalf != "CACX7605101P8" || got.Query != "Retenciones" || got.UUID != "" {
+			t.Fatalf("--on-behalf: err %v, options %+v", err, got)
+		}
 		for _, c := range []struct {
 			args  []string
 			usage string
 		}{
+			{[]string{"request", "--requester", "X", "--uuid", "u", "--from", "2026-01-01"}, "drop --from"},
+			{[]string{"request", "--requester", "X", "--uuid", "u", "--type", "Emitidos"}, "drop --type"},
+			{[]string{"request", "--requester", "X", "--uuid", "u", "--on-behalf", "Y"}, "drop --on-behalf"},
+			{[]string{"request", "--uuid", "u"}, "missing flag --requester"},
 			{[]string{"request", "--rule", "r-1", "--from", "2026-01-01"}, "missing flag --to"},
 			{[]string{"request", "--rule", "r-1", "--to", "2026-01-01"}, "missing flag --from"},
 			{[]string{"request", "--rule", "r-1", "--type", "Emitidos", "--from", "a", "--to", "b"}, "drop --type"},

@@ -1,7 +1,7 @@
 // Package sat is `timbra sat`: SAT's services played locally for tests and development.
 // `timbra sat serve` is a local SAT bulk download web service (internal/satws/satlocal)
-// answering from a folder of stamped CFDIs, at the address `timbra server --sat-download-url`
-// takes.
+// answering from a folder of stamped CFDIs (and withholding CFDIs, under /retenciones), at the
+// address `timbra server --sat-download-url` takes.
 package sat
 
 import (
@@ -22,7 +22,8 @@ func NewCmd(f *cmdutil.Factory) *cli.Command {
 		Name:  "sat",
 		Usage: "Play SAT's services locally, for tests and development",
 		Description: "timbra sat serve is a local SAT bulk download web service (\"Descarga Masiva\", SOAP 1.5):\n" +
-			"it checks the e.firma signatures and answers from a folder of stamped CFDIs.\n\n" +
+			"it checks the e.firma signatures and answers from a folder of stamped CFDIs, and from its\n" +
+			"withholding CFDIs (Retenciones 2.0) as SAT's second service, under /retenciones.\n\n" +
 			"Examples:\n" +
 			"  timbra sat serve --addr 127.0.0.1:8089 --cfdis ./cfdis\n" +
 			"  timbra server --sat-download-url http://127.0.0.1:8089",
@@ -52,11 +53,16 @@ func newServeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[serveOptions]) *cli.Com
 		Description: "Speaks SAT's bulk download protocol at SAT's paths (/Autenticacion/Autenticacion.svc,\n" +
 			"/SolicitaDescargaService.svc, /VerificaSolicitudDescargaService.svc, /DescargaMasivaService.svc):\n" +
 			"authentication signed with an e.firma gives a token; queries of the CFDIs or metadata issued,\n" +
-			"received or of one UUID are checked as SAT checks them (signature against the certificate sent,\n" +
-			"an e.firma and never a CSD, the RFC of the token and the requester, the period, duplicates);\n" +
+			"received or of one UUID (RfcACuentaTerceros: a concept on behalf of that RFC) are checked as SAT\n" +
+			"checks them (signature against the certificate sent, an e.firma and never a CSD, the RFC of\n" +
+			"the token and the requester, the period, duplicates);\n" +
 			"a request is finished after --delay with ZIP packages of the matching CFDI files of --cfdis\n" +
 			"(any depth; cancelados.txt names the cancelled ones: UUID or UUID~YYYY-MM-DD HH:MM:SS) or of\n" +
 			"their metadata. Requests live in memory.\n\n" +
+			"The folder's withholding CFDIs (root retenciones:Retenciones) are served by SAT's second service\n" +
+			"at the same paths under /retenciones, with its own tokens and requests; timbra server sends the\n" +
+			"requests of query type Retenciones there (--sat-retenciones-url, by default the --sat-download-url\n" +
+			"of a local SAT plus /retenciones).\n\n" +
 			"--code OP=CODE forces SAT's answer to auth, query, verify or download (OP=CODExN: the next N\n" +
 			"calls only), e.g. --code query=5002, --code verify=404x2, --code verify=5004, --code download=5008.\n\n" +
 			"Examples:\n" +
@@ -106,7 +112,9 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 			return fmt.Errorf("write --addr-file: %w", err)
 		}
 	}
-	fmt.Fprintf(o.f.IO.Err, "local SAT bulk download service at http://%s with %d CFDIs of %s\n", addr, s.CFDIs(), o.CFDIs)
+	all, ret := s.CFDIs()
+	fmt.Fprintf(o.f.IO.Err, "local SAT bulk download service at http://%s with %d CFDIs of %s; its withholding CFDIs (%d) at http://%s%s\n",
+		addr, all-ret, o.CFDIs, ret, addr, satlocal.RetencionesPath)
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/timbra-mx/timbra/commands/cmdtest"
 	"github.com/timbra-mx/timbra/commands/cmdutil"
+	"github.com/timbra-mx/timbra/internal/satws"
 	"github.com/timbra-mx/timbra/internal/webhooks"
 	"github.com/urfave/cli/v2"
 )
@@ -41,7 +42,7 @@ func TestCommandsParse(t *testing.T) {
 			"--stamp-trust", "certs", "--list-69b", "69b.csv", "--list-69bbis", "69bbis.csv", "--cfdi-status-url", "http://s",
 			"--smtp-url", "smtp://u@h", "--smtp-from", "a@b.mx", "--smtp-password-file", "pw",
 			"--stamp-cert", "pac.cer", "--stamp-key", "pac.key", "--stamp-key-password-file", "pac.pw", "--sat-download-url", "http://127.0.0.1:8089",
-			"--sat-download-poll", "200ms", "--download-rules-every", "6h")
+			"--sat-retenciones-url", "http://127.0.0.1:8090", "--sat-download-poll", "200ms", "--download-rules-every", "6h")
 		if !errors.Is(err, errRan) {
 			t.Fatalf("err %v", err)
 		}
@@ -51,7 +52,7 @@ func TestCommandsParse(t *testing.T) {
 			Validations: validationFlags{list69B: "69b.csv", list69BBis: "69bbis.csv", statusURL: "http://s"},
 			Mail:        mailFlags{url: "smtp://u@h", from: "a@b.mx", passwordFile: "pw"},
 			Stamp:       stampFlags{cert: "pac.cer", key: "pac.key", passwordFile: "pac.pw"}, SatDownloadURL: "http://127.0.0.1:8089",
-			SatDownloadPoll: 200 * time.Millisecond, DownloadRulesEvery: 6 * time.Hour}
+			SatRetencionesURL: "http://127.0.0.1:8090", SatDownloadPoll: 200 * time.Millisecond, DownloadRulesEvery: 6 * time.Hour}
 		g := *got
 		if !reflect.DeepEqual(g.WebhookAllow.Value(), []string{"10.0.0.0/8", "127.0.0.1/32"}) ||
 			!reflect.DeepEqual(g.Validations.stampTrust.Value(), []string{"certs"}) || g.log == nil {
@@ -152,4 +153,26 @@ func TestCommandsParse(t *testing.T) {
 		got = nil
 		cmdtest.WantUsage(t, cmdtest.Parse(t, newCheckCmd(f, run), "check", "x.db"), got != nil, `unexpected argument "x.db"`)
 	})
+}
+
+// TestSatRetencionesURL: --sat-retenciones-url names SAT's own retenciones addresses (sat) or a
+// URL; left out, it follows --sat-download-url: SAT's own, or the local SAT's second service.
+func TestSatRetencionesURL(t *testing.T) {
+	for _, c := range []struct {
+		url, download string
+		want          satws.Endpoints
+	}{
+		{"", "sat", satws.SATRetencionesEndpoints},
+		{"", "", satws.SATRetencionesEndpoints},
+		{"sat", "http://127.0.0.1:8089", satws.SATRetencionesEndpoints},
+		{"", "http://127.0.0.1:8089/", satws.EndpointsAt("http://127.0.0.1:8089/retenciones")},
+		{"https://proxy.example/ret", "sat", satws.EndpointsAt("https://proxy.example/ret")},
+	} {
+		if got := satRetenciones(c.url, c.download); got != c.want {
+			t.Errorf("satRetenciones(%q, %q) = %+v, want %+v", c.url, c.download, got, c.want)
+		}
+	}
+	if satws.SATRetencionesEndpoints.Query != "https://retendescargamasivasolicitud.clouda.sat.gob.mx/SolicitaDescargaService.svc" {
+		t.Errorf("SAT's retenciones query address: %s", satws.SATRetencionesEndpoints.Query)
+	}
 }

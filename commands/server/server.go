@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/satws"
+	"github.com/timbra-mx/timbra/internal/satws/satlocal"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,6 +73,10 @@ type serveOptions struct {
 	// SatDownloadURL is where the download requests go: "sat" (SAT's own services) or the base
 	// address of a service at SAT's paths (timbra sat serve).
 	SatDownloadURL string
+	// SatRetencionesURL is where the requests of withholding CFDIs go: "sat" (SAT's own
+	// retenciones services), the base address of one at SAT's paths, or "" (the default): the
+	// same as SatDownloadURL, at the path where timbra sat serve answers them.
+	SatRetencionesURL string
 	// SatDownloadPoll is the first wait before a request is verified again and the worker's
 	// round (0: SAT's pace, 1 minute doubling up to 30, rounds every 30 s).
 	SatDownloadPoll time.Duration
@@ -146,6 +151,8 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "attempts in flight to one destination, a webhook or a listen session (`N`, 1 to 64); a slow one holds only its own"},
 			&cli.StringFlag{Name: "sat-download-url", Value: "sat", EnvVars: []string{"TIMBRA_SAT_DOWNLOAD_URL"}, Destination: &o.SatDownloadURL,
 				Usage: "SAT's bulk download web service for the download requests: sat (SAT's own addresses) or the `URL` of one at SAT's paths (timbra sat serve)"},
+			&cli.StringFlag{Name: "sat-retenciones-url", EnvVars: []string{"TIMBRA_SAT_RETENCIONES_URL"}, Destination: &o.SatRetencionesURL,
+				Usage: "SAT's bulk download service of withholding CFDIs (query type Retenciones): sat (SAT's own retenciones addresses) or the `URL` of one at SAT's paths; default: sat with --sat-download-url sat, else that URL + /retenciones (timbra sat serve answers both)"},
 			&cli.DurationFlag{Name: "sat-download-poll", EnvVars: []string{"TIMBRA_SAT_DOWNLOAD_POLL"}, Destination: &o.SatDownloadPoll,
 				Usage: "wait `D` before verifying a download request again (doubling up to 30m) and between the worker's rounds; 0: 1m and 30s, SAT's pace (a local SAT: 200ms)"},
 			&cli.DurationFlag{Name: "download-rules-every", EnvVars: []string{"TIMBRA_DOWNLOAD_RULES_EVERY"}, Value: 24 * time.Hour, Destination: &o.DownloadRulesEvery,
@@ -423,6 +430,7 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 		Environment: d.Environment, Version: f.Version, AdminToken: token, Logger: log, StandardLimit: o.RateLimit,
 		WebhookPolicy: o.policy, WebhookCAFile: o.WebhookCAFile, WebhookConcurrency: o.WebhookConcurrency, Validations: o.Validations.config(),
 		Mail: mailer, MailFrom: mailFrom, SatDownload: satDownload(o.SatDownloadURL),
+		SatRetenciones:      satRetenciones(o.SatRetencionesURL, o.SatDownloadURL),
 		SatDownloadInterval: o.SatDownloadPoll, SatDownloadBackoff: satDownloadBackoff(o.SatDownloadPoll),
 		DownloadRulesEvery: o.DownloadRulesEvery,
 	}, d.Store, d.Keys)
@@ -478,6 +486,19 @@ func satDownloadBackoff(poll time.Duration) satws.Backoff {
 		return satws.Backoff{}
 	}
 	return satws.Backoff{Initial: poll, Max: max(poll, satws.DefaultBackoff.Max), Factor: 2}
+}
+
+// satRetenciones are the endpoints of --sat-retenciones-url: SAT's own retenciones addresses
+// for "sat", SAT's paths under a URL; when not given, those that follow --sat-download-url
+// (SAT's own, or the local SAT's second service under the same address).
+func satRetenciones(url, downloadURL string) satws.Endpoints {
+	switch {
+	case url == "sat" || (url == "" && (downloadURL == "" || downloadURL == "sat")):
+		return satws.SATRetencionesEndpoints
+	case url == "":
+		return satws.EndpointsAt(strings.TrimRight(downloadURL, "/") + satlocal.RetencionesPath)
+	}
+	return satws.EndpointsAt(url)
 }
 
 // satDownload are the endpoints of --sat-download-url: SAT's own for "sat" (or empty), else

@@ -36,8 +36,11 @@ type DownloadRequest struct {
 	DownloadRequestStatus   *CatalogRecord `json:"downloadRequestStatus"`
 	// SatStatusCode and SatMessage are the SAT's last answer (CodEstatus or
 	// CodigoEstadoSolicitud, and Mensaje): timbra's extension.
-	SatStatusCode     *string  `json:"satStatusCode"`
-	SatMessage        *string  `json:"satMessage"`
+	SatStatusCode *string `json:"satStatusCode" doc:"timbra's extension: the SAT's last code (CodEstatus or CodigoEstadoSolicitud)"`
+	SatMessage    *string `json:"satMessage" doc:"timbra's extension: the SAT's last message (Mensaje)"`
+	// UUID and OnBehalfTin are timbra's extensions of the official client's model.
+	UUID              *string  `json:"uuid" doc:"timbra's extension: the CFDI of a download by UUID (downloadTypeId Uuid; SAT's Folio); null for the others"`
+	OnBehalfTin       *string  `json:"onBehalfTin" doc:"timbra's extension: only CFDIs with a concept on behalf of this RFC (SAT's RfcACuentaTerceros)"`
 	LastAttemptDate   *string  `json:"lastAttemptDate"`
 	NextAttemptDate   *string  `json:"nextAttemptDate"`
 	InvoiceCount      int      `json:"invoiceCount"`
@@ -63,6 +66,9 @@ type DownloadRequestInput struct {
 	RecipientTin           *string `json:"recipientTin,omitempty"`
 	StartDate              *string `json:"startDate,omitempty"`
 	EndDate                *string `json:"endDate,omitempty"`
+	// UUID and OnBehalfTin are timbra's extensions of the official client's model.
+	UUID        *string `json:"uuid,omitempty" doc:"timbra's extension: the CFDI to download, with downloadTypeId Uuid (SAT's SolicitaDescargaFolio; no dates, no filters)"`
+	OnBehalfTin *string `json:"onBehalfTin,omitempty" doc:"timbra's extension: only CFDIs with a concept on behalf of this RFC (SAT's RfcACuentaTerceros)"`
 }
 
 // DownloadMetadataItem is one metadata line of a finished request (the client's MetadataItem).

@@ -115,9 +115,10 @@ var (
 		"5002", "Se agotó las solicitudes de por vida", "5003", "Tope máximo",
 		"5004", "No se encontró la información", "5005", "Solicitud duplicada",
 		"5011", "Límite de descargas por folio por día",
+		"5012", "No se permite la descarga de xml cancelados",
 		"404", "Error no controlado")
-	downloadTypes = project("DownloadTypes", "spec 2 §5 `downloadTypeId`",
-		"Emitidos", "Emitidos", "Recibidos", "Recibidos")
+	downloadTypes = project("DownloadTypes", "spec 2 §5 `downloadTypeId`; Uuid: one CFDI by its UUID (SAT's SolicitaDescargaFolio), for download requests only",
+		"Emitidos", "Emitidos", "Recibidos", "Recibidos", "Uuid", "Uuid")
 	downloadRequestTypes = project("DownloadRequestTypes", "spec 3 §4.3",
 		"Automatic", "Automatic", "Manual", "Manual")
 	downloadRequestStatusesOwn = project("DownloadRequestStatuses", "the states of a download request of the service",

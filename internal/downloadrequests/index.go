@@ -3,6 +3,7 @@ package downloadrequests
 import (
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/xml"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
 // MaxCFDISize bounds one CFDI file of a package.
@@ -30,6 +32,9 @@ func readXMLFile(zf *zip.File, requestID, packageID string) (api.DownloadXML, er
 	}
 	if len(raw) > MaxCFDISize {
 		return api.DownloadXML{}, fmt.Errorf("package %s, %s: larger than %d bytes", packageID, zf.Name, MaxCFDISize)
+	}
+	if cfdi.IsRetenciones(bytes.NewReader(raw)) {
+		return retencionesXML(raw, requestID, packageID, zf.Name)
 	}
 	x := api.DownloadXML{DownloadRequestID: requestID, DownloadPackageID: packageID, Base64Content: base64.StdEncoding.EncodeToString(raw),
 		Taxes: []any{}, XMLRelated: []any{}, XMLItems: []any{}, XMLComplements: []any{}}

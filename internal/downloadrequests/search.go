@@ -61,6 +61,8 @@ func changed(r storage.DownloadRequest, in api.DownloadRequestInput) []api.Failu
 	same("RequesterTin", in.RequesterTin, r.RequesterTin, true)
 	same("IssuerTin", in.IssuerTin, r.IssuerTin, true)
 	same("RecipientTin", in.RecipientTin, r.RecipientTin, true)
+	same("Uuid", in.UUID, r.UUID, true)
+	same("OnBehalfTin", in.OnBehalfTin, r.OnBehalfTin, true)
 	for _, d := range []struct {
 		prop   string
 		p      *string
@@ -69,10 +71,11 @@ func changed(r storage.DownloadRequest, in api.DownloadRequestInput) []api.Failu
 		if d.p == nil {
 			continue
 		}
-		if t, ok := parseDate(strings.TrimSpace(*d.p)); ok && t.Equal(d.stored) {
+		v := strings.TrimSpace(*d.p)
+		if t, ok := parseDate(v); (ok && t.Equal(d.stored)) || (v == "" && d.stored.IsZero()) {
 			continue
 		}
-		fs = append(fs, field(d.prop, fmt.Sprintf(MsgUnchangeable, d.prop, d.stored.Format(wallLayout)), *d.p))
+		fs = append(fs, field(d.prop, fmt.Sprintf(MsgUnchangeable, d.prop, wallDate(d.stored)), *d.p))
 	}
 	return fs
 }

@@ -5,10 +5,12 @@
 // A request comes from an approved rule (downloadRuleId: the rule's RFC, download type, query
 // type and invoice status) or from explicit parameters (requesterTin names a person of the
 // tenant with a current e.firma); the dates are the SAT's FechaInicial and FechaFinal, in
-// Mexico City's wall clock. A new request is Pending; the worker queries the SAT (InProgress
-// once accepted), verifies it with back-off, then downloads every package, stores it as the SAT
-// sent it and indexes its CFDIs (xmls) or metadata lines (meta-items): Completed, ready to
-// download. A SAT refusal, or an e.firma that is gone, makes it Failed with the SAT's code and
+// Mexico City's wall clock. A request by UUID (downloadTypeId Uuid and timbra's uuid) has no
+// dates and no filters; onBehalfTin (timbra's) is SAT's RfcACuentaTerceros; query type
+// Retenciones goes to SAT's service of withholding CFDIs (kinds.go). A new request is Pending;
+// the worker queries the SAT (InProgress once accepted), verifies it with back-off, then
+// downloads every package, stores it as the SAT sent it and indexes its CFDIs (xmls) or
+// metadata lines (meta-items): Completed, ready to download. A SAT refusal, or an e.firma that is gone, makes it Failed with the SAT's code and
 // text; SAT's 404 and unreachable answers are retried with back-off.
 package downloadrequests
 
@@ -49,11 +51,18 @@ const (
 	MsgPeriod          = "La fecha inicial debe ser anterior a la fecha final."
 	MsgRuleAbsent      = "La regla de descarga '%s' no existe."
 	MsgRuleNotApproved = "La regla de descarga '%s' no está aprobada (estado %s): el operador la aprueba antes de descargar."
-	MsgBadDownloadType = "El tipo de descarga '%s' no se admite: usa Emitidos o Recibidos."
-	MsgBadQueryType    = "El tipo de consulta '%s' no se admite: usa CFDI o Metadata."
+	MsgBadDownloadType = "El tipo de descarga '%s' no se admite: usa Emitidos, Recibidos o Uuid."
+	MsgBadQueryType    = "El tipo de consulta '%s' no se admite: usa CFDI, Metadata o Retenciones."
 	MsgBadInvoiceType  = "El tipo de comprobante '%s' no existe en el catálogo SatInvoiceTypes: usa I, E, T, N, P o vacío (todos)."
 	MsgBadStatus       = "El estado '%s' no existe en el catálogo SatInvoiceStatuses: usa Vigente, Cancelado o vacío (todos)."
 	MsgReceivedXML     = "El SAT descarga los CFDI recibidos solo vigentes: usa satInvoiceStatusId 'Vigente', o el tipo de consulta 'Metadata'."
+	MsgUUIDRequired    = "'Uuid' no debe estar vacío: una descarga por UUID (downloadTypeId 'Uuid') pide el folio fiscal del CFDI."
+	MsgBadUUID         = "El UUID '%s' no es válido: usa el folio fiscal de 36 caracteres, por ejemplo 96623061-61FE-49DE-B298-C7156476AA8B."
+	MsgUUIDOnly        = "'Uuid' solo se usa con downloadTypeId 'Uuid' (la descarga de un CFDI por su folio fiscal)."
+	MsgUUIDNoPeriod    = "Una descarga por UUID no lleva periodo: quita '%s'."
+	MsgUUIDNoFilter    = "Una descarga por UUID no lleva filtros: quita '%s'."
+	MsgUUIDQueryType   = "Una descarga por UUID trae el XML del CFDI: usa satQueryTypeId 'CFDI' o 'Retenciones', no '%s'."
+	MsgRetencionesNo   = "Los CFDI de retenciones no tienen '%s': quítalo de la consulta 'Retenciones'."
 	MsgBadComplement   = "El complemento '%s' no existe en el catálogo SatInvoiceComplements."
 	MsgRequesterNoRFC  = "'Requester Tin' no debe estar vacío: es el RFC de la persona cuya e.firma firma la solicitud."
 	MsgNoPerson        = "Ninguna persona de la cuenta tiene el RFC '%s'."
@@ -152,7 +161,7 @@ func ToAPI(r storage.DownloadRequest) api.DownloadRequest {
 		DownloadTypeID: r.DownloadTypeID, DownloadType: expand("DownloadTypes", r.DownloadTypeID),
 		DownloadRequestTypeID: r.DownloadRequestTypeID, DownloadRequestType: expand("DownloadRequestTypes", r.DownloadRequestTypeID),
 		RecipientTin: opt(r.RecipientTin), IssuerTin: opt(r.IssuerTin), RequesterTin: r.RequesterTin,
-		StartDate: r.StartDate.Format(wallLayout), EndDate: r.EndDate.Format(wallLayout),
+		StartDate: wallDate(r.StartDate), EndDate: wallDate(r.EndDate), UUID: opt(r.UUID), OnBehalfTin: opt(r.OnBehalfTin),
 		SatQueryTypeID: r.SatQueryTypeID, SatQueryType: expand("SatQueryTypes", r.SatQueryTypeID),
 		SatInvoiceTypeID: r.SatInvoiceTypeID, SatInvoiceType: expand("SatInvoiceTypes", r.SatInvoiceTypeID),
 		SatInvoiceStatusID: r.SatInvoiceStatusID, SatInvoiceStatus: expand("SatInvoiceStatuses", r.SatInvoiceStatusID),
@@ -173,11 +182,17 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRequ
 	var fs []api.Failure
 	start, end := text(in.StartDate), text(in.EndDate)
 	var st, en time.Time
+	// a rule's download type (never Uuid) replaces the one sent: its requests have a period
+	byUUID := text(in.DownloadTypeID) == DownloadByUUID && text(in.DownloadRuleID) == ""
 	for _, d := range []struct {
 		prop, words, v string
 		t              *time.Time
 	}{{"StartDate", "Start Date", start, &st}, {"EndDate", "End Date", end, &en}} {
-		if d.v == "" {
+		if byUUID {
+			if d.v != "" {
+				fs = append(fs, field(d.prop, fmt.Sprintf(MsgUUIDNoPeriod, lowerFirst(d.prop)), d.v))
+			}
+		} else if d.v == "" {
 			fs = append(fs, field(d.prop, fmt.Sprintf(MsgDateRequired, d.words), nil))
 		} else if t, ok := parseDate(d.v); !ok {
 			fs = append(fs, field(d.prop, fmt.Sprintf(MsgDateFormat, d.v), d.v))
@@ -195,6 +210,7 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRequ
 		SatInvoiceStatusID: text(in.SatInvoiceStatusID), SatInvoiceComplement: text(in.SatInvoiceComplementID),
 		RequesterTin: strings.ToUpper(text(in.RequesterTin)), IssuerTin: strings.ToUpper(text(in.IssuerTin)),
 		RecipientTin: strings.ToUpper(text(in.RecipientTin)), StartDate: st, EndDate: en,
+		UUID: strings.ToUpper(text(in.UUID)), OnBehalfTin: strings.ToUpper(text(in.OnBehalfTin)),
 		DownloadRequestStatusID: StatusPending, Active: true, SatRequestStatusID: "0", CreatedAt: now, UpdatedAt: now,
 	}
 	err := s.Store.Update(ctx, func(tx storage.Tx) error {
@@ -270,20 +286,28 @@ func checkParameters(r *storage.DownloadRequest) []api.Failure {
 	var fs []api.Failure
 	switch r.DownloadTypeID {
 	case "Emitidos", "Recibidos":
+	case DownloadByUUID:
+		return checkByUUID(r)
 	default:
 		fs = append(fs, field("DownloadTypeId", fmt.Sprintf(MsgBadDownloadType, r.DownloadTypeID), r.DownloadTypeID))
 	}
 	switch r.SatQueryTypeID {
 	case "CFDI", "Metadata":
+	case QueryRetenciones:
+		fs = append(fs, checkRetenciones(r)...)
 	default:
 		fs = append(fs, field("SatQueryTypeId", fmt.Sprintf(MsgBadQueryType, r.SatQueryTypeID), r.SatQueryTypeID))
 	}
+	if r.UUID != "" {
+		fs = append(fs, field("Uuid", MsgUUIDOnly, r.UUID))
+	}
+	fs = append(fs, checkOnBehalf(r)...)
 	if expand("SatInvoiceTypes", r.SatInvoiceTypeID) == nil {
 		fs = append(fs, field("SatInvoiceTypeId", fmt.Sprintf(MsgBadInvoiceType, r.SatInvoiceTypeID), r.SatInvoiceTypeID))
 	}
 	if r.SatInvoiceStatusID != "" && expand("SatInvoiceStatuses", r.SatInvoiceStatusID) == nil {
 		fs = append(fs, field("SatInvoiceStatusId", fmt.Sprintf(MsgBadStatus, r.SatInvoiceStatusID), r.SatInvoiceStatusID))
-	} else if r.DownloadTypeID == "Recibidos" && r.SatQueryTypeID == "CFDI" && r.SatInvoiceStatusID != "Vigente" {
+	} else if r.DownloadTypeID == "Recibidos" && (r.SatQueryTypeID == "CFDI" || r.SatQueryTypeID == QueryRetenciones) && r.SatInvoiceStatusID != "Vigente" {
 		fs = append(fs, field("SatInvoiceStatusId", MsgReceivedXML, r.SatInvoiceStatusID))
 	}
 	if expand("SatInvoiceComplements", r.SatInvoiceComplement) == nil {

@@ -41,6 +41,9 @@ type Worker struct {
 	RulesEvery time.Duration
 	// Events records download_request.completed and .failed with the change (nil: none).
 	Events Emitter
+	// Retenciones are the addresses of SAT's service of withholding CFDIs, for the requests of
+	// query type Retenciones (satws.SATRetencionesEndpoints, or a local SAT's).
+	Retenciones satws.Endpoints
 
 	wakeOnce sync.Once
 	wake     chan struct{}
@@ -217,7 +220,7 @@ func (w *Worker) step(ctx context.Context, a storage.ActiveDownload) error {
 		return w.retry(ctx, r, err)
 	}
 	defer key.Zero()
-	c := &satws.Client{HTTP: w.HTTP, Endpoints: w.Endpoints, Credential: &satws.Credential{Cert: cert, Key: key}, Now: w.Now}
+	c := &satws.Client{HTTP: w.HTTP, Endpoints: w.endpointsOf(r), Credential: &satws.Credential{Cert: cert, Key: key}, Now: w.Now}
 	if r.SatRequestID == "" {
 		return w.query(ctx, c, r)
 	}
@@ -228,17 +231,7 @@ func (w *Worker) step(ctx context.Context, a storage.ActiveDownload) error {
 }
 
 func (w *Worker) query(ctx context.Context, c *satws.Client, r storage.DownloadRequest) error {
-	q := satws.Query{Operation: satws.Issued, Requester: r.RequesterTin, Start: r.StartDate, End: r.EndDate, RequestType: r.SatQueryTypeID,
-		InvoiceType: r.SatInvoiceTypeID, Status: r.SatInvoiceStatusID, Complement: r.SatInvoiceComplement, Issuer: r.IssuerTin}
-	if r.DownloadTypeID == "Recibidos" {
-		q.Operation, q.Receiver = satws.Received, r.RecipientTin
-		if r.IssuerTin == r.RequesterTin {
-			q.Issuer = ""
-		}
-	} else if r.RecipientTin != "" {
-		q.Receivers = []string{r.RecipientTin}
-	}
-	res, err := c.Query(ctx, q)
+	res, err := c.Query(ctx, queryOf(r))
 	if len(res.Request) > 0 {
 		r.RawRequest, r.RawResponse = res.Request, res.Response
 	}

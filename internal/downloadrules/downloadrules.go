@@ -170,6 +170,8 @@ func checkCreate(in api.DownloadRuleInput) []api.Failure {
 		fs = append(fs, f)
 	} else if !inCatalog(CatalogDownloadTypes, d) {
 		fs = append(fs, apierr.Field("DownloadTypeId", fmt.Sprintf(MsgBadDownloadType, d), d, "", nil))
+	} else if d == DownloadByUUID {
+		fs = append(fs, apierr.Field("DownloadTypeId", MsgRuleByUUID, d, "", nil))
 	}
 	if f, ok := required("SatInvoiceStatusId", in.SatInvoiceStatusID); ok {
 		fs = append(fs, f)

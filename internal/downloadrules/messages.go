@@ -8,6 +8,7 @@ const (
 
 	MsgBadQueryType     = "El tipo de consulta '%s' no existe en el catálogo SatQueryTypes: usa CFDI, Metadata o Retenciones."
 	MsgBadDownloadType  = "El tipo de descarga '%s' no existe en el catálogo DownloadTypes: usa Emitidos o Recibidos."
+	MsgRuleByUUID       = "Una regla descarga un periodo: el tipo de descarga 'Uuid' se pide en una solicitud de descarga, no en una regla; usa Emitidos o Recibidos."
 	MsgBadInvoiceStatus = "El estado de factura '%s' no existe en el catálogo SatInvoiceStatuses: usa Vigente o Cancelado."
 	MsgCanceledOnlyMeta = "El estado de factura 'Cancelado' solo se admite con el tipo de consulta 'Metadata': el SAT descarga los CFDI cancelados solo como metadatos."
 
@@ -32,6 +33,10 @@ const (
 	StatusApproved = "2"
 
 	InvoiceCanceled = "Cancelado"
+
+	// DownloadByUUID is the download type of one CFDI by its UUID: a download request's, never a
+	// rule's (spec 2 §5: a rule is Emitidos or Recibidos).
+	DownloadByUUID = "Uuid"
 
 	CatalogRuleStatuses    = "DownloadRuleStatuses"
 	CatalogQueryTypes      = "SatQueryTypes"

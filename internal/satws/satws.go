@@ -69,6 +69,16 @@ var SATEndpoints = Endpoints{
 	Download:     "https://cfdidescargamasiva.clouda.sat.gob.mx/DescargaMasivaService.svc",
 }
 
+// SATRetencionesEndpoints are the real SAT's addresses for withholding CFDIs (CFDI de
+// Retenciones e información de pagos): the same protocol and messages at other hosts
+// (TipoSolicitud is CFDI for their XML since v1.5).
+var SATRetencionesEndpoints = Endpoints{
+	Authenticate: "https://retendescargamasivasolicitud.clouda.sat.gob.mx/Autenticacion/Autenticacion.svc",
+	Query:        "https://retendescargamasivasolicitud.clouda.sat.gob.mx/SolicitaDescargaService.svc",
+	Verify:       "https://retendescargamasivasolicitud.clouda.sat.gob.mx/VerificaSolicitudDescargaService.svc",
+	Download:     "https://retendescargamasiva.clouda.sat.gob.mx/DescargaMasivaService.svc",
+}
+
 // Paths of the four services, as SAT names them; a local SAT serves them under one address.
 const (
 	PathAuthenticate = "/Autenticacion/Autenticacion.svc"

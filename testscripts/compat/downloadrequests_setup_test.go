@@ -33,7 +33,7 @@ func satCFDI(uuid, issuer, receiver, date string) string {
 }
 
 // downloadRequestsServer starts a local SAT with three CFDIs of January 2024 (two issued by
-// EKU9003173C9, one received) and a server whose download worker runs against it, with a tenant
+// EKU9003173C9, one received) and a withholding CFDI issued by EKU9003173C9, and a server whose download worker runs against it, with a tenant
 // whose owner is EKU9003173C9 with SAT's test e.firma; it returns the server's address and the
 // environment of downloadrequests.test.mjs and manifests.test.mjs (with the e.firma's files). It
 // skips without SAT's test e.firma.
@@ -56,14 +56,19 @@ func downloadRequestsServer(t *testing.T) (string, []string) {
 			t.Fatal(err)
 		}
 	}
+	ret := "aaaaaaaa-1111-4111-8111-111111111111"
+	if err := os.WriteFile(filepath.Join(dir, ret+".xml"), satwstest.Retenciones(ret, "EKU9003173C9", "AAA010101AAA", "2024-01-10T12:00:00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	local, err := satlocal.New(satlocal.Options{CFDIs: dir, Delay: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sat := httptest.NewServer(local)
 	t.Cleanup(sat.Close)
-	s, _, hs := newServer(t, server.Config{SatDownload: satws.EndpointsAt(sat.URL), SatDownloadInterval: 50 * time.Millisecond,
-		SatDownloadBackoff: satws.Backoff{Initial: 50 * time.Millisecond, Max: 200 * time.Millisecond, Factor: 2}})
+	s, _, hs := newServer(t, server.Config{SatDownload: satws.EndpointsAt(sat.URL), SatRetenciones: satws.EndpointsAt(sat.URL + satlocal.RetencionesPath),
+		SatDownloadInterval: 50 * time.Millisecond,
+		SatDownloadBackoff:  satws.Backoff{Initial: 50 * time.Millisecond, Max: 200 * time.Millisecond, Factor: 2}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.RunDownloads(ctx) }()

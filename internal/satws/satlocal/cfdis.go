@@ -31,6 +31,8 @@ type CFDI struct {
 	CancelledAt   time.Time
 	OnBehalfRFCs  []string // RfcACuentaTerceros of its concepts
 	OnBehalfNames []string
+	// Retenciones: a withholding CFDI (Retenciones 2.0), served by the second service only.
+	Retenciones bool
 }
 
 const wallClock = "2006-01-02T15:04:05"
@@ -117,7 +119,10 @@ func loadCFDIs(dir string) ([]CFDI, error) {
 		if d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".xml") {
 			return nil
 		}
-		c, err := readCFDI(p)
+		c, isRetenciones, err := readRetenciones(p)
+		if !isRetenciones {
+			c, err = readCFDI(p)
+		}
 		if err != nil {
 			return err
 		}

@@ -20,12 +20,13 @@ import (
 )
 
 type request struct {
-	id, rfc  string
-	op       satws.Operation
-	key      string // the criteria, for duplicates
-	typ      string // CFDI or Metadata
-	q        satws.Query
-	accepted time.Time
+	id, rfc     string
+	retenciones bool // of the withholding CFDIs' service
+	op          satws.Operation
+	key         string // the criteria, for duplicates
+	typ         string // CFDI or Metadata
+	q           satws.Query
+	accepted    time.Time
 
 	finished  time.Time // zero until finished
 	state     int
@@ -118,11 +119,15 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request, action string, bo
 		return
 	}
 	q, code, msg := s.parseQuery(op, v)
+	retenciones, _ := service(r.URL.Path)
+	if code == 0 && op == satws.ByUUID && s.cancelledFolio(q, retenciones) {
+		code, msg = satws.CodeCancelledXML, satws.Messages[satws.CodeCancelledXML]
+	}
 	if code != 0 {
 		queryAnswer(w, op, "", v.Cert.RFC, code, msg)
 		return
 	}
-	key := criteria(q)
+	key := fmt.Sprint(retenciones, "|", criteria(q))
 	s.mu.Lock()
 	same := 0
 	for _, o := range s.requests {
@@ -141,7 +146,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request, action string, bo
 		queryAnswer(w, op, "", v.Cert.RFC, satws.CodeExhausted, satws.Messages[satws.CodeExhausted])
 		return
 	}
-	req := &request{id: uuid.NewString(), rfc: v.Cert.RFC, op: op, key: key, typ: q.RequestType, q: q, accepted: s.now()}
+	req := &request{id: uuid.NewString(), rfc: v.Cert.RFC, retenciones: retenciones, op: op, key: key, typ: q.RequestType, q: q, accepted: s.now()}
 	s.requests[req.id] = req
 	s.mu.Unlock()
 	queryAnswer(w, op, req.id, req.rfc, satws.CodeAccepted, satws.Messages[satws.CodeAccepted])
@@ -229,10 +234,24 @@ func queryAnswer(w http.ResponseWriter, op satws.Operation, id, rfc string, code
 		`<`+el+`Response xmlns="`+satws.NSDes+`"><`+el+`Result`+attrs+` CodEstatus="`+strconv.Itoa(code)+`" Mensaje="`+esc(msg)+`"/></`+el+`Response></s:Body></s:Envelope>`)
 }
 
-// matches are the CFDIs a request selects.
-func (s *Server) matches(q satws.Query) []CFDI {
+// cancelledFolio tells whether the CFDI a query by UUID names is cancelled (SAT's 5012: a
+// cancelled XML is not given).
+func (s *Server) cancelledFolio(q satws.Query, retenciones bool) bool {
+	for _, c := range s.matches(q, retenciones) {
+		if c.Cancelled {
+			return true
+		}
+	}
+	return false
+}
+
+// matches are the CFDIs (of one service: CFDI or Retenciones) a request selects.
+func (s *Server) matches(q satws.Query, retenciones bool) []CFDI {
 	var out []CFDI
 	for _, c := range s.cfdis {
+		if c.Retenciones != retenciones {
+			continue
+		}
 		if q.Operation == satws.ByUUID {
 			if c.UUID == strings.ToUpper(q.UUID) && (c.IssuerRFC == q.Requester || c.ReceiverRFC == q.Requester) {
 				out = append(out, c)
@@ -275,7 +294,7 @@ func (s *Server) advance(req *request) {
 			return
 		}
 		req.finished = now
-		found := s.matches(req.q)
+		found := s.matches(req.q, req.retenciones)
 		limit, size := s.o.MaxCFDI, s.o.PackageSize
 		if req.typ == satws.RequestMetadata {
 			limit = s.o.MaxMetadata
@@ -319,6 +338,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, body []byte) {
 		verifyAnswer(w, code, 0, 0, 0, nil)
 		return
 	}
+	retenciones, _ := service(r.URL.Path)
 	if v.Operation != "VerificaSolicitudDescarga" {
 		verifyAnswer(w, satws.CodeMalformedXML, 0, 0, 0, nil)
 		return
@@ -327,7 +347,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, body []byte) {
 	defer s.mu.Unlock()
 	var req *request
 	for id, o := range s.requests {
-		if strings.EqualFold(id, v.Attrs["IdSolicitud"]) && o.rfc == v.Cert.RFC {
+		if strings.EqualFold(id, v.Attrs["IdSolicitud"]) && o.rfc == v.Cert.RFC && o.retenciones == retenciones {
 			req = o
 		}
 	}
@@ -377,10 +397,11 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeXML(w, http.StatusOK, downloadHead(code)+downloadTail)
 		return
 	}
+	retenciones, _ := service(r.URL.Path)
 	s.mu.Lock()
 	p := s.packages[strings.ToUpper(v.Attrs["IdPaquete"])]
 	switch {
-	case p == nil || p.req.rfc != v.Cert.RFC:
+	case p == nil || p.req.rfc != v.Cert.RFC || p.req.retenciones != retenciones:
 		code = satws.CodeNotFound
 	case !s.now().Before(p.req.finished.Add(PackageLifetime)):
 		code = satws.CodePackageGone

@@ -13,6 +13,11 @@
 // rejected (5) with 5004 when nothing matches; it expires (6) 72 hours after it finished. A
 // package may be downloaded twice (5008). Codes forces SAT's answers.
 //
+// A query by UUID gives the CFDI of that UUID when the requester issued or received it (5012 when
+// it is cancelled); RfcACuentaTerceros keeps the CFDIs with a concept on behalf of that RFC
+// (cfdi:Concepto/cfdi:ACuentaTerceros). The folder's withholding CFDIs (Retenciones 2.0) are
+// served by SAT's second service, at RetencionesPath, with its own tokens and requests.
+//
 // State lives in memory: a restart forgets requests and tokens.
 package satlocal
 
@@ -101,8 +106,9 @@ type Server struct {
 }
 
 type session struct {
-	rfc     string
-	expires time.Time
+	rfc         string
+	expires     time.Time
+	retenciones bool // given by the withholding CFDIs' service
 }
 
 // New reads the CFDI folder and makes the service.
@@ -127,8 +133,16 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// CFDIs is how many CFDIs the service answers from.
-func (s *Server) CFDIs() int { return len(s.cfdis) }
+// CFDIs is how many CFDIs the service answers from, and of them how many are withholding
+// CFDIs (served at RetencionesPath).
+func (s *Server) CFDIs() (all, retenciones int) {
+	for _, c := range s.cfdis {
+		if c.Retenciones {
+			retenciones++
+		}
+	}
+	return len(s.cfdis), retenciones
+}
 
 func (s *Server) now() time.Time {
 	if s.o.Now != nil {
@@ -181,14 +195,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fault(w, "a:InternalServiceFault", err.Error())
 		return
 	}
+	retenciones, path := service(r.URL.Path)
 	switch {
-	case r.URL.Path == satws.PathAuthenticate || action == satws.ActionAuthenticate:
-		s.authenticate(w, body)
-	case r.URL.Path == satws.PathQuery || action == satws.ActionIssued || action == satws.ActionReceived || action == satws.ActionFolio:
+	case path == satws.PathAuthenticate || action == satws.ActionAuthenticate:
+		s.authenticate(w, body, retenciones)
+	case path == satws.PathQuery || action == satws.ActionIssued || action == satws.ActionReceived || action == satws.ActionFolio:
 		s.query(w, r, action, body)
-	case r.URL.Path == satws.PathVerify || action == satws.ActionVerify:
+	case path == satws.PathVerify || action == satws.ActionVerify:
 		s.verify(w, r, body)
-	case r.URL.Path == satws.PathDownload || action == satws.ActionDownload:
+	case path == satws.PathDownload || action == satws.ActionDownload:
 		s.download(w, r, body)
 	default:
 		fault(w, "a:ActionNotSupported", "The message with Action '"+action+"' cannot be processed at the receiver, due to a ContractFilter mismatch at the EndpointDispatcher.")
@@ -199,8 +214,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
 }
 
-// token is the session of the request's WRAP token: both spellings of wrap_subject are taken.
+// token is the session of the request's WRAP token, given by the same service: both spellings
+// of wrap_subject are taken.
 func (s *Server) token(r *http.Request) (session, bool) {
+	retenciones, _ := service(r.URL.Path)
 	h := strings.TrimSpace(r.Header.Get("Authorization"))
 	v, ok := strings.CutPrefix(h, "WRAP access_token=")
 	if !ok {
@@ -210,7 +227,7 @@ func (s *Server) token(r *http.Request) (session, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.tokens[v]
-	if !ok || !s.now().Before(t.expires) {
+	if !ok || !s.now().Before(t.expires) || t.retenciones != retenciones {
 		return session{}, false
 	}
 	return t, true
@@ -221,7 +238,7 @@ const (
 	nsSecurity  = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
 )
 
-func (s *Server) authenticate(w http.ResponseWriter, body []byte) {
+func (s *Server) authenticate(w http.ResponseWriter, body []byte, retenciones bool) {
 	if _, ok := s.forced("auth"); ok {
 		fault(w, "a:InvalidSecurity", msgSecurity)
 		return
@@ -240,7 +257,7 @@ func (s *Server) authenticate(w http.ResponseWriter, body []byte) {
 			delete(s.tokens, k)
 		}
 	}
-	s.tokens[tok] = session{rfc: v.Cert.RFC, expires: exp}
+	s.tokens[tok] = session{rfc: v.Cert.RFC, expires: exp, retenciones: retenciones}
 	s.mu.Unlock()
 	writeXML(w, http.StatusOK, `<s:Envelope xmlns:s="`+satws.NSSoap+`" xmlns:u="`+satws.NSUtility+`"><s:Header><o:Security s:mustUnderstand="1" xmlns:o="`+nsSecurity+`">`+
 		`<u:Timestamp u:Id="_0"><u:Created>`+now.UTC().Format("2006-01-02T15:04:05.000Z")+`</u:Created><u:Expires>`+exp.UTC().Format("2006-01-02T15:04:05.000Z")+`</u:Expires></u:Timestamp>`+

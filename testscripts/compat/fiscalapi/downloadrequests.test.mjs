@@ -2,7 +2,8 @@
 // download worker talks to a local SAT (compat_test.go starts both; downloadrequests_setup_test.go
 // makes the tenant, whose owner has SAT's test e.firma): create, getById until the request is
 // finished, getList, getXmls, getMetadataItems, downloadPackage, downloadSatRequest,
-// downloadSatResponse, delete, update (nothing changes), search and searchByDate.
+// downloadSatResponse, delete, update (nothing changes), search and searchByDate; a request by
+// UUID (timbra's uuid field) and one of withholding CFDIs (Retenciones).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
@@ -174,4 +175,63 @@ test('downloadRequests: update changes nothing, search and searchByDate find by 
   res = await client.downloadRequests.search({ createdAt: 'yesterday' });
   assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
   assert.equal(JSON.parse(res.details)[0].propertyName, 'CreatedAt');
+});
+
+// after the search test, whose counts of today's requests it would change
+test('downloadRequests: one CFDI by its UUID (downloadTypeId Uuid and timbra\'s uuid field)', async () => {
+  let res = await client.downloadRequests.create({
+    downloadRequestTypeId: 'Manual', requesterTin: 'EKU9003173C9', downloadTypeId: 'Uuid', satQueryTypeId: 'CFDI',
+    uuid: '33333333-3333-4333-8333-333333333333',
+  });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  const made = res.data;
+  assert.equal(made.uuid, '33333333-3333-4333-8333-333333333333');
+  assert.equal(made.downloadType.id, 'Uuid');
+  assert.equal(made.startDate, '');
+
+  // the model as read goes back through update unchanged
+  res = await client.downloadRequests.update(made);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+
+  const { request } = await finished(made.id);
+  assert.equal(request.downloadRequestStatusId, 'Completed', JSON.stringify(request));
+  assert.equal(request.invoiceCount, 1);
+  res = await client.downloadRequests.getXmls(made.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 1);
+  assert.equal(res.data.items[0].invoiceUuid, '33333333-3333-4333-8333-333333333333');
+  res = await client.downloadRequests.downloadSatRequest(made.id);
+  assert.match(Buffer.from(res.data.base64File, 'base64').toString(), /SolicitaDescargaFolio/);
+
+  // a malformed UUID, and dates with one, are refused by name
+  res = await client.downloadRequests.create({
+    downloadRequestTypeId: 'Manual', requesterTin: 'EKU9003173C9', downloadTypeId: 'Uuid', satQueryTypeId: 'CFDI', uuid: '3333',
+    startDate: DateTime.fromISO('2024-01-01T00:00:00', mx),
+  });
+  assert.equal(res.httpStatusCode, 400, JSON.stringify(res));
+  const props = JSON.parse(res.details).map((f) => f.propertyName).sort();
+  assert.deepEqual(props, ['StartDate', 'Uuid']);
+});
+
+test('downloadRequests: the withholding CFDIs issued in January (satQueryTypeId Retenciones)', async () => {
+  let res = await client.downloadRequests.create({
+    downloadRequestTypeId: 'Manual', requesterTin: 'EKU9003173C9', downloadTypeId: 'Emitidos', satQueryTypeId: 'Retenciones',
+    startDate: DateTime.fromISO('2024-01-01T00:00:00', mx), endDate: DateTime.fromISO('2024-02-01T00:00:00', mx),
+  });
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  const { request } = await finished(res.data.id);
+  assert.equal(request.downloadRequestStatusId, 'Completed', JSON.stringify(request));
+  assert.equal(request.invoiceCount, 1);
+  res = await client.downloadRequests.getXmls(request.id);
+  assert.equal(res.succeeded, true, JSON.stringify(res));
+  assert.equal(res.data.totalCount, 1);
+  const x = res.data.items[0];
+  assert.equal(x.invoiceUuid, 'AAAAAAAA-1111-4111-8111-111111111111');
+  assert.equal(x.version, '2.0');
+  assert.equal(x.date, '2024-01-10T12:00:00');
+  assert.equal(x.xmlIssuer.tin, 'EKU9003173C9');
+  assert.equal(x.xmlRecipient.tin, 'AAA010101AAA');
+  assert.equal(x.total, 1000);
+  assert.equal(x.totalWithheldTaxes, 100);
+  assert.match(Buffer.from(x.base64Content, 'base64').toString(), /retenciones:Retenciones/);
 });
