@@ -150,8 +150,12 @@ func (c *cfdiReader) start(t xml.StartElement) error {
 			if c.inFirst = c.first(t.Name.Local); c.inFirst {
 				d.Impuestos = &Impuestos{TotalImpuestosRetenidos: a("TotalImpuestosRetenidos"), TotalImpuestosTrasladados: a("TotalImpuestosTrasladados")}
 			}
-		case "Conceptos", "Complemento":
+		case "Conceptos":
 			c.inFirst = c.first(t.Name.Local)
+		case "Complemento":
+			if c.inFirst = c.first(t.Name.Local); c.inFirst {
+				s.recordInside()
+			}
 		}
 		return nil
 	}

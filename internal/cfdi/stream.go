@@ -38,32 +38,55 @@ type stream struct {
 	capDepth int
 	capFrom  int64
 	capDone  func(raw []byte)
+	recDepth int // the element recordInside was asked for
 }
 
 // errTooLarge is the error of a document beyond MaxReadSize.
 var errTooLarge = parseErr("the document is larger than %d bytes", MaxReadSize)
 
 // recorder hands the decoder the input one byte at a time (so the decoder reads nothing ahead
-// and its offsets are the input's) and keeps the bytes read since the last token that started
-// outside a captured element.
+// and its offsets are the input's) and, while on, keeps the bytes read since the last token
+// that started outside a captured element.
 type recorder struct {
-	r    *bufio.Reader
-	n    int64 // bytes read
-	buf  []byte
-	from int64 // the offset of buf[0]
+	r       io.Reader
+	in      []byte // read from r, not yet handed over
+	at, end int
+	err     error
+	n       int64 // bytes handed over
+	on      bool
+	buf     []byte
+	from    int64 // the offset of buf[0]
 }
 
 func (r *recorder) ReadByte() (byte, error) {
+	if r.at == r.end {
+		if err := r.fill(); err != nil {
+			return 0, err
+		}
+	}
 	if r.n >= MaxReadSize {
 		return 0, errTooLarge
 	}
-	b, err := r.r.ReadByte()
-	if err != nil {
-		return 0, err
-	}
+	b := r.in[r.at]
+	r.at++
 	r.n++
-	r.buf = append(r.buf, b)
+	if r.on {
+		r.buf = append(r.buf, b)
+	}
 	return b, nil
+}
+
+// fill reads more of the input.
+func (r *recorder) fill() error {
+	for r.err == nil && r.at == r.end {
+		var k int
+		k, r.err = r.r.Read(r.in)
+		r.at, r.end = 0, k
+	}
+	if r.at < r.end {
+		return nil
+	}
+	return r.err
 }
 
 // Read makes recorder an io.Reader; the decoder only calls ReadByte.
@@ -78,9 +101,9 @@ func (r *recorder) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// drop forgets the bytes before off.
+// drop forgets the bytes kept before off.
 func (r *recorder) drop(off int64) {
-	if k := int(off - r.from); k > 0 && k <= len(r.buf) {
+	if k := int(off - r.from); r.on && k > 0 && k <= len(r.buf) {
 		r.buf = append(r.buf[:0], r.buf[k:]...)
 		r.from = off
 	}
@@ -91,7 +114,7 @@ func newStream(in io.Reader) *stream {
 	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
 		br.Discard(3)
 	}
-	src := &recorder{r: br}
+	src := &recorder{r: br, in: make([]byte, 4096)}
 	return &stream{d: newDecoder(src), src: src}
 }
 
@@ -111,11 +134,23 @@ func (s *stream) at(space string, names ...string) bool {
 	return true
 }
 
+// recordInside asks for the bytes of the element whose start tag was just read to be kept
+// while it is open, so that elements inside it can be captured (bytes are kept only there).
+func (s *stream) recordInside() {
+	// the decoder holds no byte read ahead after a start tag (encoding/xml reads to its '>'),
+	// so what the recorder keeps from here is at the decoder's offsets
+	if !s.src.on && s.d.InputOffset() == s.src.n {
+		s.recDepth, s.src.on = len(s.path), true
+		s.src.buf, s.src.from = s.src.buf[:0], s.src.n
+	}
+}
+
 // capture asks for the bytes of the element whose start tag was just read, as written, from
-// its "<" to the end of its end tag; done gets them (its own copy) when the element ends.
-// Elements inside it are still visited; a capture inside a capture is ignored.
+// its "<" to the end of its end tag; done gets them (its own copy) when the element ends. It
+// must be inside an element recordInside was asked for. Elements inside it are still visited;
+// a capture inside a capture is ignored.
 func (s *stream) capture(done func(raw []byte)) {
-	if s.capDone == nil {
+	if s.src.on && s.capDone == nil {
 		s.capDepth, s.capDone = len(s.path), done
 	}
 }
@@ -163,6 +198,9 @@ func (s *stream) run(start func(t xml.StartElement) error) error {
 				done := s.capDone
 				s.capDone = nil
 				done(append([]byte(nil), raw...))
+			}
+			if s.src.on && s.recDepth == len(s.path) {
+				s.src.on = false
 			}
 			s.path = s.path[:len(s.path)-1]
 		case xml.CharData:
