@@ -2,6 +2,7 @@ package cfdi
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -273,4 +274,34 @@ func FuzzReadCFDI(f *testing.F) {
 			t.Fatalf("%v\n%q", err, b)
 		}
 	})
+}
+
+// TestStreamCapture: the stream under ReadCFDI serves any kind of document: a start function
+// of its own sees each start tag with its path, and an element captured inside one asked to
+// be recorded comes back as written (a capture on the recorded element itself, or outside it,
+// is ignored).
+func TestStreamCapture(t *testing.T) {
+	doc := "\xef\xbb\xbf<r:a xmlns:r=\"urn:r\"><r:b><c x=\"1\" /><d>t &amp; <e/></d></r:b><f/></r:a>"
+	s := newStream(strings.NewReader(doc))
+	var paths []string
+	got := map[string]string{}
+	err := s.run(func(el xml.StartElement) error {
+		paths = append(paths, fmt.Sprintf("%d %s %v", s.depth(), el.Name.Local, s.at("urn:r", "b")))
+		switch el.Name.Local {
+		case "b":
+			s.recordInside()
+			s.capture(func(raw []byte) { got["b"] = string(raw) })
+		case "c", "d", "e", "f":
+			name := el.Name.Local
+			s.capture(func(raw []byte) { got[name] = string(raw) })
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"c": `<c x="1" />`, "d": `<d>t &amp; <e/></d>`}
+	if !reflect.DeepEqual(got, want) || strings.Join(paths, ",") != "1 a false,2 b true,3 c false,3 d false,4 e false,2 f false" {
+		t.Errorf("captured %q, paths %q", got, paths)
+	}
 }

@@ -147,10 +147,10 @@ func (s *stream) recordInside() {
 
 // capture asks for the bytes of the element whose start tag was just read, as written, from
 // its "<" to the end of its end tag; done gets them (its own copy) when the element ends. It
-// must be inside an element recordInside was asked for. Elements inside it are still visited;
-// a capture inside a capture is ignored.
+// must be inside (not on) an element recordInside was asked for, or it is ignored, as is a
+// capture inside a capture. Elements inside it are still visited.
 func (s *stream) capture(done func(raw []byte)) {
-	if s.src.on && s.capDone == nil {
+	if s.src.on && s.recDepth < len(s.path) && s.capDone == nil {
 		s.capDepth, s.capDone = len(s.path), done
 	}
 }
