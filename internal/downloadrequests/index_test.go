@@ -209,3 +209,23 @@ func TestXMLOfEveryList(t *testing.T) {
 		t.Error("a broken CFDI read")
 	}
 }
+
+// TestXMLEntry: an entry reads back as written; every shorter or altered form is refused
+// without a panic.
+func TestXMLEntry(t *testing.T) {
+	e := xmlEntry{Package: "4E0F9C6B-0A8E-4B4B-9C55-5C2F1B6A7D10_01", Offset: 1<<33 + 5, Size: 700, RawSize: 1500, Method: zip.Deflate, CRC32: 0xdeadbeef}
+	b := e.encode()
+	if got, err := decodeXMLEntry(b); err != nil || got != e || len(b) > 64 {
+		t.Fatalf("%+v %v (%d bytes)", got, err, len(b))
+	}
+	for i := range len(b) {
+		if _, err := decodeXMLEntry(b[:i]); err == nil {
+			t.Errorf("the first %d bytes read", i)
+		}
+	}
+	for _, bad := range [][]byte{append(bytes.Clone(b), 0), append([]byte{'x'}, b[1:]...), {1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}} {
+		if _, err := decodeXMLEntry(bad); err == nil {
+			t.Errorf("%x read", bad)
+		}
+	}
+}

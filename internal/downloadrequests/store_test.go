@@ -112,3 +112,64 @@ func TestStoreInBatches(t *testing.T) {
 		return nil
 	})
 }
+
+// TestReadXMLEntryChecks: an entry reads its CFDI from the stored package, deflated or stored;
+// a package whose bytes changed since (or that is gone) is an error, not another CFDI.
+func TestReadXMLEntryChecks(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for i, m := range []uint16{zip.Deflate, zip.Store} {
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("%d.xml", i), Method: m})
+		fmt.Fprintf(w, cfdiOf, fmt.Sprint(i), fmt.Sprintf("%08X", i))
+	}
+	zw.Close()
+	z, _ := zip.NewReader(bytes.NewReader(zb.Bytes()), int64(zb.Len()))
+	var entries [][]byte
+	for _, zf := range z.File {
+		e, err := indexXMLFile(zf, "p_01")
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, e.encode())
+	}
+	read := func(b []byte) ([]byte, error) {
+		var raw []byte
+		err := db.View(ctx, func(tx storage.Tx) error {
+			var err error
+			raw, _, err = readXMLEntry(tx.DownloadRequests("a"), "r1", b)
+			return err
+		})
+		return raw, err
+	}
+	put := func(pkg []byte) {
+		db.Update(ctx, func(tx storage.Tx) error {
+			_, err := tx.DownloadRequests("a").PutPackage("r1", "p_01", bytes.NewReader(pkg))
+			return err
+		})
+	}
+	if _, err := read(entries[0]); err == nil {
+		t.Error("an entry of an absent package read")
+	}
+	put(zb.Bytes())
+	for i, b := range entries {
+		raw, err := read(b)
+		if err != nil || string(raw) != fmt.Sprintf(cfdiOf, fmt.Sprint(i), fmt.Sprintf("%08X", i)) {
+			t.Errorf("entry %d: %q %v", i, raw, err)
+		}
+	}
+	for i, b := range entries {
+		e, _ := decodeXMLEntry(b)
+		changed := bytes.Clone(zb.Bytes())
+		changed[e.Offset+e.Size/2] ^= 0x20
+		put(changed)
+		if raw, err := read(b); err == nil {
+			t.Errorf("entry %d read from a changed package: %q", i, raw)
+		}
+	}
+}
