@@ -16,6 +16,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,10 +107,12 @@ func satServe(b *testing.B, dir string) string {
 // BenchmarkSATIngest: a request of n CFDIs (one package) from a local SAT (`timbra sat serve`,
 // its own process), carried out by the server's download worker: create
 // (POST /download-requests) to Completed (GET until then). Metrics: cfdi/s (n over the wall
-// time), wall-s, heap-MB, live-MB and rss-MB (the highest above the level before the run: the
-// heap's objects, the live heap at the last collection, the resident memory), pkg-MB (the
-// ZIP stored), index-MB (the CFDIs' index entries) and db-MB (the file). Run each size in its
-// own process (RSS never goes down):
+// time), wall-s, cpu-s (this process's CPU time over the same span), heap-MB, live-MB and
+// rss-MB (the highest above the level before the run: the heap's objects, the live heap at the
+// last collection, the resident memory), pkg-MB (the ZIP stored), index-MB and index-B/cfdi
+// (the CFDIs' index entries, in all and per CFDI), db-MB (the file), and xmls1-ms and xmlsN-ms
+// (GET …/xmls of the first and the last page of 100, after the run). Run each size in its own
+// process (RSS never goes down):
 //
 //	go test ./bench -run '^$' -bench 'SATIngest/n=10000$' -benchtime 1x
 //
@@ -204,6 +207,7 @@ func satIngestOnce(b *testing.B, n int, satURL string, cerB, keyB []byte, passwo
 
 	var r api.DownloadRequest
 	var wall time.Duration
+	cpu0 := cpuSeconds()
 	b.StartTimer()
 	rssBase, rssPeak, heapBase, heapPeak, liveBase, livePeak := peakMemory(func() {
 		t0 := time.Now()
@@ -218,9 +222,27 @@ func satIngestOnce(b *testing.B, n int, satURL string, cerB, keyB []byte, passwo
 		wall = time.Since(t0)
 	})
 	b.StopTimer()
+	cpu := cpuSeconds() - cpu0
 	if r.InvoiceCount != n {
 		b.Fatalf("%d CFDIs, want %d", r.InvoiceCount, n)
 	}
+	// a page of xmls (100 CFDIs, each read from the package), the first and the last
+	xmlsPage := func(page int) float64 {
+		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v4/download-requests/%s/xmls?pageNumber=%d&pageSize=100", r.ID, page), nil)
+		req.Header = http.Header{"X-Tenant-Key": {creds.TenantKey}, "X-Api-Key": {creds.APIKey}}
+		rec := httptest.NewRecorder()
+		t0 := time.Now()
+		h.ServeHTTP(rec, req)
+		took := time.Since(t0)
+		var env struct {
+			Data api.PagedList[api.DownloadXML]
+		}
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &env) != nil || len(env.Data.Items) == 0 || env.Data.TotalCount != n {
+			b.Fatalf("xmls page %d: %d %.300s", page, rec.Code, rec.Body)
+		}
+		return float64(took.Microseconds()) / 1000
+	}
+	xmlsFirst, xmlsLast := xmlsPage(1), xmlsPage((n+99)/100)
 	var pkg, index int64
 	err = d.Store.View(ctx, func(tx storage.Tx) error {
 		rs := tx.DownloadRequests(creds.TenantKey)
@@ -251,13 +273,28 @@ func satIngestOnce(b *testing.B, n int, satURL string, cerB, keyB []byte, passwo
 	}
 	b.ReportMetric(float64(n)/wall.Seconds(), "cfdi/s")
 	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(cpu, "cpu-s")
 	b.ReportMetric(heapPeak-heapBase, "heap-MB")
 	b.ReportMetric(livePeak-liveBase, "live-MB")
 	b.ReportMetric(rssPeak-rssBase, "rss-MB")
 	b.ReportMetric(float64(pkg)/(1<<20), "pkg-MB")
 	b.ReportMetric(float64(index)/(1<<20), "index-MB")
 	b.ReportMetric(float64(info.Size())/(1<<20), "db-MB")
+	b.ReportMetric(float64(index)/float64(n), "index-B/cfdi")
+	b.ReportMetric(xmlsFirst, "xmls1-ms")
+	b.ReportMetric(xmlsLast, "xmlsN-ms")
 	b.StartTimer()
+}
+
+// cpuSeconds is the CPU time (user and system) this process has used: the server's part of an
+// ingest (the local SAT runs in its own process), which other loads on the machine slow down
+// less than the wall time.
+func cpuSeconds() float64 {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
 }
 
 type countingWriter struct{ n int64 }

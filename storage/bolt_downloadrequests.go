@@ -215,8 +215,8 @@ func (d boltDownloadRequests) List(offset, limit int) ([]DownloadRequest, int, e
 	return d.page(offset, limit)
 }
 
-// chunkSize is the size of a package's values in download_packages.
-const chunkSize = 1 << 20
+// chunkSize is the size of a package's values in download_packages (the last may be shorter).
+const chunkSize = PackageChunkSize
 
 func chunkKey(prefix []byte, i uint32) []byte {
 	return binary.BigEndian.AppendUint32(bytes.Clone(prefix), i)
@@ -281,35 +281,65 @@ func (d boltDownloadRequests) Package(requestID, packageID string, w io.Writer) 
 	return nil
 }
 
+func (d boltDownloadRequests) ReadPackageAt(requestID, packageID string, p []byte, off int64) error {
+	if off < 0 {
+		return fmt.Errorf("storage: package offset %d", off)
+	}
+	prefix := key(d.tenant, requestID, packageID, "")
+	b := d.tx.bucket(bucketDownloadPackages)
+	for len(p) > 0 {
+		i, at := off/chunkSize, int(off%chunkSize)
+		if i > 1<<32-1 {
+			return io.ErrUnexpectedEOF
+		}
+		v := b.Get(chunkKey(prefix, uint32(i)))
+		if v == nil && b.Get(chunkKey(prefix, 0)) == nil {
+			return ErrNotFound
+		}
+		if at >= len(v) {
+			return io.ErrUnexpectedEOF
+		}
+		n := copy(p, v[at:])
+		if n < len(p) && len(v) != chunkSize {
+			return io.ErrUnexpectedEOF // a short chunk is the last
+		}
+		p, off = p[n:], off+int64(n)
+	}
+	return nil
+}
+
 func (d boltDownloadRequests) AddItem(requestID, kind string, v []byte) error {
-	b := d.tx.bucket(bucketDownloadItems)
 	prefix := key(d.tenant, requestID, kind, "")
-	var next uint64
-	c := b.Cursor()
+	return d.tx.bucket(bucketDownloadItems).Put(binary.BigEndian.AppendUint64(prefix, uint64(d.itemCount(prefix))), v)
+}
+
+// itemCount is the number of items under prefix: their sequences run from 0 without a gap
+// (AddItem appends, TruncateItems cuts the tail, Delete takes all), so it is the last one's
+// sequence and one, read from the last key without walking the others.
+func (d boltDownloadRequests) itemCount(prefix []byte) int {
+	c := d.tx.bucket(bucketDownloadItems).Cursor()
 	// the last key under prefix: seek past it and step back
-	end := append(bytes.Clone(prefix), 0xff)
-	k, _ := c.Seek(end)
+	k, _ := c.Seek(append(bytes.Clone(prefix), 0xff))
 	if k == nil {
 		k, _ = c.Last()
 	} else {
 		k, _ = c.Prev()
 	}
 	if k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8 {
-		next = binary.BigEndian.Uint64(k[len(prefix):]) + 1
+		return int(binary.BigEndian.Uint64(k[len(prefix):])) + 1
 	}
-	return b.Put(binary.BigEndian.AppendUint64(prefix, next), v)
+	return 0
 }
 
+// Items reads the page from its first key (a seek, not a walk from the first item), so a page
+// costs its own items whatever the request holds.
 func (d boltDownloadRequests) Items(requestID, kind string, offset, limit int) ([][]byte, int, error) {
 	prefix := key(d.tenant, requestID, kind, "")
-	c := d.tx.bucket(bucketDownloadItems).Cursor()
+	total := d.itemCount(prefix)
 	var out [][]byte
-	total := 0
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if total >= offset && len(out) < limit {
-			out = append(out, bytes.Clone(v))
-		}
-		total++
+	c := d.tx.bucket(bucketDownloadItems).Cursor()
+	for k, v := c.Seek(binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(max(offset, 0)))); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Next() {
+		out = append(out, bytes.Clone(v))
 	}
 	return out, total, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -95,6 +96,22 @@ func TestDownloadRequests(t *testing.T) {
 		}
 		if err := rs.Package("r1", "p_02", &got); err != ErrNotFound {
 			t.Errorf("absent package: %v", err)
+		}
+		// ReadPackageAt: within a chunk, across two, to the last byte; past the end; absent
+		for _, c := range []struct{ off, n int }{{5, 10}, {chunkSize - 3, 7}, {0, chunkSize * 2}, {len(big) - 4, 4}} {
+			p := make([]byte, c.n)
+			if err := rs.ReadPackageAt("r1", "p_01", p, int64(c.off)); err != nil || !bytes.Equal(p, big[c.off:c.off+c.n]) {
+				t.Errorf("ReadPackageAt %d+%d: %v", c.off, c.n, err)
+			}
+		}
+		if err := rs.ReadPackageAt("r1", "p_01", make([]byte, 5), int64(len(big)-4)); err != io.ErrUnexpectedEOF {
+			t.Errorf("ReadPackageAt past the end: %v", err)
+		}
+		if err := rs.ReadPackageAt("r1", "p_01", make([]byte, 1), int64(len(big))+chunkSize); err != io.ErrUnexpectedEOF {
+			t.Errorf("ReadPackageAt a chunk past the end: %v", err)
+		}
+		if err := rs.ReadPackageAt("r1", "p_02", make([]byte, 1), 0); err != ErrNotFound {
+			t.Errorf("ReadPackageAt an absent package: %v", err)
 		}
 		items, total, _ := rs.Items("r1", ItemMetadata, 1, 2)
 		if total != 5 || len(items) != 2 || string(items[0]) != "1" || string(items[1]) != "2" {

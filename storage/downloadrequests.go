@@ -123,6 +123,10 @@ type PackageStore struct {
 	ItemsBefore int    `json:"itemsBefore"`
 }
 
+// PackageChunkSize is the size of a stored package's chunks: PutPackageChunk's chunks are of
+// this size, but the last.
+const PackageChunkSize = 1 << 20
+
 // Item kinds of a download request's index.
 const (
 	ItemXML      = "x" // one CFDI of an XML package
@@ -158,6 +162,10 @@ type DownloadRequests interface {
 	DeletePackage(requestID, packageID string) error
 	// Package writes a stored package to w; ErrNotFound when absent.
 	Package(requestID, packageID string, w io.Writer) error
+	// ReadPackageAt fills p with a stored package's bytes from offset off: ErrNotFound when the
+	// package is absent, io.ErrUnexpectedEOF when it ends before p is full. It reads only the
+	// chunks p covers.
+	ReadPackageAt(requestID, packageID string, p []byte, off int64) error
 	// AddItem appends an item of a kind to the request's index.
 	AddItem(requestID, kind string, v []byte) error
 	// TruncateItems keeps a kind's first keep items and removes the rest; it answers how many

@@ -230,6 +230,11 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 23: credits held before movements were recorded (schema 20) get an opening movement each,
 	// before the tenant's first, so every person's history of movements adds up to its balance.
 	func(tx *bolt.Tx) error { return openingMovements(tx, time.Now()) },
+	// 24: a bulk download's CFDI index entry is where the CFDI's file is in the stored package
+	// (downloadrequests.xmlEntry), no longer its fields and XML in JSON. Entries written before
+	// read as they are, so nothing moves: the version only keeps an older timbra, which reads
+	// JSON alone, from opening the database.
+	func(*bolt.Tx) error { return nil },
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

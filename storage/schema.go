@@ -56,7 +56,8 @@
 //	download_requests    <tenantID>/<requestID>           → DownloadRequest (counted in counts)
 //	download_requests_active <tenantID>/<requestID>       → empty   (while the worker has work on it)
 //	download_packages    <tenantID>/<requestID>/<packageID>/<4-byte big-endian chunk> → 1 MiB of the ZIP as the SAT sent it
-//	download_items       <tenantID>/<requestID>/<x|m>/<8-byte big-endian sequence> → DownloadXML or DownloadMetadata (JSON)
+//	download_items       <tenantID>/<requestID>/<x|m>/<8-byte big-endian sequence> → x: where the CFDI is in its package
+//	                       (binary, downloadrequests.xmlEntry; a DownloadXML in JSON before), m: DownloadMetadata (JSON)
 //	download_requests_summary <tenantID>/<requestID>      → DownloadRequestSummary (length-prefixed strings; rewritten by every Put)
 //	download_requests_by <tenantID>/<field>/<len><folded value><requestID> → empty (one per searched field, the
 //	                       creation day in UTC among them; each value counted in counts)

@@ -90,39 +90,42 @@ type DownloadMetadataItem struct {
 	DownloadRequestID    string  `json:"downloadRequestId"`
 }
 
-// DownloadXML is one CFDI of a finished request (the client's Xml): the comprobante's
-// attributes, issuer and recipient, and the XML itself.
+// DownloadXML is one CFDI of a finished request (the client's Xml), read from the CFDI as
+// the package holds it: the comprobante's attributes, issuer and recipient, global
+// information, taxes, related CFDIs, items, complements, and the XML itself. ID is the entry's
+// own (the same on every read); the lists' XMLID is it, the item lists' XMLItemID their item's.
 type DownloadXML struct {
-	DownloadRequestID     string             `json:"downloadRequestId"`
-	DownloadPackageID     string             `json:"downloadPackageId"`
-	InvoiceUUID           string             `json:"invoiceUuid"`
-	Version               string             `json:"version"`
-	Series                *string            `json:"series"`
-	Number                *string            `json:"number"`
-	Date                  string             `json:"date"`
-	PaymentForm           *string            `json:"paymentForm"`
-	PaymentMethod         *string            `json:"paymentMethod"`
-	CertificateNumber     string             `json:"certificateNumber"`
-	PaymentConditions     *string            `json:"paymentConditions"`
-	SubTotal              float64            `json:"subTotal"`
-	Discount              *float64           `json:"discount"`
-	Currency              string             `json:"currency"`
-	ExchangeRate          *float64           `json:"exchangeRate"`
-	Total                 float64            `json:"total"`
-	InvoiceType           string             `json:"invoiceType"`
-	Export                string             `json:"export"`
-	ExpeditionZipCode     string             `json:"expeditionZipCode"`
-	Confirmation          *string            `json:"confirmation"`
-	TotalWithheldTaxes    *float64           `json:"totalWithheldTaxes"`
-	TotalTransferredTaxes *float64           `json:"totalTransferredTaxes"`
-	Base64Content         string             `json:"base64Content"`
-	XMLIssuer             DownloadXMLIssuer  `json:"xmlIssuer"`
-	XMLRecipient          DownloadXMLPerson  `json:"xmlRecipient"`
-	Taxes                 []any              `json:"taxes"`
-	XMLRelated            []any              `json:"xmlRelated"`
-	XMLItems              []any              `json:"xmlItems"`
-	XMLComplements        []any              `json:"xmlComplements"`
-	XMLGlobalInformation  *DownloadXMLGlobal `json:"xmlGlobalInformation"`
+	ID                    string                  `json:"id"`
+	DownloadRequestID     string                  `json:"downloadRequestId"`
+	DownloadPackageID     string                  `json:"downloadPackageId"`
+	InvoiceUUID           string                  `json:"invoiceUuid"`
+	Version               string                  `json:"version"`
+	Series                *string                 `json:"series"`
+	Number                *string                 `json:"number"`
+	Date                  string                  `json:"date"`
+	PaymentForm           *string                 `json:"paymentForm"`
+	PaymentMethod         *string                 `json:"paymentMethod"`
+	CertificateNumber     string                  `json:"certificateNumber"`
+	PaymentConditions     *string                 `json:"paymentConditions"`
+	SubTotal              float64                 `json:"subTotal"`
+	Discount              *float64                `json:"discount"`
+	Currency              string                  `json:"currency"`
+	ExchangeRate          *float64                `json:"exchangeRate"`
+	Total                 float64                 `json:"total"`
+	InvoiceType           string                  `json:"invoiceType"`
+	Export                string                  `json:"export"`
+	ExpeditionZipCode     string                  `json:"expeditionZipCode"`
+	Confirmation          *string                 `json:"confirmation"`
+	TotalWithheldTaxes    *float64                `json:"totalWithheldTaxes"`
+	TotalTransferredTaxes *float64                `json:"totalTransferredTaxes"`
+	Base64Content         string                  `json:"base64Content"`
+	XMLIssuer             DownloadXMLIssuer       `json:"xmlIssuer"`
+	XMLRecipient          DownloadXMLPerson       `json:"xmlRecipient"`
+	Taxes                 []DownloadXMLTax        `json:"taxes"`
+	XMLRelated            []DownloadXMLRelated    `json:"xmlRelated"`
+	XMLItems              []DownloadXMLItem       `json:"xmlItems"`
+	XMLComplements        []DownloadXMLComplement `json:"xmlComplements"`
+	XMLGlobalInformation  *DownloadXMLGlobal      `json:"xmlGlobalInformation"`
 }
 
 // DownloadXMLIssuer is the Emisor of a downloaded CFDI.
@@ -147,7 +150,77 @@ type DownloadXMLPerson struct {
 type DownloadXMLGlobal struct {
 	Periodicity string `json:"periodicity"`
 	Month       string `json:"month"`
-	Year        string `json:"year"`
+	Year        int    `json:"year"`
+}
+
+// DownloadXMLTax is one tax line of a downloaded CFDI's Impuestos (Traslado: taxFlag T,
+// Retencion: R; a total withholding has no base, type or rate, an exempt transfer no rate or
+// amount).
+type DownloadXMLTax struct {
+	Base    *float64 `json:"base"`
+	Tax     string   `json:"tax"`     // Impuesto: 001 ISR, 002 IVA, 003 IEPS
+	TaxType *string  `json:"taxType"` // TipoFactor: Tasa, Cuota, Exento
+	Rate    *float64 `json:"rate"`    // TasaOCuota
+	Amount  *float64 `json:"amount"`
+	TaxFlag string   `json:"taxFlag"`
+	XMLID   string   `json:"xmlId"`
+}
+
+// DownloadXMLRelated is one related CFDI (CfdiRelacionado) with its group's TipoRelacion.
+type DownloadXMLRelated struct {
+	XMLID            string `json:"xmlId"`
+	RelationshipType string `json:"relationshipType"`
+	CfdiUUID         string `json:"cfdiUuid"`
+}
+
+// DownloadXMLItem is one Concepto of a downloaded CFDI.
+type DownloadXMLItem struct {
+	ID                        string                    `json:"id"`
+	XMLID                     string                    `json:"xmlId"`
+	ItemCode                  string                    `json:"itemCode"` // ClaveProdServ
+	SKU                       *string                   `json:"sku"`      // NoIdentificacion
+	Quantity                  float64                   `json:"quantity"`
+	UnitMeasurement           string                    `json:"unitMeasurement"` // ClaveUnidad
+	Description               string                    `json:"description"`
+	UnitPrice                 float64                   `json:"unitPrice"`
+	Amount                    float64                   `json:"amount"`
+	Discount                  *float64                  `json:"discount"`
+	TaxObject                 *string                   `json:"taxObject"`         // ObjetoImp (none in CFDI 3.3)
+	ThirdPartyAccount         *string                   `json:"thirdPartyAccount"` // RfcACuentaTerceros
+	XMLItemCustomsInformation []DownloadXMLItemCustoms  `json:"xmlItemCustomsInformation"`
+	XMLItemPropertyAccounts   []DownloadXMLItemProperty `json:"xmlItemPropertyAccounts"`
+	Taxes                     []DownloadXMLItemTax      `json:"taxes"`
+}
+
+// DownloadXMLItemCustoms is an item's InformacionAduanera.
+type DownloadXMLItemCustoms struct {
+	XMLItemID             string `json:"xmlItemId"`
+	CustomsDocumentNumber string `json:"customsDocumentNumber"` // NumeroPedimento
+}
+
+// DownloadXMLItemProperty is an item's CuentaPredial.
+type DownloadXMLItemProperty struct {
+	XMLItemID             string `json:"xmlItemId"`
+	PropertyAccountNumber string `json:"propertyAccountNumber"`
+}
+
+// DownloadXMLItemTax is one tax line of an item (as DownloadXMLTax, with its item's id).
+type DownloadXMLItemTax struct {
+	Base      *float64 `json:"base"`
+	Tax       string   `json:"tax"`
+	TaxType   *string  `json:"taxType"`
+	Rate      *float64 `json:"rate"`
+	Amount    *float64 `json:"amount"`
+	TaxFlag   string   `json:"taxFlag"`
+	XMLItemID string   `json:"xmlItemId"`
+}
+
+// DownloadXMLComplement is one complement of a downloaded CFDI: its element's local name and
+// its XML as written in the CFDI, in base64.
+type DownloadXMLComplement struct {
+	ComplementName        string `json:"complementName"`
+	Base64ComplementValue string `json:"base64ComplementValue"`
+	XMLID                 string `json:"xmlId"`
 }
 
 // FileResponse is the official client's file answer.

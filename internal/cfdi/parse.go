@@ -70,13 +70,7 @@ func parseTree(data []byte) (*node, error) {
 		return nil, parseErr("the document is larger than %d bytes", MaxDocumentSize)
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	d := xml.NewDecoder(bytes.NewReader(data))
-	d.CharsetReader = func(label string, r io.Reader) (io.Reader, error) {
-		if strings.EqualFold(label, "utf-8") || strings.EqualFold(label, "utf8") {
-			return r, nil
-		}
-		return nil, fmt.Errorf("encoding %q: a CFDI is UTF-8", label)
-	}
+	d := newDecoder(bytes.NewReader(data))
 	var root *node
 	var stack []*node
 	for {

@@ -4,108 +4,264 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"compress/flate"
+	"crypto/sha1"
 	"encoding/base64"
-	"encoding/xml"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/cfdi"
+	"github.com/timbra-mx/timbra/storage"
 )
 
-// MaxCFDISize bounds one CFDI file of a package.
-const MaxCFDISize = 64 << 20
+// MaxCFDISize bounds one CFDI file of a package (what cfdi.ReadCFDI reads).
+const MaxCFDISize = cfdi.MaxReadSize
 
-// readXMLFile reads one CFDI of an XML package into the client's Xml shape: the comprobante's
-// attributes, issuer, recipient, global information and the file itself.
-func readXMLFile(zf *zip.File, requestID, packageID string) (api.DownloadXML, error) {
+// xmlEntry is the index entry of one CFDI of an XML package: where its file's data is in the
+// package as stored (its offset, sizes, ZIP method and CRC-32). The index keeps no more: an
+// `xmls` page reads each of its CFDIs from the package (storage.ReadPackageAt, a few chunks at
+// most) and reads it with cfdi.ReadCFDI, so the index does not repeat the XML.
+type xmlEntry struct {
+	Package       string
+	Offset        int64  // of the file's data in the ZIP
+	Size, RawSize int64  // the data's size in the ZIP, and the file's
+	Method        uint16 // zip.Store or zip.Deflate
+	CRC32         uint32
+}
+
+// xmlEntryForm is the first byte of an xmlEntry as stored (an entry of the JSON form written
+// before begins with '{').
+const xmlEntryForm = 1
+
+func (e xmlEntry) encode() []byte {
+	b := []byte{xmlEntryForm}
+	b = binary.AppendUvarint(b, uint64(len(e.Package)))
+	b = append(b, e.Package...)
+	for _, v := range []uint64{uint64(e.Offset), uint64(e.Size), uint64(e.RawSize), uint64(e.Method)} {
+		b = binary.AppendUvarint(b, v)
+	}
+	return binary.BigEndian.AppendUint32(b, e.CRC32)
+}
+
+func decodeXMLEntry(b []byte) (xmlEntry, error) {
+	bad := fmt.Errorf("download index: a malformed entry (%d bytes)", len(b))
+	if len(b) == 0 || b[0] != xmlEntryForm {
+		return xmlEntry{}, bad
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return xmlEntry{}, bad
+	}
+	e := xmlEntry{Package: string(b[k : k+int(n)])}
+	b = b[k+int(n):]
+	var vs [4]uint64
+	for i := range vs {
+		if vs[i], k = binary.Uvarint(b); k <= 0 || vs[i] > math.MaxInt64 {
+			return xmlEntry{}, bad
+		}
+		b = b[k:]
+	}
+	if len(b) != 4 || vs[3] > math.MaxUint16 {
+		return xmlEntry{}, bad
+	}
+	e.Offset, e.Size, e.RawSize, e.Method, e.CRC32 = int64(vs[0]), int64(vs[1]), int64(vs[2]), uint16(vs[3]), binary.BigEndian.Uint32(b)
+	return e, nil
+}
+
+// indexXMLFile reads one CFDI of an XML package (it must be a stamped CFDI that
+// cfdi.ReadCFDI reads) and answers its index entry.
+func indexXMLFile(zf *zip.File, packageID string) (xmlEntry, error) {
+	fail := func(err error) (xmlEntry, error) {
+		return xmlEntry{}, fmt.Errorf("package %s, %s: %w", packageID, zf.Name, err)
+	}
+	if zf.Method != zip.Store && zf.Method != zip.Deflate {
+		return fail(fmt.Errorf("ZIP method %d", zf.Method))
+	}
+	if zf.UncompressedSize64 > MaxCFDISize || zf.CompressedSize64 > MaxCFDISize {
+		return fail(fmt.Errorf("larger than %d bytes", MaxCFDISize))
+	}
+	off, err := zf.DataOffset()
+	if err != nil {
+		return fail(err)
+	}
 	rc, err := zf.Open()
 	if err != nil {
-		return api.DownloadXML{}, err
+		return fail(err)
 	}
 	defer rc.Close()
-	raw, err := io.ReadAll(io.LimitReader(rc, MaxCFDISize+1))
-	if err != nil {
-		return api.DownloadXML{}, fmt.Errorf("package %s, %s: %w", packageID, zf.Name, err)
-	}
-	if len(raw) > MaxCFDISize {
-		return api.DownloadXML{}, fmt.Errorf("package %s, %s: larger than %d bytes", packageID, zf.Name, MaxCFDISize)
-	}
-	if cfdi.IsRetenciones(bytes.NewReader(raw)) {
-		return retencionesXML(raw, requestID, packageID, zf.Name)
-	}
-	x := api.DownloadXML{DownloadRequestID: requestID, DownloadPackageID: packageID, Base64Content: base64.StdEncoding.EncodeToString(raw),
-		Taxes: []any{}, XMLRelated: []any{}, XMLItems: []any{}, XMLComplements: []any{}}
-	dec := xml.NewDecoder(strings.NewReader(string(raw)))
-	var stack []string
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
+	// a withholding CFDI (Retenciones) or a CFDI: the root says which, read from the first bytes
+	br := bufio.NewReaderSize(rc, 4096)
+	head, _ := br.Peek(4096)
+	if cfdi.IsRetenciones(bytes.NewReader(head)) {
+		if _, err := cfdi.ReadRetenciones(br); err != nil {
+			return fail(err)
 		}
+	} else {
+		d, err := cfdi.ReadCFDI(br)
 		if err != nil {
-			return x, fmt.Errorf("package %s, %s: not XML: %w", packageID, zf.Name, err)
+			return fail(err)
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			parent := ""
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1]
-			}
-			stack = append(stack, t.Name.Local)
-			a := map[string]string{}
-			for _, at := range t.Attr {
-				a[at.Name.Local] = at.Value
-			}
-			s := func(k string) *string {
-				if v, ok := a[k]; ok {
-					return &v
-				}
-				return nil
-			}
-			f := func(k string) *float64 {
-				if v, ok := a[k]; ok {
-					if n, err := strconv.ParseFloat(v, 64); err == nil {
-						return &n
-					}
-				}
-				return nil
-			}
-			switch {
-			case len(stack) == 1 && t.Name.Local == "Comprobante":
-				x.Version, x.Series, x.Number, x.Date = a["Version"], s("Serie"), s("Folio"), a["Fecha"]
-				x.PaymentForm, x.PaymentMethod, x.CertificateNumber = s("FormaPago"), s("MetodoPago"), a["NoCertificado"]
-				x.PaymentConditions, x.Currency, x.InvoiceType = s("CondicionesDePago"), a["Moneda"], a["TipoDeComprobante"]
-				x.Export, x.ExpeditionZipCode, x.Confirmation = a["Exportacion"], a["LugarExpedicion"], s("Confirmacion")
-				x.Discount, x.ExchangeRate = f("Descuento"), f("TipoCambio")
-				if v := f("SubTotal"); v != nil {
-					x.SubTotal = *v
-				}
-				if v := f("Total"); v != nil {
-					x.Total = *v
-				}
-			case parent == "Comprobante" && t.Name.Local == "Emisor":
-				x.XMLIssuer = api.DownloadXMLIssuer{Tin: a["Rfc"], LegalName: a["Nombre"], TaxRegime: a["RegimenFiscal"]}
-			case parent == "Comprobante" && t.Name.Local == "Receptor":
-				x.XMLRecipient = api.DownloadXMLPerson{Tin: a["Rfc"], LegalName: a["Nombre"], ZipCode: a["DomicilioFiscalReceptor"],
-					TaxRegime: a["RegimenFiscalReceptor"], CfdiUse: a["UsoCFDI"], ForeignTaxID: s("NumRegIdTrib"), FiscalResidence: s("ResidenciaFiscal")}
-			case parent == "Comprobante" && t.Name.Local == "InformacionGlobal":
-				x.XMLGlobalInformation = &api.DownloadXMLGlobal{Periodicity: a["Periodicidad"], Month: a["Meses"], Year: a["Año"]}
-			case parent == "Comprobante" && t.Name.Local == "Impuestos":
-				x.TotalWithheldTaxes, x.TotalTransferredTaxes = f("TotalImpuestosRetenidos"), f("TotalImpuestosTrasladados")
-			case parent == "Complemento" && t.Name.Local == "TimbreFiscalDigital":
-				x.InvoiceUUID = strings.ToUpper(a["UUID"])
-			}
-		case xml.EndElement:
-			stack = stack[:len(stack)-1]
+		if d.Timbre == nil || d.Timbre.UUID == "" {
+			return fail(errors.New("not a stamped CFDI"))
 		}
 	}
-	if x.InvoiceUUID == "" {
-		return x, fmt.Errorf("package %s, %s: not a stamped CFDI", packageID, zf.Name)
+	return xmlEntry{Package: packageID, Offset: off, Size: int64(zf.CompressedSize64), RawSize: int64(zf.UncompressedSize64),
+		Method: zf.Method, CRC32: zf.CRC32}, nil
+}
+
+// readXMLEntry answers the CFDI of an index entry (either form) and its package: from the
+// stored package for an xmlEntry, from the entry itself for the JSON form written before.
+func readXMLEntry(rs storage.DownloadRequests, requestID string, b []byte) (raw []byte, packageID string, err error) {
+	if len(b) > 0 && b[0] == '{' {
+		var old struct {
+			DownloadPackageID string `json:"downloadPackageId"`
+			Base64Content     string `json:"base64Content"`
+		}
+		if err := json.Unmarshal(b, &old); err != nil {
+			return nil, "", err
+		}
+		raw, err := base64.StdEncoding.DecodeString(old.Base64Content)
+		return raw, old.DownloadPackageID, err
+	}
+	e, err := decodeXMLEntry(b)
+	if err != nil {
+		return nil, "", err
+	}
+	if e.Size > MaxCFDISize || e.RawSize > MaxCFDISize {
+		return nil, "", fmt.Errorf("download index: an entry of %d bytes", e.RawSize)
+	}
+	data := make([]byte, e.Size)
+	if err := rs.ReadPackageAt(requestID, e.Package, data, e.Offset); err != nil {
+		return nil, "", fmt.Errorf("package %s at %d: %w", e.Package, e.Offset, err)
+	}
+	raw = data
+	if e.Method == zip.Deflate {
+		raw, err = io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data)), e.RawSize+1))
+		if err != nil {
+			return nil, "", fmt.Errorf("package %s at %d: %w", e.Package, e.Offset, err)
+		}
+	}
+	if int64(len(raw)) != e.RawSize || crc32.ChecksumIEEE(raw) != e.CRC32 {
+		return nil, "", fmt.Errorf("package %s at %d: the CFDI read is not the one indexed", e.Package, e.Offset)
+	}
+	return raw, e.Package, nil
+}
+
+// entryID is the id of the n-th thing of a parent (an xmls entry of a request, an item of an
+// entry): a UUID made from the parent's id and n (SHA-1, version 5's layout), the same on every
+// read.
+func entryID(parent, kind string, n int) string {
+	h := sha1.Sum(fmt.Appendf(nil, "%s/%s/%d", parent, kind, n))
+	h[6], h[8] = h[6]&0x0f|0x50, h[8]&0x3f|0x80
+	x := hex.EncodeToString(h[:16])
+	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+// xmlOf is the client's Xml of one CFDI: the n-th entry of a request's index, from the
+// package packageID.
+func xmlOf(raw []byte, requestID, packageID string, n int) (api.DownloadXML, error) {
+	if cfdi.IsRetenciones(bytes.NewReader(raw)) {
+		x, err := retencionesXML(raw, requestID, packageID)
+		x.ID = entryID(requestID, "xml", n)
+		return x, err
+	}
+	d, err := cfdi.ReadCFDI(bytes.NewReader(raw))
+	if err != nil {
+		return api.DownloadXML{}, fmt.Errorf("package %s: %w", packageID, err)
+	}
+	id := entryID(requestID, "xml", n)
+	x := api.DownloadXML{ID: id, DownloadRequestID: requestID, DownloadPackageID: packageID, Base64Content: base64.StdEncoding.EncodeToString(raw),
+		Version: d.Version, Series: opt(d.Serie), Number: opt(d.Folio), Date: d.Fecha, PaymentForm: opt(d.FormaPago),
+		PaymentMethod: opt(d.MetodoPago), CertificateNumber: d.NoCertificado, PaymentConditions: opt(d.CondicionesDePago),
+		SubTotal: num(d.SubTotal), Discount: optNum(d.Descuento), Currency: d.Moneda, ExchangeRate: optNum(d.TipoCambio),
+		Total: num(d.Total), InvoiceType: d.TipoDeComprobante, Export: d.Exportacion, ExpeditionZipCode: d.LugarExpedicion,
+		Confirmation: opt(d.Confirmacion),
+		XMLIssuer:    api.DownloadXMLIssuer{Tin: d.Emisor.Rfc, LegalName: d.Emisor.Nombre, TaxRegime: d.Emisor.RegimenFiscal},
+		XMLRecipient: api.DownloadXMLPerson{Tin: d.Receptor.Rfc, LegalName: d.Receptor.Nombre, ZipCode: d.Receptor.DomicilioFiscalReceptor,
+			TaxRegime: d.Receptor.RegimenFiscalReceptor, CfdiUse: d.Receptor.UsoCFDI, ForeignTaxID: opt(d.Receptor.NumRegIdTrib),
+			FiscalResidence: opt(d.Receptor.ResidenciaFiscal)},
+		Taxes: []api.DownloadXMLTax{}, XMLRelated: []api.DownloadXMLRelated{}, XMLItems: []api.DownloadXMLItem{},
+		XMLComplements: []api.DownloadXMLComplement{}}
+	if d.Timbre != nil {
+		x.InvoiceUUID = strings.ToUpper(d.Timbre.UUID)
+	}
+	if g := d.InformacionGlobal; g != nil {
+		year, _ := strconv.Atoi(g.Año)
+		x.XMLGlobalInformation = &api.DownloadXMLGlobal{Periodicity: g.Periodicidad, Month: g.Meses, Year: year}
+	}
+	if t := d.Impuestos; t != nil {
+		x.TotalWithheldTaxes, x.TotalTransferredTaxes = optNum(t.TotalImpuestosRetenidos), optNum(t.TotalImpuestosTrasladados)
+		for _, v := range t.Traslados {
+			x.Taxes = append(x.Taxes, api.DownloadXMLTax{Base: optNum(v.Base), Tax: v.Impuesto, TaxType: opt(v.TipoFactor),
+				Rate: optNum(v.TasaOCuota), Amount: optNum(v.Importe), TaxFlag: "T", XMLID: id})
+		}
+		for _, v := range t.Retenciones {
+			x.Taxes = append(x.Taxes, api.DownloadXMLTax{Tax: v.Impuesto, Amount: optNum(v.Importe), TaxFlag: "R", XMLID: id})
+		}
+	}
+	for _, g := range d.CfdiRelacionados {
+		for _, u := range g.UUIDs {
+			x.XMLRelated = append(x.XMLRelated, api.DownloadXMLRelated{XMLID: id, RelationshipType: g.TipoRelacion, CfdiUUID: u})
+		}
+	}
+	for i, c := range d.Conceptos {
+		item := api.DownloadXMLItem{ID: entryID(id, "item", i), XMLID: id, ItemCode: c.ClaveProdServ, SKU: opt(c.NoIdentificacion),
+			Quantity: num(c.Cantidad), UnitMeasurement: c.ClaveUnidad, Description: c.Descripcion, UnitPrice: num(c.ValorUnitario),
+			Amount: num(c.Importe), Discount: optNum(c.Descuento), TaxObject: opt(c.ObjetoImp),
+			XMLItemCustomsInformation: []api.DownloadXMLItemCustoms{}, XMLItemPropertyAccounts: []api.DownloadXMLItemProperty{},
+			Taxes: []api.DownloadXMLItemTax{}}
+		if c.ACuentaTerceros != nil {
+			item.ThirdPartyAccount = opt(c.ACuentaTerceros.RfcACuentaTerceros)
+		}
+		for _, p := range c.InformacionAduanera {
+			item.XMLItemCustomsInformation = append(item.XMLItemCustomsInformation, api.DownloadXMLItemCustoms{XMLItemID: item.ID, CustomsDocumentNumber: p})
+		}
+		for _, p := range c.CuentaPredial {
+			item.XMLItemPropertyAccounts = append(item.XMLItemPropertyAccounts, api.DownloadXMLItemProperty{XMLItemID: item.ID, PropertyAccountNumber: p})
+		}
+		for _, v := range c.Traslados {
+			item.Taxes = append(item.Taxes, api.DownloadXMLItemTax{Base: optNum(v.Base), Tax: v.Impuesto, TaxType: opt(v.TipoFactor),
+				Rate: optNum(v.TasaOCuota), Amount: optNum(v.Importe), TaxFlag: "T", XMLItemID: item.ID})
+		}
+		for _, v := range c.Retenciones {
+			item.Taxes = append(item.Taxes, api.DownloadXMLItemTax{Base: optNum(v.Base), Tax: v.Impuesto, TaxType: opt(v.TipoFactor),
+				Rate: optNum(v.TasaOCuota), Amount: optNum(v.Importe), TaxFlag: "R", XMLItemID: item.ID})
+		}
+		x.XMLItems = append(x.XMLItems, item)
+	}
+	for _, c := range d.Complementos {
+		x.XMLComplements = append(x.XMLComplements, api.DownloadXMLComplement{ComplementName: c.Local,
+			Base64ComplementValue: base64.StdEncoding.EncodeToString(c.XML), XMLID: id})
 	}
 	return x, nil
+}
+
+// num is a number attribute's value (0 when absent or not a number: the CFDI's schema is not
+// checked here).
+func num(s string) float64 {
+	if n := optNum(s); n != nil {
+		return *n
+	}
+	return 0
+}
+
+// optNum is an optional number attribute's value: nil when absent or not a finite number.
+func optNum(s string) *float64 {
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+		return nil
+	}
+	return &n
 }
 
 // readMetadata reads the metadata lines of a package: every root .txt but the _tercero ones,

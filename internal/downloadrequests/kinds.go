@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"strconv"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -137,27 +136,18 @@ func (w *Worker) endpointsOf(r storage.DownloadRequest) satws.Endpoints {
 // expedition zip code, MontoTotOperacion as subtotal and total (amounts in MXN: the schema's
 // t_ImporteMXN), MontoTotRet as the withheld taxes, the issuer, and the receiver (the national
 // one's RFC and fiscal address, or the foreign one's tax number). It has no TipoDeComprobante.
-func retencionesXML(raw []byte, requestID, packageID, name string) (api.DownloadXML, error) {
+func retencionesXML(raw []byte, requestID, packageID string) (api.DownloadXML, error) {
 	r, err := cfdi.ReadRetenciones(bytes.NewReader(raw))
 	if err != nil {
-		return api.DownloadXML{}, fmt.Errorf("package %s, %s: %w", packageID, name, err)
-	}
-	num := func(s string) float64 {
-		n, _ := strconv.ParseFloat(s, 64)
-		return n
-	}
-	str := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
+		return api.DownloadXML{}, fmt.Errorf("package %s: %w", packageID, err)
 	}
 	withheld := num(r.MontoTotRet)
 	return api.DownloadXML{DownloadRequestID: requestID, DownloadPackageID: packageID, InvoiceUUID: r.UUID, Version: r.Version,
-		Number: str(r.FolioInt), Date: r.FechaExp, CertificateNumber: r.NoCertificado, SubTotal: num(r.MontoTotOperacion),
+		Number: opt(r.FolioInt), Date: r.FechaExp, CertificateNumber: r.NoCertificado, SubTotal: num(r.MontoTotOperacion),
 		Currency: "MXN", Total: num(r.MontoTotOperacion), ExpeditionZipCode: r.LugarExpRetenc, TotalWithheldTaxes: &withheld,
 		Base64Content: base64.StdEncoding.EncodeToString(raw),
 		XMLIssuer:     api.DownloadXMLIssuer{Tin: r.RfcE, LegalName: r.NomDenRazSocE, TaxRegime: r.RegimenFiscalE},
-		XMLRecipient:  api.DownloadXMLPerson{Tin: r.RfcR, LegalName: r.NomDenRazSocR, ZipCode: r.DomicilioFiscalR, ForeignTaxID: str(r.NumRegIdTribR)},
-		Taxes:         []any{}, XMLRelated: []any{}, XMLItems: []any{}, XMLComplements: []any{}}, nil
+		XMLRecipient:  api.DownloadXMLPerson{Tin: r.RfcR, LegalName: r.NomDenRazSocR, ZipCode: r.DomicilioFiscalR, ForeignTaxID: opt(r.NumRegIdTribR)},
+		Taxes:         []api.DownloadXMLTax{}, XMLRelated: []api.DownloadXMLRelated{}, XMLItems: []api.DownloadXMLItem{},
+		XMLComplements: []api.DownloadXMLComplement{}}, nil
 }

@@ -82,8 +82,8 @@ func TestCheckParametersKinds(t *testing.T) {
 	}
 }
 
-// TestReadRetencionesFile: a withholding CFDI of an XML package is indexed with its UUID,
-// issuer, receiver, date and totals; the file is kept whole.
+// TestReadRetencionesFile: a withholding CFDI of an XML package is indexed (where it is in the
+// package) and read back with its UUID, issuer, receiver, date and totals; the file kept whole.
 func TestReadRetencionesFile(t *testing.T) {
 	doc := satwstest.Retenciones("aaaaaaaa-1111-4111-8111-111111111111", "EKU9003173C9", "AAA010101AAA", "2024-01-10T12:00:00")
 	var b bytes.Buffer
@@ -95,7 +95,11 @@ func TestReadRetencionesFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := readXMLFile(r.File[0], "req", "P_01")
+	e, err := indexXMLFile(r.File[0], "P_01")
+	if err != nil || e.Package != "P_01" || e.RawSize != int64(len(doc)) {
+		t.Fatalf("entry %+v: %v", e, err)
+	}
+	x, err := xmlOf(doc, "req", "P_01", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +107,7 @@ func TestReadRetencionesFile(t *testing.T) {
 		x.XMLRecipient.Tin != "AAA010101AAA" || x.XMLRecipient.LegalName != "RECEPTOR RET" || x.Date != "2024-01-10T12:00:00" ||
 		x.Total != 1000 || x.SubTotal != 1000 || x.TotalWithheldTaxes == nil || *x.TotalWithheldTaxes != 100 || x.Currency != "MXN" ||
 		x.Version != "2.0" || x.CertificateNumber != "30001000000500003416" || x.ExpeditionZipCode != "42501" || x.InvoiceType != "" ||
-		x.DownloadRequestID != "req" || x.DownloadPackageID != "P_01" || x.Base64Content == "" {
+		x.DownloadRequestID != "req" || x.DownloadPackageID != "P_01" || x.Base64Content == "" || x.ID != entryID("req", "xml", 0) {
 		t.Errorf("%+v", x)
 	}
 }

@@ -411,9 +411,38 @@ func items[T any](s *Service, ctx context.Context, c auth.Caller, id, kind strin
 	return api.NewPage(out, page, size, total), nil
 }
 
-// XMLs answers a page of the CFDIs of a request's packages.
+// XMLs answers a page of the CFDIs of a request's packages, each read from its package.
 func (s *Service) XMLs(ctx context.Context, c auth.Caller, id string, page, size int) (api.PagedList[api.DownloadXML], error) {
-	return items[api.DownloadXML](s, ctx, c, id, storage.ItemXML, page, size)
+	out := []api.DownloadXML{}
+	var total int
+	err := s.Store.View(ctx, func(tx storage.Tx) error {
+		if _, err := s.get(tx, c, id); err != nil {
+			return err
+		}
+		rs := tx.DownloadRequests(c.TenantID)
+		first := (page - 1) * size
+		entries, n, err := rs.Items(id, storage.ItemXML, first, size)
+		if err != nil {
+			return err
+		}
+		total = n
+		for i, b := range entries {
+			raw, pkg, err := readXMLEntry(rs, id, b)
+			if err != nil {
+				return err
+			}
+			x, err := xmlOf(raw, id, pkg, first+i)
+			if err != nil {
+				return err
+			}
+			out = append(out, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return api.PagedList[api.DownloadXML]{}, err
+	}
+	return api.NewPage(out, page, size, total), nil
 }
 
 // MetadataItems answers a page of the metadata lines of a request's packages.

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,10 +15,16 @@ import (
 	"github.com/timbra-mx/timbra/storage"
 )
 
+// cfdiOf is a stamped CFDI of a package (its Folio and the start of its UUID).
+const cfdiOf = `<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" xmlns:tfd="http://www.sat.gob.mx/TimbreFiscalDigital" Version="4.0" Folio="%s" Total="1.00"><cfdi:Emisor Rfc="EKU9003173C9"/>` +
+	`<cfdi:Complemento><tfd:TimbreFiscalDigital Version="1.1" UUID="%s-0000-4000-8000-000000000000"/></cfdi:Complemento></cfdi:Comprobante>`
+
 // TestStoreInBatches: a package of more CFDIs than one transaction's entries is stored in
 // several, every CFDI indexed once in order; a store cut short (the request still marked with
 // the package, some of its chunks and entries written) is cleared before the package is stored
-// again, and the entries of packages stored before it stay.
+// again, and the entries of packages stored before it stay. Each entry is where its CFDI is in
+// the package (a few dozen bytes) and reads back the CFDI; an entry of the JSON form written
+// before reads its CFDI from itself.
 func TestStoreInBatches(t *testing.T) {
 	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
@@ -30,8 +37,7 @@ func TestStoreInBatches(t *testing.T) {
 	zw := zip.NewWriter(&zb)
 	for i := range n {
 		w, _ := zw.Create(fmt.Sprintf("%d.xml", i))
-		fmt.Fprintf(w, `<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" xmlns:tfd="http://www.sat.gob.mx/TimbreFiscalDigital" Version="4.0" Folio="%d" Total="1.00"><cfdi:Emisor Rfc="EKU9003173C9"/>`+
-			`<cfdi:Complemento><tfd:TimbreFiscalDigital Version="1.1" UUID="%08X-0000-4000-8000-000000000000"/></cfdi:Complemento></cfdi:Comprobante>`, i, i)
+		fmt.Fprintf(w, cfdiOf, fmt.Sprint(i), fmt.Sprintf("%08X", i))
 	}
 	zw.Close()
 	path := filepath.Join(t.TempDir(), "p.zip")
@@ -39,11 +45,15 @@ func TestStoreInBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// an earlier package's entry, then a store of p_02 cut short
+	// an earlier package's entry (in the JSON form of before, the XML in it), then a store of
+	// p_02 cut short
+	earlierXML := fmt.Sprintf(cfdiOf, "earlier", "AAAAAAAA")
+	earlier, _ := json.Marshal(api.DownloadXML{Number: &[]string{"earlier"}[0], DownloadPackageID: "p_01",
+		Base64Content: base64.StdEncoding.EncodeToString([]byte(earlierXML))})
 	r := storage.DownloadRequest{ID: "r1", TenantID: "a", SatQueryTypeID: "CFDI", Active: true, PackageIDs: []string{"p_01", "p_02"}, Downloaded: []string{"p_01"}}
 	err = db.Update(ctx, func(tx storage.Tx) error {
 		rs := tx.DownloadRequests("a")
-		if err := rs.AddItem("r1", storage.ItemXML, []byte(`{"folio":"earlier"}`)); err != nil {
+		if err := rs.AddItem("r1", storage.ItemXML, earlier); err != nil {
 			return err
 		}
 		cut := r
@@ -82,15 +92,84 @@ func TestStoreInBatches(t *testing.T) {
 			t.Errorf("package: %d bytes of %d, %v", pkg.Len(), zb.Len(), err)
 		}
 		items, total, _ := rs.Items("r1", storage.ItemXML, 0, n+10)
-		if total != n+1 || string(items[0]) != `{"folio":"earlier"}` {
-			t.Fatalf("%d entries, want %d; first %s", total, n+1, items[0])
+		if total != n+1 {
+			t.Fatalf("%d entries, want %d", total, n+1)
 		}
-		for i, b := range items[1:] {
-			var x api.DownloadXML
-			if json.Unmarshal(b, &x) != nil || x.Number == nil || *x.Number != fmt.Sprint(i) {
-				t.Fatalf("entry %d: %s", i+1, b)
+		for i, b := range items {
+			raw, pkg, err := readXMLEntry(rs, "r1", b)
+			if err != nil {
+				t.Fatalf("entry %d: %v", i, err)
+			}
+			x, err := xmlOf(raw, "r1", pkg, i)
+			want, wantPkg := fmt.Sprint(i-1), "p_02"
+			if i == 0 {
+				want, wantPkg = "earlier", "p_01"
+			}
+			if err != nil || x.Number == nil || *x.Number != want || x.DownloadPackageID != wantPkg || len(b) > 64 && i > 0 {
+				t.Fatalf("entry %d (%d bytes): %+v %v", i, len(b), x, err)
 			}
 		}
 		return nil
 	})
+}
+
+// TestReadXMLEntryChecks: an entry reads its CFDI from the stored package, deflated or stored;
+// a package whose bytes changed since (or that is gone) is an error, not another CFDI.
+func TestReadXMLEntryChecks(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for i, m := range []uint16{zip.Deflate, zip.Store} {
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("%d.xml", i), Method: m})
+		fmt.Fprintf(w, cfdiOf, fmt.Sprint(i), fmt.Sprintf("%08X", i))
+	}
+	zw.Close()
+	z, _ := zip.NewReader(bytes.NewReader(zb.Bytes()), int64(zb.Len()))
+	var entries [][]byte
+	for _, zf := range z.File {
+		e, err := indexXMLFile(zf, "p_01")
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, e.encode())
+	}
+	read := func(b []byte) ([]byte, error) {
+		var raw []byte
+		err := db.View(ctx, func(tx storage.Tx) error {
+			var err error
+			raw, _, err = readXMLEntry(tx.DownloadRequests("a"), "r1", b)
+			return err
+		})
+		return raw, err
+	}
+	put := func(pkg []byte) {
+		db.Update(ctx, func(tx storage.Tx) error {
+			_, err := tx.DownloadRequests("a").PutPackage("r1", "p_01", bytes.NewReader(pkg))
+			return err
+		})
+	}
+	if _, err := read(entries[0]); err == nil {
+		t.Error("an entry of an absent package read")
+	}
+	put(zb.Bytes())
+	for i, b := range entries {
+		raw, err := read(b)
+		if err != nil || string(raw) != fmt.Sprintf(cfdiOf, fmt.Sprint(i), fmt.Sprintf("%08X", i)) {
+			t.Errorf("entry %d: %q %v", i, raw, err)
+		}
+	}
+	for i, b := range entries {
+		e, _ := decodeXMLEntry(b)
+		changed := bytes.Clone(zb.Bytes())
+		changed[e.Offset+e.Size/2] ^= 0x20
+		put(changed)
+		if raw, err := read(b); err == nil {
+			t.Errorf("entry %d read from a changed package: %q", i, raw)
+		}
+	}
 }

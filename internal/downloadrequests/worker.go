@@ -336,9 +336,9 @@ func (w *Worker) download(ctx context.Context, c *satws.Client, r storage.Downlo
 
 // Bounds of one transaction of a package's store: memory stays flat in the package's size.
 const (
-	packageChunk     = 1 << 20 // storage's chunk
-	chunksPerCommit  = 8       // 8 MiB of the package
-	entriesPerCommit = 1000    // index entries
+	packageChunk     = storage.PackageChunkSize
+	chunksPerCommit  = 8    // 8 MiB of the package
+	entriesPerCommit = 1000 // index entries
 )
 
 // store keeps one downloaded package and indexes what it holds in bounded transactions: the
@@ -443,25 +443,27 @@ func (w *Worker) store(ctx context.Context, r *storage.DownloadRequest, packageI
 		batch = batch[:0]
 		return err
 	}
-	add := func(v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
+	add := func(b []byte) error {
 		if batch = append(batch, b); len(batch) == entriesPerCommit {
 			return flush()
 		}
 		return nil
 	}
 	if kind == storage.ItemMetadata {
-		err = eachMetadata(z, r.ID, packageID, func(m api.DownloadMetadataItem) error { return add(m) })
-	} else {
-		for _, zf := range z.File {
-			x, err := readXMLFile(zf, r.ID, packageID)
+		err = eachMetadata(z, r.ID, packageID, func(m api.DownloadMetadataItem) error {
+			b, err := json.Marshal(m)
 			if err != nil {
 				return err
 			}
-			if err := add(x); err != nil {
+			return add(b)
+		})
+	} else {
+		for _, zf := range z.File {
+			e, err := indexXMLFile(zf, packageID)
+			if err != nil {
+				return err
+			}
+			if err := add(e.encode()); err != nil {
 				return err
 			}
 		}

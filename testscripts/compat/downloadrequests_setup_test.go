@@ -21,13 +21,20 @@ import (
 	"github.com/timbra-mx/timbra/storage"
 )
 
-// satCFDI is a stamped CFDI 4.0 of January 2024 as the local SAT answers it.
+// satCFDI is a stamped CFDI 4.0 of January 2024 (one item with IVA) as the local SAT answers it.
 func satCFDI(uuid, issuer, receiver, date string) string {
 	return fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
 <cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" xmlns:tfd="http://www.sat.gob.mx/TimbreFiscalDigital" Version="4.0" Serie="A" Folio="7" Fecha="%s" SubTotal="100.00" Moneda="MXN" Total="116.00" TipoDeComprobante="I" Exportacion="01" LugarExpedicion="42501" NoCertificado="30001000000500003416">
   <cfdi:Emisor Rfc="%s" Nombre="EMISOR" RegimenFiscal="601"/>
   <cfdi:Receptor Rfc="%s" Nombre="RECEPTOR" DomicilioFiscalReceptor="42501" RegimenFiscalReceptor="601" UsoCFDI="G03"/>
-  <cfdi:Impuestos TotalImpuestosTrasladados="16.00"/>
+  <cfdi:Conceptos>
+    <cfdi:Concepto ClaveProdServ="84111506" Cantidad="1" ClaveUnidad="ACT" Descripcion="Servicio" ValorUnitario="100.00" Importe="100.00" ObjetoImp="02">
+      <cfdi:Impuestos><cfdi:Traslados><cfdi:Traslado Base="100.00" Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.160000" Importe="16.00"/></cfdi:Traslados></cfdi:Impuestos>
+    </cfdi:Concepto>
+  </cfdi:Conceptos>
+  <cfdi:Impuestos TotalImpuestosTrasladados="16.00">
+    <cfdi:Traslados><cfdi:Traslado Base="100.00" Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.160000" Importe="16.00"/></cfdi:Traslados>
+  </cfdi:Impuestos>
   <cfdi:Complemento><tfd:TimbreFiscalDigital Version="1.1" UUID="%s" FechaTimbrado="%s" RfcProvCertif="SAT970701NN3"/></cfdi:Complemento>
 </cfdi:Comprobante>`, date, issuer, receiver, uuid, date)
 }

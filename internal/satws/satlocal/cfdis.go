@@ -1,8 +1,6 @@
 package satlocal
 
 import (
-	"bufio"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/timbra-mx/timbra/internal/cfdi"
 )
 
 // CFDI is what the local SAT knows of one stamped CFDI: its file and the fields its filters
@@ -40,63 +40,40 @@ const wallClock = "2006-01-02T15:04:05"
 // complementCodes names complements whose code is not their element's name and version.
 var complementCodes = map[string]string{"impuestoslocales10": "implocal"}
 
-// readCFDI reads the fields of one CFDI file; a file that is not a stamped CFDI is an error.
+// readCFDI reads the fields of one CFDI file (cfdi.ReadCFDI); a file that is not a stamped
+// CFDI is an error.
 func readCFDI(path string) (CFDI, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return CFDI{}, err
 	}
 	defer f.Close()
-	c := CFDI{Path: path}
-	dec := xml.NewDecoder(bufio.NewReader(f))
-	attrs := func(t xml.StartElement) map[string]string {
-		m := map[string]string{}
-		for _, a := range t.Attr {
-			if a.Name.Space != "xmlns" && a.Name.Local != "xmlns" {
-				m[a.Name.Local] = a.Value
-			}
-		}
-		return m
+	d, err := cfdi.ReadCFDI(f)
+	if err != nil {
+		return CFDI{}, fmt.Errorf("%s: %w", path, err)
 	}
-	var stack []string
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break
+	c := CFDI{Path: path, IssuerRFC: strings.ToUpper(d.Emisor.Rfc), IssuerName: d.Emisor.Nombre,
+		ReceiverRFC: strings.ToUpper(d.Receptor.Rfc), ReceiverName: d.Receptor.Nombre, Total: d.Total, Type: d.TipoDeComprobante}
+	c.Date, _ = time.Parse(wallClock, d.Fecha)
+	for _, k := range d.Conceptos {
+		if t := k.ACuentaTerceros; t != nil {
+			c.OnBehalfRFCs = append(c.OnBehalfRFCs, strings.ToUpper(t.RfcACuentaTerceros))
+			c.OnBehalfNames = append(c.OnBehalfNames, t.NombreACuentaTerceros)
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			parent := ""
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1]
-			}
-			stack = append(stack, t.Name.Local)
-			a := attrs(t)
-			switch {
-			case len(stack) == 1 && t.Name.Local == "Comprobante":
-				c.Date, _ = time.Parse(wallClock, a["Fecha"])
-				c.Total, c.Type = a["Total"], a["TipoDeComprobante"]
-			case parent == "Comprobante" && t.Name.Local == "Emisor":
-				c.IssuerRFC, c.IssuerName = strings.ToUpper(a["Rfc"]), a["Nombre"]
-			case parent == "Comprobante" && t.Name.Local == "Receptor":
-				c.ReceiverRFC, c.ReceiverName = strings.ToUpper(a["Rfc"]), a["Nombre"]
-			case parent == "Concepto" && t.Name.Local == "ACuentaTerceros":
-				c.OnBehalfRFCs = append(c.OnBehalfRFCs, strings.ToUpper(a["RfcACuentaTerceros"]))
-				c.OnBehalfNames = append(c.OnBehalfNames, a["NombreACuentaTerceros"])
-			case parent == "Complemento" && t.Name.Local == "TimbreFiscalDigital":
-				c.UUID = strings.ToUpper(a["UUID"])
-				c.Certified, _ = time.Parse(wallClock, a["FechaTimbrado"])
-				c.PacRFC = strings.ToUpper(a["RfcProvCertif"])
-			case parent == "Complemento":
-				code := strings.ToLower(t.Name.Local) + strings.ReplaceAll(a["Version"], ".", "")
-				if alias, ok := complementCodes[code]; ok {
-					code = alias
-				}
-				c.Complements = append(c.Complements, code)
-			}
-		case xml.EndElement:
-			stack = stack[:len(stack)-1]
+	}
+	for _, x := range d.Complementos {
+		if x.Space == cfdi.NSTFD && x.Local == "TimbreFiscalDigital" {
+			continue
 		}
+		code := strings.ToLower(x.Local) + strings.ReplaceAll(x.Version, ".", "")
+		if alias, ok := complementCodes[code]; ok {
+			code = alias
+		}
+		c.Complements = append(c.Complements, code)
+	}
+	if t := d.Timbre; t != nil {
+		c.UUID, c.PacRFC = strings.ToUpper(t.UUID), strings.ToUpper(t.RfcProvCertif)
+		c.Certified, _ = time.Parse(wallClock, t.FechaTimbrado)
 	}
 	if c.UUID == "" || c.IssuerRFC == "" || c.Date.IsZero() {
 		return CFDI{}, fmt.Errorf("%s: not a stamped CFDI (no UUID, issuer or date)", path)

@@ -72,6 +72,16 @@ test('downloadRequests: the CFDIs issued in January, from create to the package'
   assert.equal(xml.xmlIssuer.tin, 'EKU9003173C9');
   assert.equal(xml.xmlRecipient.tin, 'AAA010101AAA');
   assert.equal(xml.total, 116);
+  // the whole Xml: its item with the item's tax, the total tax, the stamp as a complement, ids that agree
+  assert.equal(xml.xmlItems.length, 1, JSON.stringify(xml.xmlItems));
+  const [item] = xml.xmlItems;
+  assert.equal(item.xmlId, xml.id);
+  assert.equal(item.itemCode, '84111506');
+  assert.equal(item.unitPrice, 100);
+  assert.deepEqual(item.taxes.map((t) => [t.tax, t.taxType, t.rate, t.amount, t.taxFlag, t.xmlItemId]), [['002', 'Tasa', 0.16, 16, 'T', item.id]]);
+  assert.deepEqual(xml.taxes.map((t) => [t.base, t.amount, t.taxFlag, t.xmlId]), [[100, 16, 'T', xml.id]]);
+  assert.deepEqual(xml.xmlComplements.map((c) => c.complementName), ['TimbreFiscalDigital']);
+  assert.match(Buffer.from(xml.xmlComplements[0].base64ComplementValue, 'base64').toString(), /^<tfd:TimbreFiscalDigital .*\/>$/);
   assert.match(Buffer.from(xml.base64Content, 'base64').toString(), /UUID="11111111-1111-4111-8111-111111111111"/);
 
   res = await client.downloadRequests.downloadPackage(made.id);
