@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -236,14 +237,34 @@ func isIdent(s string) bool {
 }
 
 // query reads a query parameter by name, ignoring the case of the name (pageNumber and
-// PageNumber are one parameter).
+// PageNumber are one parameter); the first of the query's pairs that names it, read as
+// url.ParseQuery reads pairs (one with a ';' or a bad escape is skipped), without making the
+// whole map.
 func query(r *http.Request, name string) (string, bool) {
-	for k, vs := range r.URL.Query() {
-		if strings.EqualFold(k, name) && len(vs) > 0 {
-			return vs[0], true
+	for rest := r.URL.RawQuery; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if strings.Contains(pair, ";") || !strings.EqualFold(unescapeOr(k), name) {
+			continue
+		}
+		if v, err := url.QueryUnescape(v); err == nil {
+			return v, true
 		}
 	}
 	return "", false
+}
+
+// unescapeOr is a query key unescaped, or "" when it cannot be.
+func unescapeOr(k string) string {
+	if !strings.ContainsAny(k, "%+") {
+		return k
+	}
+	u, err := url.QueryUnescape(k)
+	if err != nil {
+		return ""
+	}
+	return u
 }
 
 // MaxPageNumber is the largest page number accepted (spec 1 §8).

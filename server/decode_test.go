@@ -71,3 +71,27 @@ func FuzzDecodeBody(f *testing.F) {
 		}
 	})
 }
+
+// TestQuery: a parameter's name in any case, the first pair that names it, read as
+// url.ParseQuery reads pairs.
+func TestQuery(t *testing.T) {
+	for _, c := range []struct {
+		raw, name, want string
+		ok              bool
+	}{
+		{"", "pageNumber", "", false},
+		{"PageNumber=2", "pageNumber", "2", true},
+		{"pagenumber=3&pageNumber=4", "pageNumber", "3", true},
+		{"page%4Eumber=5", "pageNumber", "5", true},
+		{"pageNumber=a+b%21", "pageNumber", "a b!", true},
+		{"pageNumber=%zz&pageNumber=6", "pageNumber", "6", true},
+		{"pageNumber=7;x=1&pageSize=8", "pageNumber", "", false},
+		{"pageNumber", "pageNumber", "", true},
+		{"%zz=1&pageSize=9", "pageSize", "9", true},
+	} {
+		r := httptest.NewRequest("GET", "/x?"+c.raw, nil)
+		if got, ok := query(r, c.name); got != c.want || ok != c.ok {
+			t.Errorf("%q %s: %q %v, want %q %v", c.raw, c.name, got, ok, c.want, c.ok)
+		}
+	}
+}

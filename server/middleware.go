@@ -201,7 +201,7 @@ func (s *Server) apiRoute(f ratelimit.Family, h handlerFunc) http.Handler {
 // guard is apiRoute for a handler that writes its own answer (the listen websocket).
 func (s *Server) guard(f ratelimit.Family, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := s.accounts.Authenticate(r.Context(), r.Header.Get("X-TENANT-KEY"), r.Header.Get("X-API-KEY"))
+		c, err := s.accounts.Authenticate(r.Context(), r.Header.Get("X-Tenant-Key"), r.Header.Get("X-Api-Key"))
 		if err != nil {
 			if s.limit(w, r, "addr:"+clientAddr(r), s.anonymous) {
 				s.writeError(w, r, err)
@@ -260,9 +260,9 @@ func (s *Server) publicRoute(f ratelimit.Family, h handlerFunc) http.Handler {
 
 // zone reads X-TIME-ZONE (also spelled X-TIMEZONE); nil when absent.
 func (s *Server) zone(r *http.Request) (*time.Location, error) {
-	name := r.Header.Get("X-TIME-ZONE")
+	name := r.Header.Get("X-Time-Zone")
 	if name == "" {
-		name = r.Header.Get("X-TIMEZONE")
+		name = r.Header.Get("X-Timezone")
 	}
 	if name == "" {
 		return nil, nil

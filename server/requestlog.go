@@ -65,10 +65,12 @@ func errorText(e *apierr.Error) string {
 // logEntry is a request's entry: never a body, a header or a query value.
 func logEntry(r *http.Request, info *requestInfo, status int, start time.Time, trace string) requestlog.Entry {
 	var names []string
-	for k := range r.URL.Query() {
-		names = append(names, k)
+	if r.URL.RawQuery != "" {
+		for k := range r.URL.Query() {
+			names = append(names, k)
+		}
+		slices.Sort(names)
 	}
-	slices.Sort(names)
 	return requestlog.Entry{
 		Time: start.UTC(), Method: r.Method, Path: r.URL.Path, Query: names, Status: status,
 		LatencyMs: float64(time.Since(start).Microseconds()) / 1000, RequestID: trace, PersonID: info.person, Error: info.err,

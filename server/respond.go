@@ -38,7 +38,7 @@ type traceKey struct{}
 func newTraceID(r *http.Request) string {
 	var span [8]byte
 	rand.Read(span[:])
-	if tp := r.Header.Get("traceparent"); len(tp) == 55 && tp[2] == '-' && tp[35] == '-' {
+	if tp := r.Header.Get("Traceparent"); len(tp) == 55 && tp[2] == '-' && tp[35] == '-' {
 		if _, err := hex.DecodeString(tp[3:35]); err == nil && tp[3:35] != "00000000000000000000000000000000" {
 			return "00-" + tp[3:35] + "-" + hex.EncodeToString(span[:]) + "-01"
 		}
