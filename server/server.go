@@ -168,7 +168,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	if sat == (satws.Endpoints{}) {
 		sat = satws.SATEndpoints
 	}
-	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, HTTP: &http.Client{Timeout: 10 * time.Minute},
+	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, HTTP: &http.Client{}, // each SAT call has the worker's deadline
 		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff,
 		RulesEvery: cfg.DownloadRulesEvery}
 	s.manifests = &manifests.Service{Store: store, Now: cfg.Now}
