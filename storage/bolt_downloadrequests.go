@@ -46,7 +46,25 @@ func (d boltDownloadRequests) Put(v DownloadRequest) error {
 	if err != nil {
 		return err
 	}
+	if err := d.tx.bucket(bucketDownloadRequestsQuery).Put(key(d.tenant, v.QueryKey(), v.ID), v.queryState()); err != nil {
+		return err
+	}
 	return d.put(v.ID, v)
+}
+
+func (d boltDownloadRequests) SameQuery(r DownloadRequest) (active, taken int, err error) {
+	prefix := key(d.tenant, r.QueryKey(), "")
+	c := d.tx.bucket(bucketDownloadRequestsQuery).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		switch {
+		case string(k[len(prefix):]) == r.ID:
+		case len(v) == 1 && v[0] == 'a':
+			active++
+		case len(v) == 1 && v[0] == 's':
+			taken++
+		}
+	}
+	return active, taken, nil
 }
 
 func deletePrefix(b interface {
@@ -77,6 +95,16 @@ func (d boltDownloadRequests) Delete(id string) error {
 		}
 	}
 	if err := d.tx.bucket(bucketDownloadRequestsActive).Delete(key(d.tenant, id)); err != nil {
+		return err
+	}
+	r, err := d.get(id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := d.tx.bucket(bucketDownloadRequestsQuery).Delete(key(d.tenant, r.QueryKey(), id)); err != nil {
 		return err
 	}
 	return d.del(id)

@@ -1,0 +1,142 @@
+package downloadrequests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/storage"
+)
+
+// withEFirma stores a tenant, a person of EKU9003173C9 and a current e.firma pair of that person
+// (the records HasCurrentEFirma reads).
+func withEFirma(t *testing.T, s storage.Store, tenant, person string, now time.Time) {
+	t.Helper()
+	from, to := now.AddDate(-1, 0, 0), now.AddDate(1, 0, 0)
+	tin := "EKU9003173C9"
+	err := s.Update(context.Background(), func(tx storage.Tx) error {
+		if err := tx.Tenants().Put(storage.Tenant{ID: tenant, CreatedAt: now}); err != nil {
+			return err
+		}
+		if err := tx.People(tenant).Put(storage.Person{ID: person, TenantID: tenant, LegalName: "EKU", Email: person + "@example.com", Tin: &tin, CreatedAt: now}); err != nil {
+			return err
+		}
+		for i, typ := range []int{api.TaxFileCertificateFIEL, api.TaxFilePrivateKeyFIEL} {
+			f := storage.TaxFile{ID: fmt.Sprintf("%s-f%d", person, i), TenantID: tenant, PersonID: person, Tin: tin, FileType: typ, PublicKeyID: "k",
+				ValidFrom: &from, ValidTo: &to, Sequence: 1, CreatedAt: now}
+			if err := tx.TaxFiles(tenant).Put(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func text400(err error) string {
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Status != 400 {
+		return fmt.Sprintf("not a 400: %v", err)
+	}
+	if len(e.Failures) > 0 {
+		return e.Failures[0].PropertyName + ": " + e.Failures[0].ErrorMessage
+	}
+	return e.Details
+}
+
+// TestCreateRefusesSATLimits: a create is refused with the SAT's reason before anything is sent:
+// a start before today six years back at 00:00 (that instant is accepted), received CFDIs not
+// Vigente, a request identical to an active one (5005), a third identical CFDI request of a
+// period (5002; metadata is not limited, and another period by one second is another query); a
+// request deleted no longer counts.
+func TestCreateRefusesSATLimits(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC) // 12:00 in Mexico City
+	withEFirma(t, s, "t1", "p1", now)
+	svc := &Service{Store: s, Now: func() time.Time { return now }}
+	c := auth.Caller{TenantID: "t1", PersonID: "p1"}
+	in := func(start, end, download, query, status string) api.DownloadRequestInput {
+		tin := "EKU9003173C9"
+		return api.DownloadRequestInput{StartDate: &start, EndDate: &end, RequesterTin: &tin, DownloadTypeID: &download, SatQueryTypeID: &query, SatInvoiceStatusID: &status}
+	}
+	create := func(i api.DownloadRequestInput) (api.DownloadRequest, error) { return svc.Create(ctx, c, i) }
+	// finish makes a request no longer active, taken by the SAT or not
+	finish := func(id string, taken bool) {
+		t.Helper()
+		if err := s.Update(ctx, func(tx storage.Tx) error {
+			r, err := tx.DownloadRequests("t1").Get(id)
+			if err != nil {
+				return err
+			}
+			r.Active, r.DownloadRequestStatusID = false, StatusCompleted
+			if taken {
+				r.SatRequestID = "sat-" + id
+			} else {
+				r.DownloadRequestStatusID = StatusFailed
+			}
+			return tx.DownloadRequests("t1").Put(r)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if _, err := create(in("2020-03-09T23:59:59", "2020-04-01T00:00:00", "Emitidos", "Metadata", "")); text400(err) !=
+		"StartDate: "+fmt.Sprintf(MsgTooOld, "2020-03-09T23:59:59", "2020-03-10T00:00:00") {
+		t.Errorf("a start older than six years: %s", text400(err))
+	}
+	if _, err := create(in("2020-03-10T00:00:00", "2020-04-01T00:00:00", "Emitidos", "Metadata", "")); err != nil {
+		t.Errorf("a start six years back at 00:00: %v", err)
+	}
+	if _, err := create(in("2024-01-01", "2024-02-01", "Recibidos", "CFDI", "Cancelado")); text400(err) != "SatInvoiceStatusId: "+MsgReceivedXML {
+		t.Errorf("received cancelled CFDIs: %s", text400(err))
+	}
+
+	jan := in("2024-01-01", "2024-02-01", "Emitidos", "CFDI", "")
+	first, err := create(jan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := create(jan); text400(err) != fmt.Sprintf(MsgDuplicate, 5005) {
+		t.Errorf("identical to an active request: %s", text400(err))
+	}
+	finish(first.ID, true)
+	second, err := create(jan)
+	if err != nil {
+		t.Fatalf("the second identical request: %v", err)
+	}
+	finish(second.ID, true)
+	if _, err := create(jan); text400(err) != fmt.Sprintf(MsgExhausted, 5002) {
+		t.Errorf("a third identical CFDI request: %s", text400(err))
+	}
+	if _, err := create(in("2024-01-01", "2024-02-01T00:00:01", "Emitidos", "CFDI", "")); err != nil {
+		t.Errorf("the period one second longer: %v", err)
+	}
+	if err := svc.Delete(ctx, c, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	third, err := create(jan)
+	if err != nil {
+		t.Fatalf("after one of the two was deleted: %v", err)
+	}
+	finish(third.ID, false) // never taken by the SAT: not counted
+	if _, err := create(jan); err != nil {
+		t.Errorf("after a request the SAT never took: %v", err)
+	}
+
+	meta := in("2024-01-01", "2024-02-01", "Emitidos", "Metadata", "")
+	for i := range 3 {
+		r, err := create(meta)
+		if err != nil {
+			t.Fatalf("identical metadata request %d: %v", i+1, err)
+		}
+		finish(r.ID, true)
+	}
+}
