@@ -17,18 +17,26 @@ import (
 // (the records HasCurrentEFirma reads).
 func withEFirma(t *testing.T, s storage.Store, tenant, person string, now time.Time) {
 	t.Helper()
-	from, to := now.AddDate(-1, 0, 0), now.AddDate(1, 0, 0)
 	tin := "EKU9003173C9"
 	err := s.Update(context.Background(), func(tx storage.Tx) error {
 		if err := tx.Tenants().Put(storage.Tenant{ID: tenant, CreatedAt: now}); err != nil {
 			return err
 		}
-		if err := tx.People(tenant).Put(storage.Person{ID: person, TenantID: tenant, LegalName: "EKU", Email: person + "@example.com", Tin: &tin, CreatedAt: now}); err != nil {
-			return err
-		}
-		for i, typ := range []int{api.TaxFileCertificateFIEL, api.TaxFilePrivateKeyFIEL} {
-			f := storage.TaxFile{ID: fmt.Sprintf("%s-f%d", person, i), TenantID: tenant, PersonID: person, Tin: tin, FileType: typ, PublicKeyID: "k",
-				ValidFrom: &from, ValidTo: &to, Sequence: 1, CreatedAt: now}
+		return tx.People(tenant).Put(storage.Person{ID: person, TenantID: tenant, LegalName: "EKU", Email: person + "@example.com", Tin: &tin, CreatedAt: now})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair(t, s, tenant, person, "k", api.TaxFileCertificateFIEL, now.AddDate(-1, 0, 0), now.AddDate(1, 0, 0))
+}
+
+// pair stores a certificate of a type (and the key of its pair) valid from..to.
+func pair(t *testing.T, s storage.Store, tenant, person, keyID string, certType int, from, to time.Time) {
+	t.Helper()
+	err := s.Update(context.Background(), func(tx storage.Tx) error {
+		for i, typ := range []int{certType, certType + 1} {
+			f := storage.TaxFile{ID: fmt.Sprintf("%s-%s-%d", person, keyID, i), TenantID: tenant, PersonID: person, Tin: "EKU9003173C9", FileType: typ,
+				PublicKeyID: keyID, ValidFrom: &from, ValidTo: &to, Sequence: 1, CreatedAt: from}
 			if err := tx.TaxFiles(tenant).Put(f); err != nil {
 				return err
 			}
