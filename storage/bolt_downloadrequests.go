@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 func (t boltTx) DownloadRequests(tenantID string) DownloadRequests {
@@ -16,12 +17,16 @@ func (t boltTx) DownloadRequests(tenantID string) DownloadRequests {
 // ActiveDownloadRequests are the requests of every tenant that the worker has work on.
 func (t boltTx) ActiveDownloadRequests() ([]ActiveDownload, error) {
 	var out []ActiveDownload
-	err := t.bucket(bucketDownloadRequestsActive).ForEach(func(k, _ []byte) error {
+	err := t.bucket(bucketDownloadRequestsActive).ForEach(func(k, v []byte) error {
 		tenant, id, ok := strings.Cut(string(k), "/")
 		if !ok {
 			return fmt.Errorf("storage: malformed active download key %q", k)
 		}
-		out = append(out, ActiveDownload{tenant, id})
+		a := ActiveDownload{TenantID: tenant, RequestID: id}
+		if len(v) == 8 {
+			a.Next = time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
+		}
+		out = append(out, a)
 		return nil
 	})
 	return out, err
@@ -39,7 +44,11 @@ func (d boltDownloadRequests) Put(v DownloadRequest) error {
 	active := d.tx.bucket(bucketDownloadRequestsActive)
 	var err error
 	if v.Active {
-		err = active.Put(key(d.tenant, v.ID), nil)
+		var next []byte // the next attempt, so the worker finds the due requests without decoding them
+		if v.NextAttemptDate != nil {
+			next = binary.BigEndian.AppendUint64(nil, uint64(v.NextAttemptDate.UnixNano()))
+		}
+		err = active.Put(key(d.tenant, v.ID), next)
 	} else {
 		err = active.Delete(key(d.tenant, v.ID))
 	}

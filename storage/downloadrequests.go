@@ -129,5 +129,9 @@ type DownloadRequests interface {
 	Items(requestID, kind string, offset, limit int) ([][]byte, int, error)
 }
 
-// ActiveDownload names an active download request of any tenant.
-type ActiveDownload struct{ TenantID, RequestID string }
+// ActiveDownload names an active download request of any tenant, and when its next attempt
+// is due (zero: now).
+type ActiveDownload struct {
+	TenantID, RequestID string
+	Next                time.Time
+}

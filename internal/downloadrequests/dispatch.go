@@ -2,7 +2,6 @@ package downloadrequests
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -27,7 +26,7 @@ const (
 // takes two steps at once (the server holds the database file alone, so memory is enough).
 type turns struct {
 	mu       sync.Mutex
-	running  map[storage.ActiveDownload]bool
+	running  map[ref]bool
 	byTenant map[string]int
 	// after is the tenant served last: the next dispatch starts with the one after it.
 	after string
@@ -49,7 +48,7 @@ func (w *Worker) perTenant() int {
 }
 
 // due lists, per tenant in creation order, the active requests whose next attempt has come and
-// that are not running.
+// that are not running (from the active index alone: no request is read).
 func (w *Worker) due(ctx context.Context) (map[string][]string, error) {
 	now := w.now()
 	out := map[string][]string{}
@@ -59,17 +58,7 @@ func (w *Worker) due(ctx context.Context) (map[string][]string, error) {
 			return err
 		}
 		for _, a := range active {
-			if w.turns.isRunning(a) {
-				continue
-			}
-			r, err := tx.DownloadRequests(a.TenantID).Get(a.RequestID)
-			if errors.Is(err, storage.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if r.Active && (r.NextAttemptDate == nil || !now.Before(*r.NextAttemptDate)) {
+			if !now.Before(a.Next) && !w.turns.isRunning(ref{a.TenantID, a.RequestID}) {
 				out[a.TenantID] = append(out[a.TenantID], a.RequestID)
 			}
 		}
@@ -78,7 +67,10 @@ func (w *Worker) due(ctx context.Context) (map[string][]string, error) {
 	return out, err
 }
 
-func (t *turns) isRunning(a storage.ActiveDownload) bool {
+// ref names a request of a tenant.
+type ref struct{ tenant, id string }
+
+func (t *turns) isRunning(a ref) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.running[a]
@@ -104,7 +96,7 @@ func (w *Worker) dispatch(ctx context.Context) (*sync.WaitGroup, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.running == nil {
-		t.running, t.byTenant = map[storage.ActiveDownload]bool{}, map[string]int{}
+		t.running, t.byTenant = map[ref]bool{}, map[string]int{}
 	}
 	i, _ := slices.BinarySearch(tenants, t.after+"\x00")
 	order := slices.Concat(tenants[i:], tenants[:i])
@@ -119,7 +111,7 @@ func (w *Worker) dispatch(ctx context.Context) (*sync.WaitGroup, error) {
 			if len(q) == 0 || t.byTenant[tenant] >= per {
 				continue
 			}
-			a := storage.ActiveDownload{TenantID: tenant, RequestID: q[0]}
+			a := ref{tenant, q[0]}
 			queues[tenant] = q[1:]
 			if t.running[a] {
 				continue // started meanwhile
@@ -137,21 +129,21 @@ func (w *Worker) dispatch(ctx context.Context) (*sync.WaitGroup, error) {
 }
 
 // take runs one step of a claimed request, then frees its turn and wakes the worker.
-func (w *Worker) take(ctx context.Context, a storage.ActiveDownload, started *sync.WaitGroup) {
+func (w *Worker) take(ctx context.Context, a ref, started *sync.WaitGroup) {
 	defer started.Done()
 	defer w.turns.steps.Done()
 	defer w.Wake()
 	defer w.turns.release(a)
 	if err := w.step(ctx, a); err != nil && ctx.Err() == nil {
-		w.log().Error("download request step", "tenant", a.TenantID, "request", a.RequestID, "err", err)
+		w.log().Error("download request step", "tenant", a.tenant, "request", a.id, "err", err)
 	}
 }
 
-func (t *turns) release(a storage.ActiveDownload) {
+func (t *turns) release(a ref) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.running, a)
-	if t.byTenant[a.TenantID]--; t.byTenant[a.TenantID] <= 0 {
-		delete(t.byTenant, a.TenantID)
+	if t.byTenant[a.tenant]--; t.byTenant[a.tenant] <= 0 {
+		delete(t.byTenant, a.tenant)
 	}
 }

@@ -212,13 +212,15 @@ func temporary(err error) bool {
 	return errors.As(err, &f) && f.Temporary() || errors.Is(err, errDeadline)
 }
 
-func (w *Worker) step(ctx context.Context, a storage.ActiveDownload) error {
+func (w *Worker) step(ctx context.Context, a ref) error {
 	var r storage.DownloadRequest
 	if err := w.Store.View(ctx, func(tx storage.Tx) error {
 		var err error
-		r, err = tx.DownloadRequests(a.TenantID).Get(a.RequestID)
+		r, err = tx.DownloadRequests(a.tenant).Get(a.id)
 		return err
-	}); err != nil {
+	}); errors.Is(err, storage.ErrNotFound) {
+		return nil // deleted meanwhile
+	} else if err != nil {
 		return err
 	}
 	now := w.now()
