@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/satws"
+	"github.com/timbra-mx/timbra/internal/satws/satlocal"
+	"github.com/timbra-mx/timbra/internal/satws/satwstest"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -147,4 +152,89 @@ func TestCreateRefusesSATLimits(t *testing.T) {
 		}
 		finish(r.ID, true)
 	}
+}
+
+// TestRefusalsAgreeWithLocalSAT: what a create refuses, the local SAT (SAT's v1.5 rules) refuses
+// too, with the code the text names; what a create accepts, it accepts. Each accepted request is
+// sent to the local SAT as the worker sends it, and finishes there and here together.
+func TestRefusalsAgreeWithLocalSAT(t *testing.T) {
+	ctx := context.Background()
+	// noon in Mexico City: the day is the same there and in UTC, which the local SAT's six years
+	// count from
+	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)
+	clk := &clock{t: now}
+	local, err := satlocal.New(satlocal.Options{CFDIs: t.TempDir(), Delay: time.Hour, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sat := httptest.NewServer(local)
+	t.Cleanup(sat.Close)
+	client := &satws.Client{Endpoints: satws.EndpointsAt(sat.URL), Credential: satwstest.EFirma(t), Now: clk.now}
+	s := openStore(t)
+	withEFirma(t, s, "t1", "p1", now)
+	svc := &Service{Store: s, Now: clk.now}
+	c := auth.Caller{TenantID: "t1", PersonID: "p1"}
+	tin, issued, cfdi := "EKU9003173C9", "Emitidos", "CFDI"
+	query := func(start, end time.Time) satws.Query {
+		return satws.Query{Operation: satws.Issued, Requester: tin, Issuer: tin, Start: start, End: end, RequestType: cfdi}
+	}
+	var accepted, atSAT []string
+	try := func(step string, start, end time.Time, wantText string, wantCode int) {
+		t.Helper()
+		from, to := start.Format(wallLayout), end.Format(wallLayout)
+		r, err := svc.Create(ctx, c, api.DownloadRequestInput{StartDate: &from, EndDate: &to, RequesterTin: &tin, DownloadTypeID: &issued, SatQueryTypeID: &cfdi})
+		got := ""
+		if err != nil {
+			got = text400(err)
+		}
+		if wantText != "" && !strings.HasSuffix(got, wantText) || wantText == "" && err != nil {
+			t.Errorf("%s: the create answered %q, want %q", step, got, wantText)
+		}
+		res, err := client.Query(ctx, query(start, end))
+		if err != nil || res.Code != wantCode {
+			t.Errorf("%s: the local SAT answered %d %q (%v), want %d", step, res.Code, res.Message, err, wantCode)
+		}
+		if r.ID != "" {
+			accepted = append(accepted, r.ID)
+		}
+		if res.RequestID != "" {
+			atSAT = append(atSAT, res.RequestID)
+		}
+	}
+	// finish ends at the SAT (past its Delay) and here every request accepted so far
+	finish := func() {
+		clk.add(2 * time.Hour)
+		for _, id := range atSAT {
+			if v, err := client.Verify(ctx, id); err != nil || v.State != satws.StateRejected { // nothing found: finished
+				t.Fatalf("the local SAT's request %s: %+v %v", id, v, err)
+			}
+		}
+		if err := s.Update(ctx, func(tx storage.Tx) error {
+			for _, id := range accepted {
+				r, err := tx.DownloadRequests("t1").Get(id)
+				if err != nil {
+					return err
+				}
+				r.Active, r.SatRequestID, r.DownloadRequestStatusID = false, "sat-"+id, StatusCompleted
+				if err := tx.DownloadRequests("t1").Put(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := start.AddDate(0, 1, 0)
+	try("first", start, end, "", satws.CodeAccepted)
+	try("identical while active", start, end, fmt.Sprintf(MsgDuplicate, satws.CodeDuplicate), satws.CodeDuplicate)
+	finish()
+	try("second", start, end, "", satws.CodeAccepted)
+	finish()
+	try("third", start, end, fmt.Sprintf(MsgExhausted, satws.CodeExhausted), satws.CodeExhausted)
+	oldest := oldestStart(clk.now())
+	try("a day before six years back", oldest.AddDate(0, 0, -1), oldest.AddDate(0, 1, 0),
+		fmt.Sprintf(MsgTooOld, oldest.AddDate(0, 0, -1).Format(wallLayout), oldest.Format(wallLayout)), satws.CodeMalformedXML)
+	try("six years back at 00:00", oldest, oldest.AddDate(0, 1, 0), "", satws.CodeAccepted)
 }
