@@ -326,3 +326,127 @@ func mustCode(t *testing.T, s string) satlocal.Code {
 	}
 	return c
 }
+
+// TestDownloadRequestLimits: the API refuses, with a 400 in the envelope and before the SAT is
+// asked, what the SAT would refuse: a start older than six years, a request identical to an
+// active one (5005), and a third identical CFDI request of a period (5002) once the local SAT
+// took two; the local SAT agrees that the two were accepted.
+func TestDownloadRequestLimits(t *testing.T) {
+	cer, key, pw := satwstest.Files()
+	cerB, err1 := os.ReadFile(cer)
+	keyB, err2 := os.ReadFile(key)
+	pwB, err3 := os.ReadFile(pw)
+	if err1 != nil || err2 != nil || err3 != nil {
+		t.Skip("SAT's test e.firma is not beside the repository")
+	}
+	local, err := satlocal.New(satlocal.Options{CFDIs: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sat := httptest.NewServer(local)
+	t.Cleanup(sat.Close)
+	f := newFixture(t, func(c *Config) {
+		c.SatDownload = satws.EndpointsAt(sat.URL)
+		c.SatDownloadBackoff = satws.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond, Factor: 2}
+	})
+	owner := ownerMember(t, f, f.creds)
+	eku := taxPerson(t, f, "eku@example.com", "EKU9003173C9")
+	taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(eku.person, 2, cerB, "", ""), owner.headers()...))
+	taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(eku.person, 3, keyB, strings.TrimSpace(string(pwB)), ""), owner.headers()...))
+
+	mx, _ := time.LoadLocation("America/Mexico_City")
+	today := time.Now().In(mx)
+	oldest := time.Date(today.Year()-6, today.Month(), today.Day(), 0, 0, 0, 0, time.UTC).Format("2006-01-02T15:04:05")
+	old := time.Date(today.Year()-6, today.Month(), today.Day()-1, 0, 0, 0, 0, time.UTC).Format("2006-01-02T15:04:05")
+	expectFailure(t, f.do("POST", "/api/v4/download-requests", `{"startDate":"`+old+`","endDate":"2024-01-01","requesterTin":"EKU9003173C9","downloadTypeId":"Emitidos","satQueryTypeId":"Metadata"}`, eku.headers()...),
+		"StartDate", fmt.Sprintf(downloadrequests.MsgTooOld, old, oldest))
+
+	body := `{"startDate":"2024-01-01","endDate":"2024-02-01","requesterTin":"EKU9003173C9","downloadTypeId":"Emitidos","satQueryTypeId":"CFDI"}`
+	for i := range 2 {
+		r := requestOf(t, f.do("POST", "/api/v4/download-requests", body, eku.headers()...))
+		expectDetails(t, f.do("POST", "/api/v4/download-requests", body, eku.headers()...), 400, fmt.Sprintf(downloadrequests.MsgDuplicate, 5005))
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if err := f.srv.worker.Round(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			got := requestOf(t, f.do("GET", "/api/v4/download-requests/"+r.ID, "", eku.headers()...))
+			if got.DownloadRequestStatusID == downloadrequests.StatusCompleted {
+				if got.SatRequestID == nil {
+					t.Fatalf("request %d completed without the SAT: %+v", i+1, got)
+				}
+				break
+			}
+			if got.DownloadRequestStatusID == downloadrequests.StatusFailed || time.Now().After(deadline) {
+				t.Fatalf("request %d: %+v\n%s", i+1, got, f.logs)
+			}
+		}
+	}
+	expectDetails(t, f.do("POST", "/api/v4/download-requests", body, eku.headers()...), 400, fmt.Sprintf(downloadrequests.MsgExhausted, 5002))
+	metadata := strings.Replace(body, `"CFDI"`, `"Metadata"`, 1)
+	requestOf(t, f.do("POST", "/api/v4/download-requests", metadata, eku.headers()...))
+}
+
+// TestDownloadRulePausedWithoutEFirma: an approved rule whose person's e.firma was deleted
+// creates no request in the worker's rounds; the rule answers why (pausedReason, pausedSince);
+// once the e.firma is uploaded again the next round creates its request and the pause is gone.
+func TestDownloadRulePausedWithoutEFirma(t *testing.T) {
+	cer, key, pw := satwstest.Files()
+	cerB, err1 := os.ReadFile(cer)
+	keyB, err2 := os.ReadFile(key)
+	pwB, err3 := os.ReadFile(pw)
+	if err1 != nil || err2 != nil || err3 != nil {
+		t.Skip("SAT's test e.firma is not beside the repository")
+	}
+	local, err := satlocal.New(satlocal.Options{CFDIs: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sat := httptest.NewServer(local)
+	t.Cleanup(sat.Close)
+	f := newFixture(t, func(c *Config) { c.SatDownload = satws.EndpointsAt(sat.URL) })
+	owner := ownerMember(t, f, f.creds)
+	eku := taxPerson(t, f, "eku@example.com", "EKU9003173C9")
+	upload := func() []api.TaxFile {
+		return []api.TaxFile{taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(eku.person, 2, cerB, "", ""), owner.headers()...)),
+			taxFile(t, f.do("POST", "/api/v4/tax-files", uploadBody(eku.person, 3, keyB, strings.TrimSpace(string(pwB)), ""), owner.headers()...))}
+	}
+	files := upload()
+	rule := ruleOf(t, f.do("POST", "/api/v4/download-rules", ruleBody(eku.person, "Emitidos", "Metadata", "Emitidos", "Vigente"), eku.headers()...))
+	if r := f.do("PUT", "/admin/v1/tenants/"+f.creds.TenantKey+"/download-rules/"+rule.ID+"/status", `{"downloadRuleStatusId":"2"}`, "Authorization", "Bearer op-token"); r.status != 200 {
+		t.Fatalf("approve: %s", r.raw)
+	}
+	for _, tf := range files {
+		if r := f.do("DELETE", "/api/v4/tax-files/"+tf.ID, "", owner.headers()...); r.status != 200 {
+			t.Fatalf("delete the e.firma: %s", r.raw)
+		}
+	}
+	count := func() int {
+		var l api.PagedList[api.DownloadRequest]
+		if r := f.do("GET", "/api/v4/download-requests", "", eku.headers()...); json.Unmarshal(r.env.Data, &l) != nil {
+			t.Fatalf("list: %s", r.raw)
+		}
+		return l.TotalCount
+	}
+	for range 2 {
+		if err := f.srv.worker.Round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ruleOf(t, f.do("GET", "/api/v4/download-rules/"+rule.ID, "", eku.headers()...))
+	if n := count(); n != 0 || got.PausedReason == nil || *got.PausedReason != fmt.Sprintf(downloadrequests.MsgRulePaused, eku.person) || got.PausedSince == nil {
+		t.Fatalf("without an e.firma: %d requests, rule %+v", n, got)
+	}
+	if strings.Count(f.logs.String(), "download rule paused") != 1 {
+		t.Errorf("the pause is logged once:\n%s", f.logs)
+	}
+
+	upload()
+	if err := f.srv.worker.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got = ruleOf(t, f.do("GET", "/api/v4/download-rules/"+rule.ID, "", eku.headers()...))
+	if n := count(); n != 1 || got.PausedReason != nil || got.PausedSince != nil {
+		t.Fatalf("with an e.firma again: %d requests, rule %+v", n, got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -18,12 +19,16 @@ func (t boltTx) DownloadRequests(tenantID string) DownloadRequests {
 // ActiveDownloadRequests are the requests of every tenant that the worker has work on.
 func (t boltTx) ActiveDownloadRequests() ([]ActiveDownload, error) {
 	var out []ActiveDownload
-	err := t.bucket(bucketDownloadRequestsActive).ForEach(func(k, _ []byte) error {
+	err := t.bucket(bucketDownloadRequestsActive).ForEach(func(k, v []byte) error {
 		tenant, id, ok := strings.Cut(string(k), "/")
 		if !ok {
 			return fmt.Errorf("storage: malformed active download key %q", k)
 		}
-		out = append(out, ActiveDownload{tenant, id})
+		a := ActiveDownload{TenantID: tenant, RequestID: id}
+		if len(v) == 8 {
+			a.Next = time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
+		}
+		out = append(out, a)
 		return nil
 	})
 	return out, err
@@ -41,11 +46,18 @@ func (d boltDownloadRequests) Put(v DownloadRequest) error {
 	active := d.tx.bucket(bucketDownloadRequestsActive)
 	var err error
 	if v.Active {
-		err = active.Put(key(d.tenant, v.ID), nil)
+		var next []byte // the next attempt, so the worker finds the due requests without decoding them
+		if v.NextAttemptDate != nil {
+			next = binary.BigEndian.AppendUint64(nil, uint64(v.NextAttemptDate.UnixNano()))
+		}
+		err = active.Put(key(d.tenant, v.ID), next)
 	} else {
 		err = active.Delete(key(d.tenant, v.ID))
 	}
 	if err != nil {
+		return err
+	}
+	if err := d.tx.bucket(bucketDownloadRequestsQuery).Put(key(d.tenant, v.QueryKey(), v.ID), v.queryState()); err != nil {
 		return err
 	}
 	if err := d.put(v.ID, v); err != nil {
@@ -175,6 +187,21 @@ func indexDownloadRequests(tx *bolt.Tx) error {
 	})
 }
 
+func (d boltDownloadRequests) SameQuery(r DownloadRequest) (active, taken int, err error) {
+	prefix := key(d.tenant, r.QueryKey(), "")
+	c := d.tx.bucket(bucketDownloadRequestsQuery).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		switch {
+		case string(k[len(prefix):]) == r.ID:
+		case len(v) == 1 && v[0] == 'a':
+			active++
+		case len(v) == 1 && v[0] == 's':
+			taken++
+		}
+	}
+	return active, taken, nil
+}
+
 func deletePrefix(b interface {
 	Delete([]byte) error
 }, keys [][]byte) error {
@@ -203,6 +230,16 @@ func (d boltDownloadRequests) Delete(id string) error {
 		}
 	}
 	if err := d.tx.bucket(bucketDownloadRequestsActive).Delete(key(d.tenant, id)); err != nil {
+		return err
+	}
+	r, err := d.get(id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := d.tx.bucket(bucketDownloadRequestsQuery).Delete(key(d.tenant, r.QueryKey(), id)); err != nil {
 		return err
 	}
 	if err := indexDownloadRequest(d.tx.tx, d.tenant, id, nil); err != nil {

@@ -46,7 +46,7 @@ func TestMigration19(t *testing.T) {
 }
 
 // TestDownloadRequests: requests are tenant-scoped and counted; the active index follows
-// Active; a package is stored in chunks and read back whole; items keep their order and page;
+// Active, with the next attempt; a package is stored in chunks and read back whole; items keep their order and page;
 // a delete takes the packages and items with it.
 func TestDownloadRequests(t *testing.T) {
 	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
@@ -56,6 +56,7 @@ func TestDownloadRequests(t *testing.T) {
 	defer db.Close()
 	ctx := context.Background()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	next := now.Add(time.Minute)                                        // r3's next attempt, in the active index
 	big := bytes.Repeat([]byte("0123456789abcdef"), chunkSize/16*2+100) // two chunks and a bit
 	err = db.Update(ctx, func(tx Tx) error {
 		rs := tx.DownloadRequests("a")
@@ -64,7 +65,7 @@ func TestDownloadRequests(t *testing.T) {
 				return err
 			}
 		}
-		if err := tx.DownloadRequests("b").Put(DownloadRequest{ID: "r3", Active: true}); err != nil {
+		if err := tx.DownloadRequests("b").Put(DownloadRequest{ID: "r3", Active: true, NextAttemptDate: &next}); err != nil {
 			return err
 		}
 		if n, err := rs.PutPackage("r1", "p_01", bytes.NewReader(big)); err != nil || n != int64(len(big)) {
@@ -87,7 +88,7 @@ func TestDownloadRequests(t *testing.T) {
 			t.Errorf("list %+v %d %v", list, total, err)
 		}
 		active, _ := tx.ActiveDownloadRequests()
-		if len(active) != 2 || active[0] != (ActiveDownload{"a", "r1"}) || active[1] != (ActiveDownload{"b", "r3"}) {
+		if len(active) != 2 || active[0] != (ActiveDownload{TenantID: "a", RequestID: "r1"}) || active[1] != (ActiveDownload{TenantID: "b", RequestID: "r3", Next: next}) {
 			t.Errorf("active %v", active)
 		}
 		var got bytes.Buffer

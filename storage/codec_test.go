@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -393,5 +394,69 @@ func TestFold(t *testing.T) {
 	}
 	if Fold("A-1") != "A-1" || Fold("a") == Fold("b") {
 		t.Error("Fold changed what it should keep")
+	}
+}
+
+// TestMigrationDownloadQueries: the download requests stored before the index of their queries
+// are indexed by it: SameQuery counts the active ones and those the SAT took, not the others,
+// and not the request asked about.
+func TestMigrationDownloadQueries(t *testing.T) {
+	at := slices.IndexFunc(migrations, func(m func(*bolt.Tx) error) bool {
+		return reflect.ValueOf(m).Pointer() == reflect.ValueOf(indexDownloadQueries).Pointer()
+	})
+	if at < 0 {
+		t.Fatal("indexDownloadQueries is not a migration")
+	}
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, at) }); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	q := DownloadRequest{DownloadTypeID: "Emitidos", SatQueryTypeID: "CFDI", RequesterTin: "EKU9003173C9", IssuerTin: "EKU9003173C9", StartDate: start, EndDate: start.AddDate(0, 1, 0)}
+	other := q
+	other.EndDate = other.EndDate.Add(time.Second) // another period
+	err := db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketDownloadRequestsQuery) != nil {
+			return fmt.Errorf("download_requests_by_query before its migration")
+		}
+		for i, c := range []struct {
+			r      DownloadRequest
+			active bool
+			satID  string
+		}{{q, true, ""}, {q, false, "sat-1"}, {q, false, ""}, {other, true, ""}} {
+			r := c.r
+			r.ID, r.TenantID, r.Active, r.SatRequestID = fmt.Sprintf("r%d", i), "t1", c.active, c.satID
+			raw, err := encodeRecord(r)
+			if err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketDownloadRequests).Put(key("t1", r.ID), raw); err != nil {
+				return err
+			}
+		}
+		return migrateTo(tx, at+1)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		rs := newTx(tx).DownloadRequests("t1")
+		for _, c := range []struct {
+			r             DownloadRequest
+			active, taken int
+		}{{q, 1, 1}, {DownloadRequest{ID: "r0", DownloadTypeID: q.DownloadTypeID, SatQueryTypeID: q.SatQueryTypeID, RequesterTin: q.RequesterTin,
+			IssuerTin: q.IssuerTin, StartDate: q.StartDate, EndDate: q.EndDate}, 0, 1}, {other, 1, 0}} {
+			a, n, err := rs.SameQuery(c.r)
+			if err != nil || a != c.active || n != c.taken {
+				t.Errorf("SameQuery(%s): %d active, %d taken (%v); want %d, %d", c.r.ID, a, n, err, c.active, c.taken)
+			}
+		}
+		if a, n, _ := newTx(tx).DownloadRequests("t2").SameQuery(q); a != 0 || n != 0 {
+			t.Errorf("another tenant: %d active, %d taken", a, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"io"
 	"time"
 )
@@ -14,6 +17,7 @@ var (
 	// bucketDownloadRequestsBy the requests by each field a search filters on, counted.
 	bucketDownloadRequestsSummary = []byte("download_requests_summary")
 	bucketDownloadRequestsBy      = []byte("download_requests_by")
+	bucketDownloadRequestsQuery   = []byte("download_requests_by_query")
 )
 
 // DownloadRequestField is a field a search of download requests filters on, each kept as an
@@ -115,6 +119,29 @@ type DownloadRequest struct {
 	UpdatedAt   time.Time     `json:"updatedAt"`
 }
 
+// QueryKey names the request's query to the SAT: two requests with the same key ask the SAT
+// the same thing (what SAT's 5005 and 5002 compare). Every parameter the worker sends is in it;
+// a parameter added to the query is added here, with a migration that indexes the requests
+// again.
+func (r DownloadRequest) QueryKey() string {
+	b, _ := json.Marshal([]string{r.DownloadTypeID, r.SatQueryTypeID, r.SatInvoiceTypeID, r.SatInvoiceStatusID, r.SatInvoiceComplement,
+		r.RequesterTin, r.IssuerTin, r.RecipientTin, r.UUID, r.OnBehalfTin, r.StartDate.UTC().Format(time.RFC3339Nano), r.EndDate.UTC().Format(time.RFC3339Nano)})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// queryState is a request's value in download_requests_by_query: active, sent to the SAT (it
+// took it: a SAT request id), or neither.
+func (r DownloadRequest) queryState() []byte {
+	switch {
+	case r.Active:
+		return []byte{'a'}
+	case r.SatRequestID != "":
+		return []byte{'s'}
+	}
+	return []byte{'-'}
+}
+
 // PackageStore is a package being stored in several transactions: its id, the kind of its
 // index entries and how many entries of that kind the request had before it.
 type PackageStore struct {
@@ -138,9 +165,13 @@ const (
 type DownloadRequests interface {
 	// Get returns a request, ErrNotFound when the tenant has none with that id.
 	Get(id string) (DownloadRequest, error)
-	// Put saves a request, its summary and its search index entries, and keeps it in the
-	// worker's index while Active.
+	// Put saves a request, its summary and its search index entries, keeps it in the worker's
+	// index while Active, and in the index of its query (QueryKey; a request's parameters never
+	// change once stored).
 	Put(r DownloadRequest) error
+	// SameQuery counts the other requests with r's query (QueryKey): those active, and those
+	// no longer active that the SAT took.
+	SameQuery(r DownloadRequest) (active, taken int, err error)
 	// Delete removes a request, its packages and its items; absent is not an error.
 	Delete(id string) error
 	// List returns requests in creation order from offset, at most limit, and the total count.
@@ -175,5 +206,9 @@ type DownloadRequests interface {
 	Items(requestID, kind string, offset, limit int) ([][]byte, int, error)
 }
 
-// ActiveDownload names an active download request of any tenant.
-type ActiveDownload struct{ TenantID, RequestID string }
+// ActiveDownload names an active download request of any tenant, and when its next attempt
+// is due (zero: now).
+type ActiveDownload struct {
+	TenantID, RequestID string
+	Next                time.Time
+}

@@ -25,6 +25,11 @@ type DownloadRule struct {
 	LastRunAt     *time.Time `json:"lastRunAt,omitempty"`
 	LastRunEnd    *time.Time `json:"lastRunEnd,omitempty"`
 	LastRequestID string     `json:"lastRequestId,omitempty"`
+	// PausedSince is when the worker found the approved rule's person without a current
+	// e.firma, and PausedReason says so: it creates no request (its last run stays) until one
+	// is uploaded. Cleared when the rule runs again.
+	PausedSince  *time.Time `json:"pausedSince,omitempty"`
+	PausedReason string     `json:"pausedReason,omitempty"`
 }
 
 // DownloadRules is the download rules of one tenant.

@@ -235,6 +235,9 @@ var migrations = []func(tx *bolt.Tx) error{
 	// read as they are, so nothing moves: the version only keeps an older timbra, which reads
 	// JSON alone, from opening the database.
 	func(*bolt.Tx) error { return nil },
+	// 25: the index of the download requests by their query to the SAT (download_requests_by_query),
+	// written for the requests stored before.
+	indexDownloadQueries,
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.
@@ -351,6 +354,25 @@ func indexOutbox(tx *bolt.Tx, now time.Time) error {
 		return tx.DeleteBucket(bucketOutbox)
 	}
 	return nil
+}
+
+// indexDownloadQueries writes download_requests_by_query for every stored download request.
+func indexDownloadQueries(tx *bolt.Tx) error {
+	b, err := tx.CreateBucketIfNotExists(bucketDownloadRequestsQuery)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketDownloadRequests).ForEach(func(k, raw []byte) error {
+		tenant, id, ok := strings.Cut(string(k), "/")
+		if !ok {
+			return fmt.Errorf("malformed download request key %q", k)
+		}
+		var r DownloadRequest
+		if err := decodeRecord(raw, &r); err != nil {
+			return fmt.Errorf("decode download request %s: %w", k, err)
+		}
+		return b.Put(key(tenant, r.QueryKey(), id), r.queryState())
+	})
 }
 
 // SchemaVersion is the version a database has after Open.

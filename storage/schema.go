@@ -54,7 +54,10 @@
 //	invoices_by          <tenantID>/<field>/<len><folded value><invoiceID> → empty (one per filtered field; counted in counts)
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	download_requests    <tenantID>/<requestID>           → DownloadRequest (counted in counts)
-//	download_requests_active <tenantID>/<requestID>       → empty   (while the worker has work on it)
+//	download_requests_active <tenantID>/<requestID>       → its next attempt, 8-byte big-endian Unix ns (empty: now)
+//	                       (while the worker has work on it; the worker picks the due ones without decoding them)
+//	download_requests_by_query <tenantID>/<query key>/<requestID> → "a" active | "s" taken by the SAT | "-" neither
+//	                       (query key: DownloadRequest.QueryKey, the SAT parameters hashed; SAT's duplicate rules)
 //	download_packages    <tenantID>/<requestID>/<packageID>/<4-byte big-endian chunk> → 1 MiB of the ZIP as the SAT sent it
 //	download_items       <tenantID>/<requestID>/<x|m>/<8-byte big-endian sequence> → x: where the CFDI is in its package
 //	                       (binary, downloadrequests.xmlEntry; a DownloadXML in JSON before), m: DownloadMetadata (JSON)

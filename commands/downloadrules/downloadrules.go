@@ -41,7 +41,9 @@ func newListCmd(f *cmdutil.Factory, run cmdutil.RunFunc[listOptions]) *cli.Comma
 		Usage:     "List the download rules of your tenant, one page at a time",
 		UsageText: "timbra download-rules list [--page N] [--page-size N] [-o json]",
 		Description: "Prints one page of rules (1 to 50 per page, 10 by default): ID, RFC, query type, download\n" +
-			"type, invoice status, rule status and description. With -o json, the whole page object.\n\n" +
+			"type, invoice status, rule status and description. An approved rule whose person has no\n" +
+			"current e.firma is \"paused\": it downloads nothing until one is uploaded, then the whole\n" +
+			"period since its last run (get shows why). With -o json, the whole page object.\n\n" +
 			"Examples:\n" +
 			"  timbra download-rules list\n" +
 			"  timbra download-rules list --page 2 --page-size 50 -o json",
@@ -80,12 +82,17 @@ func listRun(c *cli.Context, o *listOptions) error {
 	return nil
 }
 
-// ruleStatusText is a rule's status as "1 Pendiente" (the description when the answer has it).
+// ruleStatusText is a rule's status as "1 Pendiente" (the description when the answer has it),
+// with ", paused" when the server pauses the approved rule (its person has no current e.firma).
 func ruleStatusText(r api.DownloadRule) string {
+	s := r.DownloadRuleStatusID
 	if r.DownloadRuleStatus != nil {
-		return r.DownloadRuleStatusID + " " + r.DownloadRuleStatus.Description
+		s += " " + r.DownloadRuleStatus.Description
 	}
-	return r.DownloadRuleStatusID
+	if r.PausedReason != nil {
+		s += ", paused"
+	}
+	return s
 }
 
 // Fields are the `label: value` lines of one rule, as get, create and update (and the operator's
@@ -95,7 +102,7 @@ func Fields(p *cmdutil.Printer, r api.DownloadRule) []cmdutil.Field {
 	if r.Person != nil {
 		person += " (" + r.Person.LegalName + ")"
 	}
-	return []cmdutil.Field{
+	fs := []cmdutil.Field{
 		{Label: "ID", Value: r.ID},
 		{Label: "Description", Value: r.Description},
 		{Label: "Person", Value: person},
@@ -108,6 +115,14 @@ func Fields(p *cmdutil.Printer, r api.DownloadRule) []cmdutil.Field {
 		{Label: "Created", Value: p.Time(r.CreatedAt)},
 		{Label: "Updated", Value: p.Time(r.UpdatedAt)},
 	}
+	if r.PausedReason != nil {
+		since := ""
+		if r.PausedSince != nil {
+			since = " (since " + p.Time(*r.PausedSince) + ")"
+		}
+		fs = append(fs, cmdutil.Field{Label: "Paused", Value: *r.PausedReason + since})
+	}
+	return fs
 }
 
 // printRule prints one rule, as get, create and update do.

@@ -63,3 +63,27 @@ func TestDownloadRulesCommands(t *testing.T) {
 		t.Fatalf("delete request = %s %s", last.Method, last.Path)
 	}
 }
+
+// TestDownloadRulePaused: an approved rule the server paused shows ", paused" in the list and
+// why, since when, in get.
+func TestDownloadRulePaused(t *testing.T) {
+	cmdtest.Isolate(t)
+	reason, since := "La persona 'p-1' no tiene una e.firma vigente: la regla no crea solicitudes.", "2026-03-10T12:00:00"
+	rule := api.DownloadRule{ID: "r-1", PersonID: "p-1", Tin: "ANA010101AAA", DownloadRuleStatusID: "2", SatQueryTypeID: "CFDI",
+		DownloadTypeID: "Emitidos", SatInvoiceStatusID: "Vigente", CreatedAt: "2026-01-02T03:04:05",
+		DownloadRuleStatus: &api.CatalogRecord{ID: "2", Description: "Aprobada"}, PausedReason: &reason, PausedSince: &since}
+	srv := cmdtest.NewFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v4/download-rules" {
+			cmdtest.WriteEnvelope(w, 200, api.NewPage([]api.DownloadRule{rule}, 1, 10, 1), "", "t")
+			return
+		}
+		cmdtest.WriteEnvelope(w, 200, rule, "", "t")
+	})
+	cmdtest.UseAPI(t, srv.URL)
+	r := runArgs(t, "download-rules", "list")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "2 Aprobada, paused")
+	r = runArgs(t, "download-rules", "get", "r-1")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "stdout", r.Out, "Status: 2 Aprobada, paused", "Paused: "+reason+" (since 2026-03-10")
+}

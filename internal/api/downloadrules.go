@@ -25,6 +25,10 @@ type DownloadRule struct {
 	IsTest               bool           `json:"isTest"`
 	CreatedAt            string         `json:"createdAt"`
 	UpdatedAt            string         `json:"updatedAt"`
+	// PausedReason and PausedSince (timbra's extension) say why an approved rule creates no
+	// requests now (its person has no current e.firma) and since when; absent while it runs.
+	PausedReason *string `json:"pausedReason,omitempty"`
+	PausedSince  *string `json:"pausedSince,omitempty"`
 }
 
 // DownloadRuleInput is the body of POST (every field but id) and PUT (id and description) of

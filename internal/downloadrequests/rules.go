@@ -3,10 +3,12 @@ package downloadrequests
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/downloadrules"
 	"github.com/timbra-mx/timbra/internal/ids"
+	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/storage"
 )
 
@@ -19,6 +21,9 @@ const (
 	EventCompleted = "download_request.completed"
 	EventFailed    = "download_request.failed"
 )
+
+// MsgRulePaused is the PausedReason of an approved rule whose person has no current e.firma.
+const MsgRulePaused = "La persona '%s' no tiene una e.firma vigente: la regla no crea solicitudes hasta que se suban su certificado (tipo 2) y su llave privada (tipo 3) de e.firma; entonces descarga el periodo pendiente."
 
 // Emitter records events in the transaction of the change they tell of; *webhooks.Service is
 // one.
@@ -64,8 +69,10 @@ func due(r storage.DownloadRule, now time.Time, every time.Duration) bool {
 // one ended (the first time, RulesEvery back) to now, and stores the run on the rule in the same
 // transaction, so a restart neither repeats nor loses a run. The worker calls it at the start of
 // each round; it is not meant to run twice at once, and the stored run is checked again in the
-// transaction that writes it. A rule's person without a current e.firma still gets its request,
-// which the worker fails (download_request.failed) as it would any.
+// transaction that writes it. A rule whose person has no current e.firma (none, expired, or only
+// a CSD) creates no request and keeps its last run, so the period waits for an e.firma: the rule
+// is paused (PausedSince, PausedReason, shown on the rule), logged once when it pauses and once
+// when it runs again.
 func (w *Worker) RunRules(ctx context.Context) (created int, err error) {
 	now, every := w.now(), w.rulesEvery()
 	type ref struct{ tenant, rule string }
@@ -81,9 +88,19 @@ func (w *Worker) RunRules(ctx context.Context) (created int, err error) {
 				return err
 			}
 			for _, r := range rules {
-				if due(r, now, every) {
-					todo = append(todo, ref{t.ID, r.ID})
+				if !due(r, now, every) {
+					continue
 				}
+				if r.PausedSince != nil { // still paused: nothing to write
+					ok, err := taxfiles.HasCurrentEFirma(tx, t.ID, r.PersonID, now)
+					if err != nil {
+						return err
+					}
+					if !ok {
+						continue
+					}
+				}
+				todo = append(todo, ref{t.ID, r.ID})
 			}
 		}
 		return nil
@@ -122,10 +139,30 @@ func (w *Worker) runRule(ctx context.Context, tenant, id string, now time.Time, 
 		if !due(rule, now, every) {
 			return nil // ran meanwhile, or no longer approved
 		}
+		ok, err := taxfiles.HasCurrentEFirma(tx, tenant, rule.PersonID, now)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if rule.PausedSince != nil {
+				return nil
+			}
+			paused := now
+			rule.PausedSince, rule.PausedReason = &paused, fmt.Sprintf(MsgRulePaused, rule.PersonID)
+			w.log().Warn("download rule paused: its person has no current e.firma", "tenant", tenant, "rule", rule.ID, "person", rule.PersonID)
+			return tx.DownloadRules(tenant).Put(rule)
+		}
 		end := wall(now)
 		start := end.Add(-every)
 		if rule.LastRunEnd != nil {
 			start = *rule.LastRunEnd
+		} else if rule.PausedSince != nil { // its first run was due then
+			start = wall(*rule.PausedSince).Add(-every)
+		}
+		if rule.PausedSince != nil {
+			w.log().Info("download rule runs again: its person has a current e.firma", "tenant", tenant, "rule", rule.ID, "person", rule.PersonID,
+				"paused_since", rule.PausedSince.Format(time.RFC3339))
+			rule.PausedSince, rule.PausedReason = nil, ""
 		}
 		run := now
 		rule.LastRunAt = &run

@@ -1,12 +1,17 @@
 package downloadrequests
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/downloadrules"
 	"github.com/timbra-mx/timbra/storage"
 )
@@ -66,10 +71,8 @@ func TestRulesRunOnSchedule(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC) // 12:00 in Mexico City
+	withEFirma(t, s, "t1", "p1", now)
 	if err := s.Update(ctx, func(tx storage.Tx) error {
-		if err := tx.Tenants().Put(storage.Tenant{ID: "t1", CreatedAt: now}); err != nil {
-			return err
-		}
 		for _, r := range []storage.DownloadRule{
 			{ID: "r1", TenantID: "t1", PersonID: "p1", Tin: "EKU9003173C9", DownloadRuleStatusID: downloadrules.StatusApproved,
 				SatQueryTypeID: "CFDI", DownloadTypeID: "Emitidos", SatInvoiceStatusID: "Vigente", CreatedAt: now},
@@ -157,5 +160,101 @@ func TestEventsOnTheEnd(t *testing.T) {
 	want := []emitted{{"t1", EventCompleted, "a", "p1"}, {"t1", EventFailed, "b", "p1"}}
 	if len(rec.events) != 2 || rec.events[0] != want[0] || rec.events[1] != want[1] || len(rec.woken) != 2 {
 		t.Fatalf("events %+v, woken %v", rec.events, rec.woken)
+	}
+}
+
+// TestRulesPauseWithoutEFirma: an approved rule whose person has no current e.firma (only a CSD,
+// an expired e.firma) creates no request and keeps its last run; it is paused with the reason,
+// logged once however many rounds pass; once an e.firma is uploaded it runs for the whole period
+// since its last run (a rule that never ran: since a day before it paused), logged once, and the
+// pause is cleared.
+func TestRulesPauseWithoutEFirma(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC) // 12:00 in Mexico City
+	withEFirma(t, s, "t1", "p1", now)                    // p1's own rule runs
+	lastEnd, lastRun := time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC), now.Add(-50*time.Hour)
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		tin := "EKU9003173C9"
+		if err := tx.People("t1").Put(storage.Person{ID: "p2", TenantID: "t1", LegalName: "EKU", Email: "p2@example.com", Tin: &tin, CreatedAt: now}); err != nil {
+			return err
+		}
+		for _, r := range []storage.DownloadRule{
+			{ID: "ran", TenantID: "t1", PersonID: "p2", Tin: tin, DownloadRuleStatusID: downloadrules.StatusApproved, SatQueryTypeID: "Metadata",
+				DownloadTypeID: "Emitidos", CreatedAt: now, LastRunAt: &lastRun, LastRunEnd: &lastEnd, LastRequestID: "old"},
+			{ID: "new", TenantID: "t1", PersonID: "p2", Tin: tin, DownloadRuleStatusID: downloadrules.StatusApproved, SatQueryTypeID: "Metadata",
+				DownloadTypeID: "Recibidos", CreatedAt: now},
+			{ID: "ok", TenantID: "t1", PersonID: "p1", Tin: tin, DownloadRuleStatusID: downloadrules.StatusApproved, SatQueryTypeID: "Metadata",
+				DownloadTypeID: "Emitidos", CreatedAt: now},
+		} {
+			if err := tx.DownloadRules("t1").Put(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pair(t, s, "t1", "p2", "csd", api.TaxFileCertificateCSD, now.AddDate(-1, 0, 0), now.AddDate(1, 0, 0))
+	pair(t, s, "t1", "p2", "expired", api.TaxFileCertificateFIEL, now.AddDate(-4, 0, 0), now.AddDate(0, 0, -1))
+
+	var logs bytes.Buffer
+	clock := now
+	w := &Worker{Store: s, Now: func() time.Time { return clock }, RulesEvery: 24 * time.Hour, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	rule := func(id string) storage.DownloadRule {
+		var r storage.DownloadRule
+		if err := s.View(ctx, func(tx storage.Tx) error { var err error; r, err = tx.DownloadRules("t1").Get(id); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, run := range []struct {
+		at   time.Duration
+		want int // p1's rule only: at once, and again a day later
+	}{{0, 1}, {time.Hour, 0}, {30 * time.Hour, 1}} {
+		clock = now.Add(run.at)
+		if n, err := w.RunRules(ctx); err != nil || n != run.want {
+			t.Fatalf("run at +%s: %d created, %v", run.at, n, err)
+		}
+	}
+	if rs := requests(t, s, "t1"); len(rs) != 2 || rs[0].DownloadRuleID != "ok" || rs[1].DownloadRuleID != "ok" {
+		t.Fatalf("requests while paused: %+v", rs)
+	}
+	for _, id := range []string{"ran", "new"} {
+		r := rule(id)
+		if r.PausedSince == nil || !r.PausedSince.Equal(now) || r.PausedReason != fmt.Sprintf(MsgRulePaused, "p2") {
+			t.Errorf("rule %s paused: %+v", id, r)
+		}
+	}
+	if r := rule("ran"); !r.LastRunAt.Equal(lastRun) || !r.LastRunEnd.Equal(lastEnd) || r.LastRequestID != "old" {
+		t.Errorf("the paused rule's last run moved: %+v", r)
+	}
+	if n := strings.Count(logs.String(), "download rule paused"); n != 2 {
+		t.Errorf("pause logged %d times, want once per rule:\n%s", n, logs.String())
+	}
+
+	pair(t, s, "t1", "p2", "current", api.TaxFileCertificateFIEL, now.AddDate(-1, 0, 0), now.AddDate(1, 0, 0))
+	clock = now.Add(31 * time.Hour)
+	if n, err := w.RunRules(ctx); err != nil || n != 2 {
+		t.Fatalf("after the e.firma: %d created, %v", n, err)
+	}
+	end := wall(clock)
+	got := map[string]storage.DownloadRequest{}
+	for _, r := range requests(t, s, "t1")[2:] {
+		got[r.DownloadRuleID] = r
+	}
+	if r := got["ran"]; !r.StartDate.Equal(lastEnd) || !r.EndDate.Equal(end) {
+		t.Errorf("the rule that ran before asks from its last end: %s to %s", r.StartDate, r.EndDate)
+	}
+	if r := got["new"]; !r.StartDate.Equal(wall(now).Add(-24*time.Hour)) || !r.EndDate.Equal(end) {
+		t.Errorf("the rule that never ran asks from a day before it paused: %s to %s", r.StartDate, r.EndDate)
+	}
+	for _, id := range []string{"ran", "new"} {
+		if r := rule(id); r.PausedSince != nil || r.PausedReason != "" || r.LastRequestID != got[id].ID {
+			t.Errorf("rule %s after it ran again: %+v", id, r)
+		}
+	}
+	if n := strings.Count(logs.String(), "download rule runs again"); n != 2 {
+		t.Errorf("run again logged %d times, want once per rule:\n%s", n, logs.String())
 	}
 }

@@ -204,6 +204,9 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRequ
 		fs = append(fs, field("EndDate", MsgPeriod, end))
 	}
 	now := s.now()
+	if oldest := oldestStart(now); !st.IsZero() && st.Before(oldest) {
+		fs = append(fs, field("StartDate", fmt.Sprintf(MsgTooOld, start, oldest.Format(wallLayout)), start))
+	}
 	r := storage.DownloadRequest{
 		ID: ids.New(now), TenantID: c.TenantID, DownloadRuleID: text(in.DownloadRuleID), DownloadRequestTypeID: TypeManual,
 		DownloadTypeID: text(in.DownloadTypeID), SatQueryTypeID: text(in.SatQueryTypeID), SatInvoiceTypeID: text(in.SatInvoiceTypeID),
@@ -248,6 +251,9 @@ func (s *Service) Create(ctx context.Context, c auth.Caller, in api.DownloadRequ
 		}
 		if !ok {
 			return apierr.BadRequest(fmt.Sprintf(MsgNoEFirma, r.PersonID))
+		}
+		if err := checkRepeat(tx, r); err != nil {
+			return err
 		}
 		return putNew(tx, &r)
 	})

@@ -15,16 +15,19 @@ import (
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/satws"
 	"github.com/timbra-mx/timbra/internal/taxfiles"
 	"github.com/timbra-mx/timbra/storage"
 )
 
-// Worker carries the active requests out at the SAT: one step per due request each round (a
-// query, a verification, or the downloads), rounds every Interval or when woken.
+// Worker carries the active requests out at the SAT: one step per due request (a query, a
+// verification, or the downloads), several at once, round robin over tenants, so one tenant's
+// slow or hung SAT exchange holds only its own turns. Rounds every Interval or when woken.
 type Worker struct {
-	Store    storage.Store
-	TaxFiles *taxfiles.Service
+	Store storage.Store
+	// TaxFiles opens the requester's e.firma (*taxfiles.Service).
+	TaxFiles EFirmas
 	// Endpoints are the SAT's (satws.SATEndpoints) or a local SAT's (satws.EndpointsAt).
 	Endpoints satws.Endpoints
 	HTTP      *http.Client
@@ -34,6 +37,13 @@ type Worker struct {
 	// retries (satws.DefaultBackoff when zero).
 	Interval time.Duration
 	Backoff  satws.Backoff
+	// Concurrency is how many requests take a step at once across tenants (DefaultConcurrency
+	// when 0), PerTenant how many of one tenant (DefaultPerTenant when 0).
+	Concurrency, PerTenant int
+	// CallTimeout bounds one SAT call: authentication, query, verification (DefaultCallTimeout
+	// when 0); DownloadTimeout one package's download (DefaultDownloadTimeout when 0). A call
+	// past its deadline is retried with back-off.
+	CallTimeout, DownloadTimeout time.Duration
 	// TempDir holds a package while it downloads (os.TempDir when empty).
 	TempDir string
 	// RulesEvery is how often an approved rule creates its Automatic request (RunRules;
@@ -47,6 +57,14 @@ type Worker struct {
 
 	wakeOnce sync.Once
 	wake     chan struct{}
+
+	turns  turns      // the steps running (dispatch.go)
+	tokens tokenCache // the SAT tokens of each e.firma (tokens.go)
+}
+
+// EFirmas opens a person's current e.firma; *taxfiles.Service is one.
+type EFirmas interface {
+	EFirma(ctx context.Context, tenantID, personID string) (*csd.Certificate, *csd.PrivateKey, error)
 }
 
 func (w *Worker) init() { w.wakeOnce.Do(func() { w.wake = make(chan struct{}, 1) }) }
@@ -74,51 +92,48 @@ func (w *Worker) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Run does rounds until ctx ends.
+// Run does rounds until ctx ends, then waits for the steps it started (their SAT calls end
+// with ctx): every Interval the rules that are due and the requests that are due, and when woken
+// (a new request, a step that ended) the requests that are due.
 func (w *Worker) Run(ctx context.Context) {
 	w.init()
+	defer w.turns.steps.Wait()
 	interval := w.Interval
 	if interval <= 0 {
 		interval = 30 * time.Second
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	rules := true
 	for {
-		if err := w.Round(ctx); err != nil && ctx.Err() == nil {
+		if rules {
+			if _, err := w.RunRules(ctx); err != nil && ctx.Err() == nil {
+				w.log().Error("download rules run", "err", err)
+			}
+		}
+		if _, err := w.dispatch(ctx); err != nil && ctx.Err() == nil {
 			w.log().Error("download requests round", "err", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			rules = true
 		case <-w.wake:
+			rules = false
 		}
 	}
 }
 
 // Round runs the rules that are due (RunRules), then takes one step on every active request
-// that is due.
+// that is due and not already running, within the worker's limits, and waits for those steps.
 func (w *Worker) Round(ctx context.Context) error {
 	if _, err := w.RunRules(ctx); err != nil {
 		return err
 	}
-	var active []storage.ActiveDownload
-	if err := w.Store.View(ctx, func(tx storage.Tx) error {
-		var err error
-		active, err = tx.ActiveDownloadRequests()
-		return err
-	}); err != nil {
-		return err
-	}
-	for _, a := range active {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err := w.step(ctx, a); err != nil {
-			w.log().Error("download request step", "tenant", a.TenantID, "request", a.RequestID, "err", err)
-		}
-	}
-	return nil
+	started, err := w.dispatch(ctx)
+	started.Wait()
+	return err
 }
 
 func (w *Worker) backoff() satws.Backoff {
@@ -193,22 +208,26 @@ func (w *Worker) retry(ctx context.Context, r storage.DownloadRequest, err error
 	return w.save(ctx, r)
 }
 
+// temporary tells whether a failed call may succeed later: the service's 5xx or unreachable,
+// or a call past its deadline.
 func temporary(err error) bool {
 	var f *satws.Fault
-	return errors.As(err, &f) && f.Temporary()
+	return errors.As(err, &f) && f.Temporary() || errors.Is(err, errDeadline)
 }
 
-func (w *Worker) step(ctx context.Context, a storage.ActiveDownload) error {
+func (w *Worker) step(ctx context.Context, a ref) error {
 	var r storage.DownloadRequest
 	if err := w.Store.View(ctx, func(tx storage.Tx) error {
 		var err error
-		r, err = tx.DownloadRequests(a.TenantID).Get(a.RequestID)
+		r, err = tx.DownloadRequests(a.tenant).Get(a.id)
 		return err
-	}); err != nil {
+	}); errors.Is(err, storage.ErrNotFound) {
+		return nil // deleted meanwhile
+	} else if err != nil {
 		return err
 	}
 	now := w.now()
-	if r.NextAttemptDate != nil && now.Before(*r.NextAttemptDate) {
+	if !r.Active || r.NextAttemptDate != nil && now.Before(*r.NextAttemptDate) {
 		return nil
 	}
 	r.LastAttemptDate = &now
@@ -220,7 +239,8 @@ func (w *Worker) step(ctx context.Context, a storage.ActiveDownload) error {
 		return w.retry(ctx, r, err)
 	}
 	defer key.Zero()
-	c := &satws.Client{HTTP: w.HTTP, Endpoints: w.endpointsOf(r), Credential: &satws.Credential{Cert: cert, Key: key}, Now: w.Now}
+	c := w.session(r, cert, key)
+	defer c.close()
 	if r.SatRequestID == "" {
 		return w.query(ctx, c, r)
 	}
@@ -230,12 +250,15 @@ func (w *Worker) step(ctx context.Context, a storage.ActiveDownload) error {
 	return w.download(ctx, c, r)
 }
 
-func (w *Worker) query(ctx context.Context, c *satws.Client, r storage.DownloadRequest) error {
+func (w *Worker) query(ctx context.Context, c *session, r storage.DownloadRequest) error {
 	res, err := c.Query(ctx, queryOf(r))
 	if len(res.Request) > 0 {
 		r.RawRequest, r.RawResponse = res.Request, res.Response
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // stopping: the step is taken again
+		}
 		if temporary(err) {
 			return w.retry(ctx, r, err)
 		}
@@ -255,9 +278,12 @@ func (w *Worker) query(ctx context.Context, c *satws.Client, r storage.DownloadR
 	return w.fail(ctx, r, r.SatStatusCode, r.SatMessage)
 }
 
-func (w *Worker) verify(ctx context.Context, c *satws.Client, r storage.DownloadRequest) error {
+func (w *Worker) verify(ctx context.Context, c *session, r storage.DownloadRequest) error {
 	v, err := c.Verify(ctx, r.SatRequestID)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if temporary(err) {
 			return w.retry(ctx, r, err)
 		}
@@ -293,7 +319,7 @@ func (w *Worker) verify(ctx context.Context, c *satws.Client, r storage.Download
 
 // download fetches every package not yet stored: each to a temporary file first (streamed,
 // never held whole), then stored and indexed in one transaction.
-func (w *Worker) download(ctx context.Context, c *satws.Client, r storage.DownloadRequest) error {
+func (w *Worker) download(ctx context.Context, c *session, r storage.DownloadRequest) error {
 	done := map[string]bool{}
 	for _, p := range r.Downloaded {
 		done[p] = true
@@ -310,6 +336,9 @@ func (w *Worker) download(ctx context.Context, c *satws.Client, r storage.Downlo
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if temporary(err) {
 				return w.retry(ctx, r, err)
 			}

@@ -62,12 +62,17 @@ func inCatalog(catalog, id string) bool { return expand(catalog, id) != nil }
 
 // bare is a rule as create and update answer it: expanded records null.
 func bare(r storage.DownloadRule) api.DownloadRule {
-	return api.DownloadRule{
+	out := api.DownloadRule{
 		ID: r.ID, PersonID: r.PersonID, Tin: r.Tin, Description: r.Description,
 		DownloadRuleStatusID: r.DownloadRuleStatusID, SatQueryTypeID: r.SatQueryTypeID,
 		DownloadTypeID: r.DownloadTypeID, SatInvoiceStatusID: r.SatInvoiceStatusID, IsTest: r.IsTest,
 		CreatedAt: api.FormatAudit(r.CreatedAt), UpdatedAt: api.FormatAudit(r.UpdatedAt),
 	}
+	if r.PausedSince != nil && r.DownloadRuleStatusID == StatusApproved {
+		since, reason := api.FormatAudit(*r.PausedSince), r.PausedReason
+		out.PausedSince, out.PausedReason = &since, &reason
+	}
+	return out
 }
 
 // full is a rule as list and get answer it: the person and the catalog records expanded.

@@ -228,6 +228,21 @@ func (c *Client) Authenticate(ctx context.Context) (Token, error) {
 	return t, nil
 }
 
+// SetToken gives the client a token got before with the same e.firma (by another client), used
+// until shortly before it expires as if the client had asked for it.
+func (c *Client) SetToken(t Token) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.token = t
+}
+
+// KeptToken is the token the client holds (empty before its first call).
+func (c *Client) KeptToken() Token {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.token
+}
+
 // currentToken is the kept token while it has 30 s left, else a new one.
 func (c *Client) currentToken(ctx context.Context) (string, error) {
 	c.mu.Lock()
