@@ -310,3 +310,60 @@ func TestWorkerTokens(t *testing.T) {
 		t.Fatalf("after the SAT refused the token: %d Autentica calls, %s", auths.Load(), brief(r))
 	}
 }
+
+// TestWorkerTokensPerService: the withholding CFDIs' service gives tokens of its own, so a
+// token is kept per e.firma and service: a CFDI request, a Retenciones request and a CFDI
+// request again of one person authenticate once at each service, never trading one service's
+// token for the other's.
+func TestWorkerTokensPerService(t *testing.T) {
+	dir := t.TempDir()
+	doc := satwstest.Retenciones("66666666-6666-4666-8666-666666666666", "EKU9003173C9", "AAA010101AAA", "2024-01-10T12:00:00")
+	if err := os.WriteFile(filepath.Join(dir, "r.xml"), doc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: time.Now().UTC()}
+	local := localSAT(t, satlocal.Options{CFDIs: dir, Now: clk.now})
+	var mu sync.Mutex
+	auths := map[string]int{}
+	sat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, satws.PathAuthenticate) {
+			mu.Lock()
+			auths[r.URL.Path]++
+			mu.Unlock()
+		}
+		local.ServeHTTP(w, r)
+	}))
+	t.Cleanup(sat.Close)
+	s := openStore(t)
+	w := &Worker{Store: s, TaxFiles: testEFirma{t}, Endpoints: satws.EndpointsAt(sat.URL),
+		Retenciones: satws.EndpointsAt(sat.URL + satlocal.RetencionesPath), Now: clk.now,
+		Backoff: satws.Backoff{Initial: time.Second, Max: time.Second, Factor: 2}}
+	ctx := context.Background()
+	for i, query := range []string{"Metadata", QueryRetenciones, "Metadata"} {
+		id := fmt.Sprintf("r%d", i)
+		pending(t, s, "a", id, time.Date(2024, 1+time.Month(i), 1, 0, 0, 0, 0, time.UTC))
+		if query == QueryRetenciones {
+			if err := s.Update(ctx, func(tx storage.Tx) error {
+				r, err := tx.DownloadRequests("a").Get(id)
+				if err != nil {
+					return err
+				}
+				r.SatQueryTypeID = QueryRetenciones
+				return tx.DownloadRequests("a").Put(r)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if r := request(t, s, "a", id); r.SatRequestID == "" {
+			t.Fatalf("%s (%s) was not taken: %s", id, query, brief(r))
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if auths[satws.PathAuthenticate] != 1 || auths[satlocal.RetencionesPath+satws.PathAuthenticate] != 1 || len(auths) != 2 {
+		t.Errorf("Autentica calls by address: %v, want one at each service", auths)
+	}
+}
