@@ -27,6 +27,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/catalogs"
+	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/downloadrules"
 	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/taxfiles"
@@ -95,12 +96,8 @@ func (s *Service) now() time.Time {
 	return s.Now().UTC()
 }
 
-var mexico = func() *time.Location {
-	if l, err := time.LoadLocation("America/Mexico_City"); err == nil {
-		return l
-	}
-	return time.FixedZone("CST", -6*3600)
-}()
+// mexico is the time zone of the SAT's dates.
+var mexico = cfdi.Mexico
 
 // parseDate reads an ISO 8601 date: with an offset it is taken to Mexico City's wall clock,
 // without one it is that wall clock.

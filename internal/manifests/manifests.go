@@ -24,6 +24,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/people"
@@ -62,12 +63,8 @@ type Service struct {
 	Now   func() time.Time
 }
 
-var mexico = func() *time.Location {
-	if l, err := time.LoadLocation("America/Mexico_City"); err == nil {
-		return l
-	}
-	return time.FixedZone("CST", -6*3600)
-}()
+// mexico is the time zone of the letter's date.
+var mexico = cfdi.Mexico
 
 func decode(prop, words string, v *string) ([]byte, *api.Failure) {
 	if v == nil || strings.TrimSpace(*v) == "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/timbra-mx/timbra/internal/cfdi"
 	"github.com/timbra-mx/timbra/internal/csd"
 	"github.com/timbra-mx/timbra/internal/satws"
 )
@@ -201,7 +202,8 @@ func (s *Server) parseQuery(op satws.Operation, v *satws.Verified) (satws.Query,
 	if !q.Start.Before(q.End) {
 		return q, satws.CodeMalformedXML, msgPeriod
 	}
-	now := s.now()
+	// today in Mexico City six years back, at 00:00 (the query's dates are Mexico City's wall clock)
+	now := s.now().In(cfdi.Mexico)
 	if q.Start.Before(time.Date(now.Year()-6, now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)) {
 		return q, satws.CodeMalformedXML, msgTooOld
 	}
