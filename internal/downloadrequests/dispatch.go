@@ -11,8 +11,9 @@ import (
 
 // Limits of the worker when its fields are 0.
 const (
-	// DefaultConcurrency is how many requests take a step at once, all tenants together.
-	DefaultConcurrency = 4
+	// DefaultConcurrency is how many requests take a step at once, all tenants together (each
+	// step mostly waits for the SAT: four tenants with hung exchanges still leave room).
+	DefaultConcurrency = 8
 	// DefaultPerTenant is how many requests of one tenant take a step at once.
 	DefaultPerTenant = 2
 	// DefaultCallTimeout bounds one SAT call but a download.

@@ -210,10 +210,23 @@ func (s *session) Verify(ctx context.Context, id string) (satws.VerifyResult, er
 		func(ctx context.Context) (satws.VerifyResult, error) { return s.c.Verify(ctx, id) }, nil)
 }
 
-// Download streams one package to f (emptied before it is sent again).
+// Download streams one package to f (emptied before it is sent again). Besides the download's
+// deadline, a download that stops sending is cut once no byte of the package came for a call's
+// deadline: a hung connection holds its slot that long, not the download's whole deadline.
 func (s *session) Download(ctx context.Context, id string, f *os.File) (satws.DownloadResult, error) {
 	return do(ctx, s, s.w.downloadTimeout(), func(r satws.DownloadResult) int { return r.Code },
-		func(ctx context.Context) (satws.DownloadResult, error) { return s.c.Download(ctx, id, f) },
+		func(ctx context.Context) (satws.DownloadResult, error) {
+			idle := s.w.callTimeout()
+			sctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			stall := time.AfterFunc(idle, cancel)
+			defer stall.Stop()
+			res, err := s.c.Download(sctx, id, progress{f, stall, idle})
+			if err != nil && ctx.Err() == nil && sctx.Err() != nil {
+				err = fmt.Errorf("%w: no byte of the package for %s: %v", errDeadline, idle, err)
+			}
+			return res, err
+		},
 		func() error {
 			if err := f.Truncate(0); err != nil {
 				return err
@@ -221,4 +234,16 @@ func (s *session) Download(ctx context.Context, id string, f *os.File) (satws.Do
 			_, err := f.Seek(0, 0)
 			return err
 		})
+}
+
+// progress is a download's file: each write pushes the stall timer back.
+type progress struct {
+	f     *os.File
+	stall *time.Timer
+	idle  time.Duration
+}
+
+func (p progress) Write(b []byte) (int, error) {
+	p.stall.Reset(p.idle)
+	return p.f.Write(b)
 }

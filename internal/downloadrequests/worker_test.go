@@ -367,3 +367,49 @@ func TestWorkerTokensPerService(t *testing.T) {
 		t.Errorf("Autentica calls by address: %v, want one at each service", auths)
 	}
 }
+
+// TestWorkerStalledDownload: a package download that stops sending is cut once no byte came
+// for a call's deadline (not the download's long one) and tried again later; it is no failure.
+func TestWorkerStalledDownload(t *testing.T) {
+	dir := t.TempDir()
+	x := `<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" xmlns:tfd="http://www.sat.gob.mx/TimbreFiscalDigital" Version="4.0" Fecha="2024-01-10T12:00:00" Total="1.00" TipoDeComprobante="I"><cfdi:Emisor Rfc="EKU9003173C9"/><cfdi:Receptor Rfc="XAXX010101000"/><cfdi:Complemento><tfd:TimbreFiscalDigital Version="1.1" UUID="77777777-7777-4777-8777-777777777777"/></cfdi:Complemento></cfdi:Comprobante>`
+	if err := os.WriteFile(filepath.Join(dir, "a.xml"), []byte(x), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: time.Now().UTC()}
+	local := localSAT(t, satlocal.Options{CFDIs: dir, Now: clk.now})
+	sat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != satws.PathDownload {
+			local.ServeHTTP(w, r)
+			return
+		}
+		body(r)
+		w.Header().Set("Content-Type", "text/xml")
+		// the answer starts, a first piece of the package arrives, then nothing
+		io.WriteString(w, `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><h:respuesta xmlns:h="http://DescargaMasivaTerceros.sat.gob.mx" CodEstatus="5000" Mensaje="Solicitud Aceptada"/></s:Header><s:Body><RespuestaDescargaMasivaTercerosSalida xmlns="http://DescargaMasivaTerceros.sat.gob.mx"><Paquete>UEsDBBQAAAAIAAAAIQ`+strings.Repeat("A", 8192))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(sat.Close)
+	s := openStore(t)
+	w := &Worker{Store: s, TaxFiles: testEFirma{t}, Endpoints: satws.EndpointsAt(sat.URL), Now: clk.now,
+		CallTimeout: 300 * time.Millisecond, DownloadTimeout: time.Hour,
+		Backoff: satws.Backoff{Initial: time.Second, Max: time.Second, Factor: 2}}
+	pending(t, s, "a", "a1", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	ctx := context.Background()
+	if err := w.Round(ctx); err != nil { // the query
+		t.Fatal(err)
+	}
+	clk.add(2 * time.Second)
+	start := time.Now()
+	if err := w.Round(ctx); err != nil { // the verification, finished: the download, which stalls
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the stalled download held its step %s", d)
+	}
+	a := request(t, s, "a", "a1")
+	if a.DownloadRequestStatusID != StatusInProgress || !a.Active || a.RetriesCount != 1 || len(a.Downloaded) != 0 || !strings.Contains(a.SatMessage, "no byte of the package") {
+		t.Errorf("after a stalled download: %s", brief(a))
+	}
+}
