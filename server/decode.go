@@ -23,14 +23,48 @@ const MaxBodyBytes = 10 << 20
 // null body, malformed JSON, a value of another type at its path ($.items[0].quantity). With
 // strict, a field the model lacks fails on $.<field>.
 func decodeBody(r *http.Request, v any, strict bool) error {
-	raw, err := io.ReadAll(r.Body)
+	_, err := decodeBodyRaw(r, v, strict)
+	return err
+}
+
+// decodeBodyRaw is decodeBody that also gives the body it read (what came before a failure to
+// read it), for a second look at a body refused or decoded again.
+func decodeBodyRaw(r *http.Request, v any, strict bool) ([]byte, error) {
+	raw, err := readBody(r.Body, r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &apierr.Error{Status: http.StatusRequestEntityTooLarge, Details: apierr.DetailsBodyTooBig}
+			return raw, &apierr.Error{Status: http.StatusRequestEntityTooLarge, Details: apierr.DetailsBodyTooBig}
 		}
-		return apierr.BadRequest("No se pudo leer el cuerpo de la petición.")
+		return raw, apierr.BadRequest("No se pudo leer el cuerpo de la petición.")
 	}
+	return raw, decodeRaw(raw, v, strict)
+}
+
+// readBody reads a body to its end, in one buffer of the size it announces (at most
+// MaxBodyBytes), grown only if more comes.
+func readBody(body io.Reader, announced int64) ([]byte, error) {
+	if announced <= 0 || announced > MaxBodyBytes {
+		return io.ReadAll(body)
+	}
+	buf := make([]byte, 0, announced+1) // +1: the Read that finds the end
+	for {
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
+// decodeRaw decodes a body read whole, with decodeBody's answers.
+func decodeRaw(raw []byte, v any, strict bool) error {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return apierr.Invalid(apierr.Parse("$", apierr.BodyRequired, nil))
@@ -39,7 +73,7 @@ func decodeBody(r *http.Request, v any, strict bool) error {
 	if strict {
 		dec.DisallowUnknownFields()
 	}
-	err = dec.Decode(v)
+	err := dec.Decode(v)
 	if err == nil {
 		off := dec.InputOffset()
 		if rest := bytes.TrimLeft(raw[off:], " \t\r\n"); len(rest) > 0 {

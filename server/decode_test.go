@@ -2,9 +2,12 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/timbra-mx/timbra/internal/apierr"
 )
@@ -93,5 +96,26 @@ func TestQuery(t *testing.T) {
 		if got, ok := query(r, c.name); got != c.want || ok != c.ok {
 			t.Errorf("%q %s: %q %v, want %q %v", c.raw, c.name, got, ok, c.want, c.ok)
 		}
+	}
+// TestReadBody: a body is read whole and exactly, whatever size it announces (none, too little,
+// right, too much, more than MaxBodyBytes) and however its reader cuts it; a failure to read is
+// returned with what came before it.
+func TestReadBody(t *testing.T) {
+	body := strings.Repeat(`{"items":[{"quantity":1}]}`, 100)
+	n := int64(len(body))
+	for _, announced := range []int64{-1, 0, 1, n - 1, n, n + 1, 10 * n, MaxBodyBytes + 1} {
+		for name, wrap := range map[string]func(io.Reader) io.Reader{
+			"whole": func(r io.Reader) io.Reader { return r }, "one byte": iotest.OneByteReader,
+			"halves": iotest.HalfReader, "data with EOF": iotest.DataErrReader,
+		} {
+			got, err := readBody(wrap(strings.NewReader(body)), announced)
+			if err != nil || string(got) != body {
+				t.Fatalf("announced %d, %s: read %d bytes (%v), want %d", announced, name, len(got), err, n)
+			}
+		}
+	}
+	failing := io.MultiReader(strings.NewReader(body), iotest.ErrReader(errors.New("cut")))
+	if got, err := readBody(failing, n+100); err == nil || string(got) != body {
+		t.Fatalf("a failing body: %d bytes, %v; want the %d before the failure and the failure", len(got), err, n)
 	}
 }

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 
 	"github.com/timbra-mx/timbra/internal/api"
@@ -25,13 +23,11 @@ func (s *Server) employmentRoutes() {
 // amounts as numbers (shape), so a value of another type fails at its path as every parsing
 // failure does (spec 1 §7.5); the second keeps each amount's text (api.Decimal).
 func decodeExact(r *http.Request, shape, v any) error {
-	var seen bytes.Buffer
-	r.Body = io.NopCloser(io.TeeReader(r.Body, &seen))
-	if err := decodeBody(r, shape, false); err != nil {
+	raw, err := decodeBodyRaw(r, shape, false)
+	if err != nil {
 		return err
 	}
-	r.Body = io.NopCloser(bytes.NewReader(seen.Bytes()))
-	return decodeBody(r, v, false)
+	return decodeRaw(raw, v, false)
 }
 
 type employerAmounts struct {

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 
@@ -31,13 +30,11 @@ func (s *Server) stampingCertificate(r *http.Request) (any, error) {
 func (s *Server) Invoices() *invoices.Service { return s.invoices }
 
 func (s *Server) createInvoice(r *http.Request) (any, error) {
-	var seen bytes.Buffer
-	r.Body = io.NopCloser(io.TeeReader(r.Body, &seen))
 	var in api.InvoiceInput
-	if err := decodeBody(r, &in, false); err != nil {
-		if off, bad := badAmount(seen.Bytes()); bad {
-			path := pathAt(seen.Bytes(), off)
-			return nil, apierr.Invalid(apierr.Parse(path, "The JSON value could not be converted to a number."+position(seen.Bytes(), off, path), nil))
+	if raw, err := decodeBodyRaw(r, &in, false); err != nil {
+		if off, bad := badAmount(raw); bad {
+			path := pathAt(raw, off)
+			return nil, apierr.Invalid(apierr.Parse(path, "The JSON value could not be converted to a number."+position(raw, off, path), nil))
 		}
 		return nil, err
 	}

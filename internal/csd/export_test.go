@@ -17,3 +17,13 @@ var (
 func EncryptPKCS8With(key any, password []byte, iterations int, prf, cipherOID asn1.ObjectIdentifier) ([]byte, error) {
 	return encryptPKCS8(key, password, iterations, prf, cipherOID)
 }
+
+// CertificateCache is a certificate cache of its own size, for tests.
+type CertificateCache struct{ c *certificateCache }
+
+func NewCertificateCache(size int) CertificateCache {
+	return CertificateCache{newCertificateCache(size)}
+}
+
+func (c CertificateCache) Parse(b []byte) (*Certificate, error) { return c.c.parse(b) }
+func (c CertificateCache) Len() int                             { return c.c.len() }

@@ -461,7 +461,7 @@ func (k *checker) credentials(creds []api.InvoiceTaxCredential, out *issuer) {
 	certDER, keyDER := content(certAt), content(keyAt)
 	if certDER != nil {
 		p := fmt.Sprintf("%s[%d].Base64File", prop, certAt)
-		cert, err := csd.ParseCertificate(certDER)
+		cert, err := csd.ParseCertificateCached(certDER)
 		switch {
 		case err != nil:
 			k.add(p, MsgNotCertificate, apierr.Masked(creds[certAt].Base64File), CodeCertificate)

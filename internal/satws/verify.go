@@ -112,7 +112,7 @@ func VerifyAuthenticate(msg []byte) (*Verified, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCertificate, err)
 	}
-	cert, err := csd.ParseCertificate(der)
+	cert, err := csd.ParseCertificateCached(der)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCertificate, err)
 	}
@@ -167,7 +167,7 @@ func VerifyRequest(msg []byte) (*Verified, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCertificate, err)
 	}
-	cert, err := csd.ParseCertificate(der)
+	cert, err := csd.ParseCertificateCached(der)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCertificate, err)
 	}

@@ -141,7 +141,7 @@ func issuerCertificate(doc *cfdi.Comprobante) (*csd.Certificate, string) {
 	if err != nil {
 		return nil, "El atributo Certificado no es Base64."
 	}
-	c, err := csd.ParseCertificate(der)
+	c, err := csd.ParseCertificateCached(der)
 	if err != nil {
 		return nil, "El atributo Certificado no es un certificado X.509."
 	}
