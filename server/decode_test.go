@@ -97,6 +97,8 @@ func TestQuery(t *testing.T) {
 			t.Errorf("%q %s: %q %v, want %q %v", c.raw, c.name, got, ok, c.want, c.ok)
 		}
 	}
+}
+
 // TestReadBody: a body is read whole and exactly, whatever size it announces (none, too little,
 // right, too much, more than MaxBodyBytes) and however its reader cuts it; a failure to read is
 // returned with what came before it.
