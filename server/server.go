@@ -177,7 +177,7 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	}
 	s.worker = &downloadrequests.Worker{Store: store, TaxFiles: s.taxFiles, Endpoints: sat, Retenciones: retenciones,
 		HTTP: &http.Client{}, // each SAT call has the worker's deadline
-		Log: s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff,
+		Log:  s.log, Now: cfg.Now, Interval: cfg.SatDownloadInterval, Backoff: cfg.SatDownloadBackoff,
 		RulesEvery: cfg.DownloadRulesEvery}
 	s.manifests = &manifests.Service{Store: store, Now: cfg.Now}
 	s.downloads = &downloadrequests.Service{Store: store, TaxFiles: s.taxFiles, Wake: s.worker.Wake, Now: cfg.Now}
