@@ -24,13 +24,16 @@ type satFolderCFDI struct {
 	OnBehalf    string `json:"onBehalf,omitempty"`
 	Cancelled   string `json:"cancelled,omitempty"` // the cancellation's date, YYYY-MM-DD HH:MM:SS
 	Retenciones bool   `json:"retenciones,omitempty"`
+	// Complements are SAT's codes of its complements (the Complemento filter's values).
+	Complements []string `json:"complements"`
+	xml         string   // complements written into the CFDI, before the stamp
 }
 
 // TestNodecfdiAgainstLocalSAT: the npm package @nodecfdi/sat-ws-descarga-masiva (an independent
 // client of SAT's bulk download service) authenticates with SAT's test e.firma at the local SAT,
-// queries issued, received, metadata, by UUID, on behalf of a third party and withholding CFDIs,
-// verifies, downloads every package and reads it with its own readers: it must read exactly the
-// CFDIs written here. It also reads the local SAT's refusals (a CSD, bad periods, duplicates, a
+// queries issued, received, metadata, by UUID, on behalf of a third party, by complement (SAT's
+// codes, as the package names them) and withholding CFDIs, verifies, downloads every package and
+// reads it with its own readers: it must read exactly the CFDIs written here. It also reads the local SAT's refusals (a CSD, bad periods, duplicates, a
 // cancelled UUID, a third download) as their codes. It needs node and
 // `npm ci --prefix testscripts/compat/satws`; it skips without them (fails with
 // TIMBRA_REQUIRE_COMPAT=1) and without SAT's test e.firma.
@@ -50,11 +53,18 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 		{UUID: "22222222-2222-4222-8222-222222222222", Issuer: rfc, Receiver: "XAXX010101000", Date: "2024-01-20T23:59:59", OnBehalf: "CACX7605101P8"},
 		{UUID: "33333333-3333-4333-8333-333333333333", Issuer: "AAA010101AAA", Receiver: rfc, Date: "2024-01-21T00:00:00"},
 		{UUID: "44444444-4444-4444-8444-444444444444", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-25T08:30:00", Cancelled: "2024-02-01 10:00:00"},
-		{UUID: "AAAAAAAA-1111-4111-8111-111111111111", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-10T12:00:00", Retenciones: true},
+		{UUID: "55555555-5555-4555-8555-555555555555", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-12T09:00:00", Complements: []string{"donat11", "leyendasfisc"},
+			xml: `<donat:Donatarias xmlns:donat="http://www.sat.gob.mx/donat" version="1.1" noAutorizacion="123" fechaAutorizacion="2020-01-01" leyenda="Donativo"/>` +
+				`<leyendasFisc:LeyendasFiscales xmlns:leyendasFisc="http://www.sat.gob.mx/leyendasFiscales" version="1.0"><leyendasFisc:Leyenda textoLeyenda="Leyenda"/></leyendasFisc:LeyendasFiscales>`},
+		{UUID: "66666666-6666-4666-8666-666666666666", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-13T09:00:00", Complements: []string{"pagos20"},
+			xml: `<pago20:Pagos xmlns:pago20="http://www.sat.gob.mx/Pagos20" Version="2.0"/>`},
+		{UUID: "AAAAAAAA-1111-4111-8111-111111111111", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-10T12:00:00", Retenciones: true, Complements: []string{"intereses"}},
+		{UUID: "AAAAAAAA-2222-4222-8222-222222222222", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-11T12:00:00", Retenciones: true, Complements: []string{"intereses", "serviciosplataformastecnologicas10"},
+			xml: `<plataformasTecnologicas:ServiciosPlataformasTecnologicas xmlns:plataformasTecnologicas="http://www.sat.gob.mx/esquemas/retencionpago/1/PlataformasTecnologicas10" Version="1.0" Periodicidad="05" NumServ="1" MonTotServSIVA="100.00" TotalIVATrasladado="16.00" TotalIVARetenido="8.00" TotalISRRetenido="1.00" DifIVAEntregadoPrestServ="0.00" MonTotalporUsoPlataforma="0.00"/>`},
 	}
 	dir := t.TempDir()
 	var cancelled []string
-	for _, c := range cfdis {
+	for i, c := range cfdis {
 		var b []byte
 		switch {
 		case c.Retenciones:
@@ -67,6 +77,16 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 			}
 		default:
 			b = []byte(satCFDI(c.UUID, c.Issuer, c.Receiver, c.Date))
+		}
+		if c.xml != "" {
+			withComplements := strings.Replace(string(b), "<tfd:TimbreFiscalDigital", c.xml+"<tfd:TimbreFiscalDigital", 1)
+			if withComplements == string(b) {
+				t.Fatalf("%s: no stamp to put the complements before", c.UUID)
+			}
+			b = []byte(withComplements)
+		}
+		if c.Complements == nil {
+			cfdis[i].Complements = []string{}
 		}
 		if err := os.WriteFile(filepath.Join(dir, c.UUID+".xml"), b, 0o600); err != nil {
 			t.Fatal(err)
@@ -82,8 +102,8 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if all, ret := local.CFDIs(); all != len(cfdis) || ret != 1 {
-		t.Fatalf("the local SAT reads %d CFDIs (%d withholding), want %d (1)", all, ret, len(cfdis))
+	if all, ret := local.CFDIs(); all != len(cfdis) || ret != 2 {
+		t.Fatalf("the local SAT reads %d CFDIs (%d withholding), want %d (2)", all, ret, len(cfdis))
 	}
 	sat := httptest.NewServer(local)
 	t.Cleanup(sat.Close)

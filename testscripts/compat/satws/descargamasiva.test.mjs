@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  CResponse, CfdiPackageReader, DateTimePeriod, DocumentStatus, DownloadType, Fiel, FielRequestBuilder,
+  CResponse, CfdiPackageReader, ComplementoCfdi, ComplementoRetenciones, DateTimePeriod, DocumentStatus, DownloadType, Fiel, FielRequestBuilder,
   MetadataPackageReader, QueryParameters, RequestType, RfcOnBehalf, Service, ServiceEndpoints, ServiceType,
   SoapFaultError, Uuid, AuthenticateTranslator, DateTime, ServiceConsumer,
 } from '@nodecfdi/sat-ws-descarga-masiva';
@@ -44,8 +44,9 @@ const retService = new Service(efirma, fetchClient, null, endpoints('retenciones
 
 const january = () => DateTimePeriod.createFromValues('2024-01-01 00:00:00', '2024-01-31 23:59:59');
 
-function params({ download = 'issued', request = 'xml', status, onBehalf, uuid, period = january(), service = 'cfdi' } = {}) {
+function params({ download = 'issued', request = 'xml', status, onBehalf, uuid, complement, period = january(), service = 'cfdi' } = {}) {
   let p = QueryParameters.create(period, new DownloadType(download), new RequestType(request), new ServiceType(service));
+  if (complement) p = p.withComplement(complement);
   if (status) p = p.withDocumentStatus(new DocumentStatus(status));
   if (onBehalf) p = p.withRfcOnBehalf(RfcOnBehalf.create(onBehalf));
   if (uuid) p = p.withUuid(Uuid.create(uuid));
@@ -196,6 +197,29 @@ test('on behalf of a third party (RfcACuentaTerceros)', async () => {
   const want = issued.filter((c) => c.onBehalf === 'CACX7605101P8');
   const { zips } = await run(cfdiService, params({ onBehalf: 'CACX7605101P8' }));
   assertXmls(await readCfdis(zips), want, 'on behalf');
+});
+
+// complementOf is the package's complement whose SAT code is code (its own table of codes).
+function complementOf(Kind, code) {
+  const id = Object.entries(new Kind('undefined').Map).find(([, v]) => v.satCode === code)?.[0];
+  assert.ok(id, `the package has no complement of code ${code}`);
+  const c = new Kind(id);
+  assert.equal(c.value(), code);
+  return c;
+}
+
+test('by complement (Complemento): each code the CFDIs carry, with the package\'s names', async () => {
+  for (const [service, Kind, kind] of [[cfdiService, ComplementoCfdi, 'cfdi'], [retService, ComplementoRetenciones, 'retenciones']]) {
+    const mine = cfdis.filter((c) => (kind === 'retenciones') === Boolean(c.retenciones) && c.issuer === RFC);
+    const codes = [...new Set(mine.flatMap((c) => c.complements))].sort();
+    assert.ok(codes.length >= 2, `${kind}: complements to filter by: ${codes}`);
+    for (const code of codes) {
+      const p = params({ service: kind, complement: complementOf(Kind, code) });
+      assert.deepEqual(p.validate(), [], `${kind} ${code}: the package's own validator`);
+      const { zips } = await run(service, p);
+      assertXmls(await readCfdis(zips), mine.filter((c) => c.complements.includes(code)), `${kind} complement ${code}`);
+    }
+  }
 });
 
 test('withholding CFDIs at the retenciones addresses', async () => {
