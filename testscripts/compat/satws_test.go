@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,7 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 	satwstest.CSD(t) // skips without the CSD
 
 	const rfc = "EKU9003173C9"
+	const packageSize = 2 // CFDIs or metadata lines per package: requests of several packages
 	cfdis := []satFolderCFDI{
 		{UUID: "11111111-1111-4111-8111-111111111111", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-05T10:00:00"},
 		{UUID: "22222222-2222-4222-8222-222222222222", Issuer: rfc, Receiver: "XAXX010101000", Date: "2024-01-20T23:59:59", OnBehalf: "CACX7605101P8"},
@@ -98,7 +100,7 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, satlocal.CancelledFile), []byte(strings.Join(cancelled, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	local, err := satlocal.New(satlocal.Options{CFDIs: dir, Delay: 200 * time.Millisecond})
+	local, err := satlocal.New(satlocal.Options{CFDIs: dir, Delay: 200 * time.Millisecond, PackageSize: packageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 	cmd := exec.Command(node, "--test", "--test-reporter=spec", "descargamasiva.test.mjs")
 	cmd.Dir = "satws"
 	cmd.Env = append(os.Environ(), "TZ=America/Mexico_City",
-		"SATWS_BASE_URL="+sat.URL, "SATWS_RETENCIONES_PATH="+satlocal.RetencionesPath, "SATWS_CFDIS="+string(list),
+		"SATWS_BASE_URL="+sat.URL, "SATWS_PACKAGE_SIZE="+strconv.Itoa(packageSize), "SATWS_RETENCIONES_PATH="+satlocal.RetencionesPath, "SATWS_CFDIS="+string(list),
 		"TIMBRA_EFIRMA_CER="+abs(cer), "TIMBRA_EFIRMA_KEY="+abs(key), "TIMBRA_EFIRMA_PASSWORD_FILE="+abs(pw),
 		"TIMBRA_CSD_CER="+abs(testpaths.Shared("sat", "certs", "EKU9003173C9.cer")),
 		"TIMBRA_CSD_KEY="+abs(testpaths.Shared("sat", "certs", "EKU9003173C9.key")),

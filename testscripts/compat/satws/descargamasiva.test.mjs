@@ -6,13 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  CResponse, CfdiPackageReader, ComplementoCfdi, ComplementoRetenciones, DateTimePeriod, DocumentStatus, DownloadType, Fiel, FielRequestBuilder,
+  CResponse, CfdiPackageReader, ComplementoCfdi, ComplementoRetenciones, DocumentType, RfcMatch, DateTimePeriod, DocumentStatus, DownloadType, Fiel, FielRequestBuilder,
   MetadataPackageReader, QueryParameters, RequestType, RfcOnBehalf, Service, ServiceEndpoints, ServiceType,
   SoapFaultError, Uuid, AuthenticateTranslator, DateTime, ServiceConsumer,
 } from '@nodecfdi/sat-ws-descarga-masiva';
 
 const base = process.env.SATWS_BASE_URL;
 const cfdis = JSON.parse(process.env.SATWS_CFDIS);
+const packageSize = Number(process.env.SATWS_PACKAGE_SIZE);
 const RFC = 'EKU9003173C9';
 
 // fetchClient is the package's webClient over Node's fetch (its HttpsWebClient speaks only https).
@@ -44,8 +45,10 @@ const retService = new Service(efirma, fetchClient, null, endpoints('retenciones
 
 const january = () => DateTimePeriod.createFromValues('2024-01-01 00:00:00', '2024-01-31 23:59:59');
 
-function params({ download = 'issued', request = 'xml', status, onBehalf, uuid, complement, period = january(), service = 'cfdi' } = {}) {
+function params({ download = 'issued', request = 'xml', status, onBehalf, uuid, complement, type, match, period = january(), service = 'cfdi' } = {}) {
   let p = QueryParameters.create(period, new DownloadType(download), new RequestType(request), new ServiceType(service));
+  if (type) p = p.withDocumentType(new DocumentType(type));
+  if (match) p = p.withRfcMatch(RfcMatch.create(match));
   if (complement) p = p.withComplement(complement);
   if (status) p = p.withDocumentStatus(new DocumentStatus(status));
   if (onBehalf) p = p.withRfcOnBehalf(RfcOnBehalf.create(onBehalf));
@@ -82,7 +85,8 @@ async function run(service, p) {
   assert.ok(v.getStatusRequest().isTypeOf('Finished'), `request ${id} ended as ${JSON.stringify(v)}`);
   assert.ok(v.getCodeRequest().isTypeOf('Accepted'));
   assert.ok([...seen].every((state) => [1, 2, 3].includes(state)), `states seen: ${[...seen]}`);
-  assert.ok(v.getPackageIds().length > 0);
+  assert.equal(v.getPackageIds().length, Math.ceil(v.getNumberCfdis() / packageSize), 'packages of at most SATWS_PACKAGE_SIZE');
+  assert.deepEqual((await service.verify(id.toUpperCase())).getPackageIds(), v.getPackageIds(), 'verified by the upper-case id');
   const zips = [];
   for (const packageId of v.getPackageIds()) {
     assert.ok(packageId.toLowerCase().startsWith(`${id.toLowerCase()}_`), packageId);
@@ -142,7 +146,11 @@ function assertMetadata(items, want, what) {
     assert.equal(m.estatus, c.cancelled ? '0' : '1', `${what}: ${c.uuid}'s Estatus`);
     assert.equal(m.fechaCancelacion, c.cancelled ?? '', `${what}: ${c.uuid}'s FechaCancelacion`);
     assert.equal(m.rfcACuentaTerceros, c.onBehalf ?? '', `${what}: ${c.uuid}'s RfcACuentaTerceros (_tercero.txt)`);
+    assert.equal(m.rfcPac, 'SAT970701NN3', `${what}: ${c.uuid}'s RfcPac`);
+    assert.equal(m.fechaCertificacionSat, c.date.replace('T', ' '), `${what}: ${c.uuid}'s FechaCertificacionSat`);
     if (!c.retenciones) {
+      assert.equal(m.nombreEmisor, 'EMISOR', `${what}: ${c.uuid}'s NombreEmisor`);
+      assert.equal(m.nombreReceptor, 'RECEPTOR', `${what}: ${c.uuid}'s NombreReceptor`);
       assert.equal(m.monto, '116.00', `${what}: ${c.uuid}'s Monto`);
       assert.equal(m.efectoComprobante, 'I', `${what}: ${c.uuid}'s EfectoComprobante`);
     }
@@ -197,6 +205,25 @@ test('on behalf of a third party (RfcACuentaTerceros)', async () => {
   const want = issued.filter((c) => c.onBehalf === 'CACX7605101P8');
   const { zips } = await run(cfdiService, params({ onBehalf: 'CACX7605101P8' }));
   assertXmls(await readCfdis(zips), want, 'on behalf');
+});
+
+test('by counterpart (RfcMatch: RfcReceptores of issued, RfcEmisor of received) and by type', async () => {
+  for (const [download, status, match, pick] of [
+    ['issued', undefined, 'AAA010101AAA', (c) => c.issuer === RFC && c.receiver === 'AAA010101AAA'],
+    ['issued', undefined, 'XAXX010101000', (c) => c.issuer === RFC && c.receiver === 'XAXX010101000'],
+    ['received', 'active', 'AAA010101AAA', (c) => c.receiver === RFC && c.issuer === 'AAA010101AAA' && !c.cancelled],
+  ]) {
+    const p = params({ download, status, match });
+    assert.deepEqual(p.validate(), []);
+    const { zips } = await run(cfdiService, p);
+    assertXmls(await readCfdis(zips), cfdiOf(pick), `${download} matching ${match}`);
+  }
+  const { zips } = await run(cfdiService, params({ type: 'ingreso' }));
+  assertXmls(await readCfdis(zips), issued, 'issued ingresos (I)');
+  const q = await cfdiService.query(params({ type: 'egreso' }));
+  assert.equal(q.getStatus().getCode(), 5000);
+  const { v } = await finish(cfdiService, q.getRequestId());
+  assert.ok(v.getStatusRequest().isTypeOf('Rejected') && v.getCodeRequest().isTypeOf('EmptyResult'), `no egresos: ${JSON.stringify(v)}`);
 });
 
 // complementOf is the package's complement whose SAT code is code (its own table of codes).
