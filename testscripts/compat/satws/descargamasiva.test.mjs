@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import {
   CResponse, CfdiPackageReader, ComplementoCfdi, ComplementoRetenciones, DocumentType, RfcMatch, DateTimePeriod, DocumentStatus, DownloadType, Fiel, FielRequestBuilder,
   MetadataPackageReader, QueryParameters, RequestType, RfcOnBehalf, Service, ServiceEndpoints, ServiceType,
-  SoapFaultError, Uuid, AuthenticateTranslator, DateTime, ServiceConsumer,
+  SoapFaultError, Uuid, AuthenticateTranslator, DateTime, ServiceConsumer, Token,
 } from '@nodecfdi/sat-ws-descarga-masiva';
 
 const base = process.env.SATWS_BASE_URL;
@@ -324,6 +324,14 @@ test('an unknown request: 5004; a package a third time: 5008; an unknown package
   assert.equal(third.getPackageContent(), '');
   const none = await cfdiService.download('00000000-0000-4000-8000-000000000000_01');
   assert.equal(none.getStatus().getCode(), 5004, none.getStatus().getMessage());
+});
+
+test('a token the local SAT did not give: 300 at query, verify and download', async () => {
+  const stranger = new Service(efirma, fetchClient, new Token(DateTime.now(), DateTime.now().modify({ minutes: 5 }), 'not-a-token'), endpoints('cfdi'));
+  const q = await stranger.query(params({ period: DateTimePeriod.createFromValues('2024-04-01 00:00:00', '2024-04-30 23:59:59') }));
+  assert.equal(q.getStatus().getCode(), 300, q.getStatus().getMessage());
+  assert.equal((await stranger.verify('00000000-0000-4000-8000-000000000000')).getStatus().getCode(), 300);
+  assert.equal((await stranger.download('00000000-0000-4000-8000-000000000000_01')).getStatus().getCode(), 300);
 });
 
 test('an authentication that expired: the SOAP fault, as the package reads it', async () => {
