@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,11 @@ func readCFDI(path string) (CFDI, error) {
 			continue
 		}
 		c.Complements = append(c.Complements, complementCode(x.Space, x.Local, x.Version))
+	}
+	for _, x := range d.ComplementosConcepto {
+		if code := complementCode(x.Space, x.Local, ""); !slices.Contains(c.Complements, code) {
+			c.Complements = append(c.Complements, code)
+		}
 	}
 	if t := d.Timbre; t != nil {
 		c.UUID, c.PacRFC = strings.ToUpper(t.UUID), strings.ToUpper(t.RfcProvCertif)

@@ -8,7 +8,7 @@ const nsRetenciones1 = "http://www.sat.gob.mx/esquemas/retencionpago/1/"
 // complementCodes are the codes of the query's Complemento filter (SAT's list, descarga-masiva.md
 // §3, and timbra's SatInvoiceComplements catalog) by the complement's namespace. Where two
 // versions share a namespace (donat, ine) the code is the one SAT lists, of the version CFDI 4.0
-// allows. Complements of a concept (terceros11, iedu, ventavehiculos11) are not read.
+// allows. A concept's complements (terceros11, iedu, ventavehiculos11) count as the CFDI's.
 var complementCodes = map[string]string{
 	"http://www.sat.gob.mx/acreditamiento":                  "acreditamientoieps10",
 	"http://www.sat.gob.mx/aerolineas":                      "aerolineas",
@@ -44,6 +44,9 @@ var complementCodes = map[string]string{
 	"http://www.sat.gob.mx/renovacionysustitucionvehiculos": "renovacionysustitucionvehiculos",
 	"http://www.sat.gob.mx/servicioparcialconstruccion":     "servicioparcialconstruccion",
 	"http://www.sat.gob.mx/spei":                            "spei",
+	"http://www.sat.gob.mx/terceros":                        "terceros11",
+	"http://www.sat.gob.mx/iedu":                            "iedu",
+	"http://www.sat.gob.mx/ventavehiculos":                  "ventavehiculos11",
 	"http://www.sat.gob.mx/TuristaPasajeroExtranjero":       "turistapasajeroextranjero",
 	"http://www.sat.gob.mx/valesdedespensa":                 "valesdedespensa",
 	"http://www.sat.gob.mx/vehiculousado":                   "vehiculousado",

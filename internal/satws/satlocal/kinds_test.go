@@ -175,7 +175,8 @@ func TestRetencionesService(t *testing.T) {
 // TestComplementCodes: the Complemento filter takes SAT's codes (descarga-masiva.md §3), which
 // are not always the element's name and version (donat11, leyendasfisc, ecc12, planesderetiro11,
 // serviciosplataformastecnologicas10): a CFDI with Donatarias 1.1 is found by donat11, not by
-// donatarias11; a withholding CFDI by each of its complements' codes.
+// donatarias11; one with a concept's complement by its code (iedu); a withholding CFDI by each
+// of its complements' codes.
 func TestComplementCodes(t *testing.T) {
 	dir := t.TempDir()
 	complements := map[string]string{
@@ -201,7 +202,18 @@ func TestComplementCodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, _, base := start(t, satlocal.Options{CFDIs: dir})
+	// a concept's complement: Instituciones educativas privadas in one concept, twice
+	writeCFDI(t, dir, "55555555-5555-4555-8555-555555555555", me, "AAA010101AAA", "I", "2024-01-10T08:00:00")
+	p := filepath.Join(dir, "55555555-5555-4555-8555-555555555555.xml")
+	b, _ := os.ReadFile(p)
+	iedu := `<cfdi:ComplementoConcepto><iedu:instEducativas xmlns:iedu="http://www.sat.gob.mx/iedu" version="1.0"/><iedu:instEducativas xmlns:iedu="http://www.sat.gob.mx/iedu" version="1.0"/></cfdi:ComplementoConcepto>`
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(`ObjetoImp="02"/>`), []byte(`ObjetoImp="02">`+iedu+`</cfdi:Concepto>`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, s, base := start(t, satlocal.Options{CFDIs: dir})
+	if all, _ := s.CFDIs(); all != 7 {
+		t.Fatalf("CFDIs: %d, want 7", all)
+	}
 	ret := &satws.Client{HTTP: c.HTTP, Endpoints: satws.EndpointsAt(base + satlocal.RetencionesPath), Credential: c.Credential}
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -215,6 +227,7 @@ func TestComplementCodes(t *testing.T) {
 		{c, "ecc12", []string{"33333333-3333-4333-8333-333333333333.xml"}},
 		{c, "pagos20", []string{"44444444-4444-4444-8444-444444444444.xml"}},
 		{c, "implocal", []string{"44444444-4444-4444-8444-444444444444.xml"}},
+		{c, "iedu", []string{"55555555-5555-4555-8555-555555555555.xml"}},
 		{ret, "serviciosplataformastecnologicas10", []string{"aaaaaaaa-1111-4111-8111-111111111111.xml"}},
 		{ret, "planesderetiro11", []string{"aaaaaaaa-2222-4222-8222-222222222222.xml"}},
 		{ret, "planesderetiro", nil},
