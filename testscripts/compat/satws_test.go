@@ -28,6 +28,7 @@ type satFolderCFDI struct {
 	// Complements are SAT's codes of its complements (the Complemento filter's values).
 	Complements []string `json:"complements"`
 	xml         string   // complements written into the CFDI, before the stamp
+	concept     string   // written at the end of its concept (after ACuentaTerceros, if any)
 }
 
 // TestNodecfdiAgainstLocalSAT: the npm package @nodecfdi/sat-ws-descarga-masiva (an independent
@@ -58,8 +59,9 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 		{UUID: "55555555-5555-4555-8555-555555555555", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-12T09:00:00", Complements: []string{"donat11", "leyendasfisc"},
 			xml: `<donat:Donatarias xmlns:donat="http://www.sat.gob.mx/donat" version="1.1" noAutorizacion="123" fechaAutorizacion="2020-01-01" leyenda="Donativo"/>` +
 				`<leyendasFisc:LeyendasFiscales xmlns:leyendasFisc="http://www.sat.gob.mx/leyendasFiscales" version="1.0"><leyendasFisc:Leyenda textoLeyenda="Leyenda"/></leyendasFisc:LeyendasFiscales>`},
-		{UUID: "66666666-6666-4666-8666-666666666666", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-13T09:00:00", Complements: []string{"pagos20"},
-			xml: `<pago20:Pagos xmlns:pago20="http://www.sat.gob.mx/Pagos20" Version="2.0"/>`},
+		{UUID: "66666666-6666-4666-8666-666666666666", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-13T09:00:00", Complements: []string{"pagos20", "iedu"},
+			xml:     `<pago20:Pagos xmlns:pago20="http://www.sat.gob.mx/Pagos20" Version="2.0"/>`,
+			concept: `<cfdi:ComplementoConcepto><iedu:instEducativas xmlns:iedu="http://www.sat.gob.mx/iedu" version="1.0" nombreAlumno="ALUMNO" CURP="XEXX010101HNEXXXA4" nivelEducativo="Primaria" autRVOE="1"/></cfdi:ComplementoConcepto>`},
 		{UUID: "AAAAAAAA-1111-4111-8111-111111111111", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-10T12:00:00", Retenciones: true, Complements: []string{"intereses"}},
 		{UUID: "AAAAAAAA-2222-4222-8222-222222222222", Issuer: rfc, Receiver: "AAA010101AAA", Date: "2024-01-11T12:00:00", Retenciones: true, Complements: []string{"intereses", "serviciosplataformastecnologicas10"},
 			xml: `<plataformasTecnologicas:ServiciosPlataformasTecnologicas xmlns:plataformasTecnologicas="http://www.sat.gob.mx/esquemas/retencionpago/1/PlataformasTecnologicas10" Version="1.0" Periodicidad="05" NumServ="1" MonTotServSIVA="100.00" TotalIVATrasladado="16.00" TotalIVARetenido="8.00" TotalISRRetenido="1.00" DifIVAEntregadoPrestServ="0.00" MonTotalporUsoPlataforma="0.00"/>`},
@@ -67,25 +69,23 @@ func TestNodecfdiAgainstLocalSAT(t *testing.T) {
 	dir := t.TempDir()
 	var cancelled []string
 	for i, c := range cfdis {
-		var b []byte
-		switch {
-		case c.Retenciones:
+		b := []byte(satCFDI(c.UUID, c.Issuer, c.Receiver, c.Date))
+		if c.Retenciones {
 			b = satwstest.Retenciones(c.UUID, c.Issuer, c.Receiver, c.Date)
-		case c.OnBehalf != "":
-			b = []byte(strings.Replace(satCFDI(c.UUID, c.Issuer, c.Receiver, c.Date), "</cfdi:Impuestos>\n    </cfdi:Concepto>",
-				`</cfdi:Impuestos><cfdi:ACuentaTerceros RfcACuentaTerceros="`+c.OnBehalf+`" NombreACuentaTerceros="TERCERO" RegimenFiscalACuentaTerceros="601" DomicilioFiscalACuentaTerceros="42501"/>`+"\n    </cfdi:Concepto>", 1))
-			if !strings.Contains(string(b), "ACuentaTerceros") {
-				t.Fatal("the CFDI on behalf of a third party has no cfdi:ACuentaTerceros")
-			}
-		default:
-			b = []byte(satCFDI(c.UUID, c.Issuer, c.Receiver, c.Date))
 		}
-		if c.xml != "" {
-			withComplements := strings.Replace(string(b), "<tfd:TimbreFiscalDigital", c.xml+"<tfd:TimbreFiscalDigital", 1)
-			if withComplements == string(b) {
-				t.Fatalf("%s: no stamp to put the complements before", c.UUID)
+		concept := c.concept
+		if c.OnBehalf != "" {
+			concept = `<cfdi:ACuentaTerceros RfcACuentaTerceros="` + c.OnBehalf + `" NombreACuentaTerceros="TERCERO" RegimenFiscalACuentaTerceros="601" DomicilioFiscalACuentaTerceros="42501"/>` + concept
+		}
+		for _, in := range []struct{ at, xml string }{{"</cfdi:Concepto>", concept}, {"<tfd:TimbreFiscalDigital", c.xml}} {
+			if in.xml == "" {
+				continue
 			}
-			b = []byte(withComplements)
+			with := strings.Replace(string(b), in.at, strings.Replace(in.at, "<", in.xml+"<", 1), 1)
+			if with == string(b) {
+				t.Fatalf("%s: no %q to put %s before", c.UUID, in.at, in.xml)
+			}
+			b = []byte(with)
 		}
 		if c.Complements == nil {
 			cfdis[i].Complements = []string{}
