@@ -38,6 +38,9 @@ type Document struct {
 	Impuestos         *Impuestos
 	// Complementos are the children of cfdi:Complemento, in order (the stamp's too).
 	Complementos []ComplementXML
+	// ComplementosConcepto are the names of the concepts' complements (the children of each
+	// Concepto's ComplementoConcepto), in order, repeated as written.
+	ComplementosConcepto []xml.Name
 	// Timbre is the Timbre Fiscal Digital's attributes; nil when the document has none.
 	Timbre *TimbreFiscalDigital
 }
@@ -194,6 +197,9 @@ func (c *cfdiReader) start(t xml.StartElement) error {
 			c.concept.ACuentaTerceros = &ACuentaTerceros{a("RfcACuentaTerceros"), a("NombreACuentaTerceros"),
 				a("RegimenFiscalACuentaTerceros"), a("DomicilioFiscalACuentaTerceros")}
 		}
+	case s.depth() == 5 && s.path[1] == xml.Name{Space: ns, Local: "Conceptos"} && s.path[2] == xml.Name{Space: ns, Local: "Concepto"} &&
+		s.path[3] == xml.Name{Space: ns, Local: "ComplementoConcepto"}:
+		d.ComplementosConcepto = append(d.ComplementosConcepto, t.Name)
 	case s.at(ns, "Conceptos", "Concepto", "InformacionAduanera"):
 		c.concept.InformacionAduanera = append(c.concept.InformacionAduanera, a("NumeroPedimento"))
 	case s.at(ns, "Conceptos", "Concepto", "CuentaPredial"):

@@ -305,3 +305,24 @@ func TestStreamCapture(t *testing.T) {
 		t.Errorf("captured %q, paths %q", got, paths)
 	}
 }
+
+// TestReadCFDIConceptComplements: the children of each concept's ComplementoConcepto are named,
+// in order, with their namespace; the complements of cfdi:Complemento are not among them.
+func TestReadCFDIConceptComplements(t *testing.T) {
+	doc := `<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" Version="4.0">
+ <cfdi:Conceptos>
+  <cfdi:Concepto ClaveProdServ="86121500"><cfdi:ComplementoConcepto><iedu:instEducativas xmlns:iedu="http://www.sat.gob.mx/iedu" version="1.0"/></cfdi:ComplementoConcepto></cfdi:Concepto>
+  <cfdi:Concepto ClaveProdServ="25101500"><cfdi:ComplementoConcepto><ventavehiculos:VentaVehiculos xmlns:ventavehiculos="http://www.sat.gob.mx/ventavehiculos" version="1.1"><ventavehiculos:Parte/></ventavehiculos:VentaVehiculos></cfdi:ComplementoConcepto></cfdi:Concepto>
+  <cfdi:Concepto ClaveProdServ="01010101"/>
+ </cfdi:Conceptos>
+ <cfdi:Complemento><implocal:ImpuestosLocales xmlns:implocal="http://www.sat.gob.mx/implocal" version="1.0"/></cfdi:Complemento>
+</cfdi:Comprobante>`
+	d, err := ReadCFDI(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []xml.Name{{Space: "http://www.sat.gob.mx/iedu", Local: "instEducativas"}, {Space: "http://www.sat.gob.mx/ventavehiculos", Local: "VentaVehiculos"}}
+	if !reflect.DeepEqual(d.ComplementosConcepto, want) || len(d.Conceptos) != 3 || len(d.Complementos) != 1 {
+		t.Errorf("concept complements %v, %d concepts, %d complements", d.ComplementosConcepto, len(d.Conceptos), len(d.Complementos))
+	}
+}

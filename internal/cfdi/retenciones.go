@@ -32,8 +32,9 @@ type Retenciones struct {
 	MesIni, MesFin, Ejercicio                    string
 	MontoTotOperacion, MontoTotGrav              string
 	MontoTotExent, MontoTotRet                   string
-	// Complements are the local names of retenciones:Complemento's children but the stamp.
-	Complements []string
+	// Complements are the names (namespace and local) of retenciones:Complemento's children but
+	// the stamp.
+	Complements []xml.Name
 	// UUID (upper case), FechaTimbrado and RfcProvCertif are the Timbre Fiscal Digital's.
 	UUID, FechaTimbrado, RfcProvCertif string
 }
@@ -111,7 +112,7 @@ func ReadRetenciones(r io.Reader) (Retenciones, error) {
 			case in("Complemento") && t.Name.Space == nsTFD && t.Name.Local == "TimbreFiscalDigital":
 				out.UUID, out.FechaTimbrado, out.RfcProvCertif = strings.ToUpper(a("UUID")), a("FechaTimbrado"), strings.ToUpper(a("RfcProvCertif"))
 			case in("Complemento"):
-				out.Complements = append(out.Complements, t.Name.Local)
+				out.Complements = append(out.Complements, t.Name)
 			}
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]

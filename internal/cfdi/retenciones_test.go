@@ -2,6 +2,7 @@ package cfdi_test
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"os"
 	"reflect"
@@ -30,7 +31,7 @@ func TestReadRetenciones(t *testing.T) {
 		NacionalidadR: "Nacional", RfcR: "AAA010101AAA", NomDenRazSocR: "RECEPTOR RET", DomicilioFiscalR: "42501",
 		MesIni: "01", MesFin: "01", Ejercicio: "2024", MontoTotOperacion: "1000.00", MontoTotGrav: "1000.00", MontoTotExent: "0.00", MontoTotRet: "100.00",
 		UUID: "AAAAAAAA-1111-4111-8111-111111111111", FechaTimbrado: "2024-01-10T12:00:00", RfcProvCertif: "SAT970701NN3"}
-	if len(r.Complements) != 1 || r.Complements[0] != "Intereses" {
+	if len(r.Complements) != 1 || r.Complements[0] != (xml.Name{Space: "http://www.sat.gob.mx/esquemas/retencionpago/1/intereses", Local: "Intereses"}) {
 		t.Errorf("complements: %v", r.Complements)
 	}
 	r.Complements = nil

@@ -19,12 +19,19 @@ import (
 // skips, unless TIMBRA_REQUIRE_COMPAT=1 (CI), where it fails.
 func nodeOrSkip(t *testing.T) string {
 	t.Helper()
+	return nodeModuleOrSkip(t, "fiscalapi", "fiscalapi")
+}
+
+// nodeModuleOrSkip returns node when it and the npm package module of the folder (installed by
+// 'npm ci --prefix testscripts/compat/<folder>') are there; it skips or fails as nodeOrSkip.
+func nodeModuleOrSkip(t *testing.T, folder, module string) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err == nil {
-		_, err = os.Stat(filepath.Join("fiscalapi", "node_modules", "fiscalapi", "package.json"))
+		_, err = os.Stat(filepath.Join(folder, "node_modules", filepath.FromSlash(module), "package.json"))
 	}
 	if err != nil {
-		msg := "needs node and the fiscalapi package: run 'npm ci --prefix testscripts/compat/fiscalapi' (" + err.Error() + ")"
+		msg := "needs node and the " + module + " package: run 'npm ci --prefix testscripts/compat/" + folder + "' (" + err.Error() + ")"
 		if os.Getenv("TIMBRA_REQUIRE_COMPAT") == "1" {
 			t.Fatal(msg)
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,9 +38,6 @@ type CFDI struct {
 
 const wallClock = "2006-01-02T15:04:05"
 
-// complementCodes names complements whose code is not their element's name and version.
-var complementCodes = map[string]string{"impuestoslocales10": "implocal"}
-
 // readCFDI reads the fields of one CFDI file (cfdi.ReadCFDI); a file that is not a stamped
 // CFDI is an error.
 func readCFDI(path string) (CFDI, error) {
@@ -65,11 +63,12 @@ func readCFDI(path string) (CFDI, error) {
 		if x.Space == cfdi.NSTFD && x.Local == "TimbreFiscalDigital" {
 			continue
 		}
-		code := strings.ToLower(x.Local) + strings.ReplaceAll(x.Version, ".", "")
-		if alias, ok := complementCodes[code]; ok {
-			code = alias
+		c.Complements = append(c.Complements, complementCode(x.Space, x.Local, x.Version))
+	}
+	for _, x := range d.ComplementosConcepto {
+		if code := complementCode(x.Space, x.Local, ""); !slices.Contains(c.Complements, code) {
+			c.Complements = append(c.Complements, code)
 		}
-		c.Complements = append(c.Complements, code)
 	}
 	if t := d.Timbre; t != nil {
 		c.UUID, c.PacRFC = strings.ToUpper(t.UUID), strings.ToUpper(t.RfcProvCertif)

@@ -171,3 +171,82 @@ func TestRetencionesService(t *testing.T) {
 		t.Errorf("a CFDI token at the retenciones service: %s", body)
 	}
 }
+
+// TestComplementCodes: the Complemento filter takes SAT's codes (descarga-masiva.md §3), which
+// are not always the element's name and version (donat11, leyendasfisc, ecc12, planesderetiro11,
+// serviciosplataformastecnologicas10): a CFDI with Donatarias 1.1 is found by donat11, not by
+// donatarias11; one with a concept's complement by its code (iedu); a withholding CFDI by each
+// of its complements' codes.
+func TestComplementCodes(t *testing.T) {
+	dir := t.TempDir()
+	complements := map[string]string{
+		"11111111-1111-4111-8111-111111111111": `<donat:Donatarias xmlns:donat="http://www.sat.gob.mx/donat" version="1.1" noAutorizacion="1" fechaAutorizacion="2020-01-01" leyenda="x"/>`,
+		"22222222-2222-4222-8222-222222222222": `<leyendasFisc:LeyendasFiscales xmlns:leyendasFisc="http://www.sat.gob.mx/leyendasFiscales" version="1.0"/>`,
+		"33333333-3333-4333-8333-333333333333": `<ecc12:EstadoDeCuentaCombustible xmlns:ecc12="http://www.sat.gob.mx/EstadoDeCuentaCombustible12" Version="1.2"/>`,
+		"44444444-4444-4444-8444-444444444444": `<pago20:Pagos xmlns:pago20="http://www.sat.gob.mx/Pagos20" Version="2.0"/><implocal:ImpuestosLocales xmlns:implocal="http://www.sat.gob.mx/implocal" version="1.0"/>`,
+	}
+	for id, x := range complements {
+		writeCFDI(t, dir, id, me, "AAA010101AAA", "I", "2024-01-10T08:00:00")
+		p := filepath.Join(dir, id+".xml")
+		b, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, bytes.Replace(b, []byte("<tfd:TimbreFiscalDigital"), []byte(x+"<tfd:TimbreFiscalDigital"), 1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, x := range map[string]string{
+		"aaaaaaaa-1111-4111-8111-111111111111": `<plataformas:ServiciosPlataformasTecnologicas xmlns:plataformas="http://www.sat.gob.mx/esquemas/retencionpago/1/PlataformasTecnologicas10" Version="1.0"/>`,
+		"aaaaaaaa-2222-4222-8222-222222222222": `<planesderetiro11:Planesderetiro xmlns:planesderetiro11="http://www.sat.gob.mx/esquemas/retencionpago/1/planesderetiro11" Version="1.1"/>`,
+	} {
+		b := bytes.Replace(satwstest.Retenciones(id, me, "AAA010101AAA", "2024-01-10T12:00:00"), []byte("<tfd:TimbreFiscalDigital"), []byte(x+"<tfd:TimbreFiscalDigital"), 1)
+		if err := os.WriteFile(filepath.Join(dir, id+".xml"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a concept's complement: Instituciones educativas privadas in one concept, twice
+	writeCFDI(t, dir, "55555555-5555-4555-8555-555555555555", me, "AAA010101AAA", "I", "2024-01-10T08:00:00")
+	p := filepath.Join(dir, "55555555-5555-4555-8555-555555555555.xml")
+	b, _ := os.ReadFile(p)
+	iedu := `<cfdi:ComplementoConcepto><iedu:instEducativas xmlns:iedu="http://www.sat.gob.mx/iedu" version="1.0"/><iedu:instEducativas xmlns:iedu="http://www.sat.gob.mx/iedu" version="1.0"/></cfdi:ComplementoConcepto>`
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(`ObjetoImp="02"/>`), []byte(`ObjetoImp="02">`+iedu+`</cfdi:Concepto>`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, s, base := start(t, satlocal.Options{CFDIs: dir})
+	if all, _ := s.CFDIs(); all != 7 {
+		t.Fatalf("CFDIs: %d, want 7", all)
+	}
+	ret := &satws.Client{HTTP: c.HTTP, Endpoints: satws.EndpointsAt(base + satlocal.RetencionesPath), Credential: c.Credential}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		client *satws.Client
+		code   string
+		want   []string // the files found; none: finished with 5004
+	}{
+		{c, "donat11", []string{"11111111-1111-4111-8111-111111111111.xml"}},
+		{c, "donatarias11", nil},
+		{c, "leyendasfisc", []string{"22222222-2222-4222-8222-222222222222.xml"}},
+		{c, "ecc12", []string{"33333333-3333-4333-8333-333333333333.xml"}},
+		{c, "pagos20", []string{"44444444-4444-4444-8444-444444444444.xml"}},
+		{c, "implocal", []string{"44444444-4444-4444-8444-444444444444.xml"}},
+		{c, "iedu", []string{"55555555-5555-4555-8555-555555555555.xml"}},
+		{ret, "serviciosplataformastecnologicas10", []string{"aaaaaaaa-1111-4111-8111-111111111111.xml"}},
+		{ret, "planesderetiro11", []string{"aaaaaaaa-2222-4222-8222-222222222222.xml"}},
+		{ret, "planesderetiro", nil},
+		{ret, "intereses", []string{"aaaaaaaa-1111-4111-8111-111111111111.xml", "aaaaaaaa-2222-4222-8222-222222222222.xml"}},
+	} {
+		q := january
+		q.RequestType, q.Complement = satws.RequestCFDI, tc.code
+		if tc.want == nil {
+			res, err := tc.client.Query(ctx, q)
+			if err != nil || !res.Accepted() {
+				t.Fatalf("query %s: %+v %v", tc.code, res, err)
+			}
+			if v, _ := tc.client.Wait(ctx, res.RequestID, fast); v.State != satws.StateRejected || v.StateCode != satws.CodeNotFound {
+				t.Errorf("complement %s: state %d (%d), %d CFDIs; want none", tc.code, v.State, v.StateCode, v.Count)
+			}
+			continue
+		}
+		if _, names := files(t, tc.client, q); !slices.Equal(names, tc.want) {
+			t.Errorf("complement %s: %v, want %v", tc.code, names, tc.want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ const RetencionesPath = "/retenciones"
 // (and nothing read past the root) when the file is another document, a CFDI 4.0 say.
 // Retenciones have no TipoDeComprobante and no ACuentaTerceros; the total is
 // MontoTotOperacion, the receiver the national one's RFC (empty for a foreign receiver), the
-// complements the lower-case names of their elements. A metadata package writes them with the
+// complements their Complemento codes (complementCode). A metadata package writes them with the
 // CFDI's columns and EfectoComprobante empty (SAT's columns for them are unconfirmed).
 func readRetenciones(path string) (CFDI, bool, error) {
 	f, err := os.Open(path)
@@ -41,7 +41,7 @@ func readRetenciones(path string) (CFDI, bool, error) {
 	c.Date, _ = time.Parse(wallClock, r.FechaExp)
 	c.Certified, _ = time.Parse(wallClock, r.FechaTimbrado)
 	for _, n := range r.Complements {
-		c.Complements = append(c.Complements, strings.ToLower(n))
+		c.Complements = append(c.Complements, complementCode(n.Space, n.Local, ""))
 	}
 	if c.IssuerRFC == "" || c.Date.IsZero() {
 		return CFDI{}, true, fmt.Errorf("%s: not a stamped CFDI de Retenciones (no issuer or date)", path)
