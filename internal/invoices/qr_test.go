@@ -2,7 +2,6 @@ package invoices
 
 import (
 	"bytes"
-	"image/color"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -54,9 +53,8 @@ func TestQRPNGDecodesWithZbar(t *testing.T) {
 	}
 }
 
-// TestQRPNGSameImage: the PNG written directly is, pixel for pixel, the image of rsc.io/qr's own
-// encoder (the one used before): same size, same modules, same quiet zone, for codes of many
-// versions; and it stays a 1-bit grayscale PNG.
+// TestQRPNGSameImage: the PNG is, byte for byte, what rsc.io/qr's Encode and PNG make (the code
+// before the plans were kept), for codes of many versions; a text too long is an error as there.
 func TestQRPNGSameImage(t *testing.T) {
 	texts := []string{"1", "HELLO", sampleQRURL, strings.Repeat("0123456789", 40), strings.Repeat("ñ?&=", 150)}
 	rnd := rand.New(rand.NewPCG(21, 7))
@@ -76,28 +74,13 @@ func TestQRPNGSameImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := png.Decode(bytes.NewReader(raw))
-		if err != nil {
+		// the same file rsc.io/qr makes, with the plans made once: each version's plan is drawn
+		// again from the cache here (the texts pass every size more than once)
+		if !bytes.Equal(raw, c.PNG()) {
+			t.Fatalf("%d bytes of text (%d modules): not the PNG rsc.io/qr makes", len(text), c.Size)
+		}
+		if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
 			t.Fatalf("%d bytes of text: not a PNG: %v", len(text), err)
-		}
-		want, err := png.Decode(bytes.NewReader(c.PNG()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Bounds() != want.Bounds() {
-			t.Fatalf("%d bytes of text: image %v, want %v", len(text), got.Bounds(), want.Bounds())
-		}
-		if cfg, err := png.DecodeConfig(bytes.NewReader(raw)); err != nil || cfg.ColorModel != color.GrayModel || raw[24] != 1 {
-			t.Fatalf("%d bytes of text: want 1-bit grayscale, got bit depth %d (%v)", len(text), raw[24], err)
-		}
-		r := got.Bounds()
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				g, w := color.GrayModel.Convert(got.At(x, y)), color.GrayModel.Convert(want.At(x, y))
-				if g != w {
-					t.Fatalf("%d bytes of text (version with %d modules): pixel (%d,%d) is %v, want %v", len(text), c.Size, x, y, g, w)
-				}
-			}
 		}
 	}
 	long := strings.Repeat("x", 3000) // more than version 40 carries at level M
