@@ -129,10 +129,10 @@ func TestReadXMLEntryChecks(t *testing.T) {
 		fmt.Fprintf(w, cfdiOf, fmt.Sprint(i), fmt.Sprintf("%08X", i))
 	}
 	zw.Close()
-	z, _ := zip.NewReader(bytes.NewReader(zb.Bytes()), int64(zb.Len()))
+	z, files := readZip(t, zb.Bytes())
 	var entries [][]byte
-	for _, zf := range z.File {
-		e, err := indexXMLFile(zf, "p_01")
+	for _, zf := range files {
+		e, err := indexXMLFile(z, zf, "p_01")
 		if err != nil {
 			t.Fatal(err)
 		}
