@@ -155,7 +155,7 @@ func (z *zipReader) each(fn func(zipEntry) error) error {
 	var buf []byte // the name, extra field and comment of the record read
 	for i := uint64(0); i < z.entries; i++ {
 		if _, err := io.ReadFull(br, fixed[:]); err != nil {
-			return zipErr("the central directory ends at its record %d of %d", i+1, z.entries)
+			return dirCut(err, "the central directory ends at its record %d of %d", i+1, z.entries)
 		}
 		if binary.LittleEndian.Uint32(fixed[:]) != zipCentralSig {
 			return zipErr("no central directory record at %d (record %d of %d)", pos, i+1, z.entries)
@@ -167,7 +167,7 @@ func (z *zipReader) each(fn func(zipEntry) error) error {
 		}
 		buf = buf[:n]
 		if _, err := io.ReadFull(br, buf); err != nil {
-			return zipErr("the central directory ends inside its record %d of %d", i+1, z.entries)
+			return dirCut(err, "the central directory ends inside its record %d of %d", i+1, z.entries)
 		}
 		e, err := z.entry(fixed[:], buf[:nameLen], buf[nameLen:nameLen+extraLen])
 		if err != nil {
@@ -182,6 +182,15 @@ func (z *zipReader) each(fn func(zipEntry) error) error {
 		return zipErr("the central directory's %d entries end at %d, not at %d", z.entries, pos, z.dirEnd)
 	}
 	return nil
+}
+
+// dirCut is the error of a read of the central directory: a format error where the directory
+// ends too soon, the read's own error otherwise.
+func dirCut(err error, format string, args ...any) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return zipErr(format, args...)
+	}
+	return err
 }
 
 // entry reads a central directory record (its fixed part, name and extra field) and the
