@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"sync"
 )
 
 // A package is read from its file one entry at a time: zipReader walks the central directory
@@ -264,7 +265,7 @@ func (z *zipReader) open(e zipEntry) (io.ReadCloser, error) {
 	case zipStore:
 		rc = io.NopCloser(data)
 	case zipDeflate:
-		rc = flate.NewReader(data)
+		rc = inflater(data)
 	default:
 		return nil, fmt.Errorf("ZIP entry %q: method %d (only Store and Deflate are read)", e.Name, e.Method)
 	}
@@ -332,4 +333,26 @@ func (r *zipFileReader) atEnd() error {
 	return io.EOF
 }
 
-func (r *zipFileReader) Close() error { return r.rc.Close() }
+func (r *zipFileReader) Close() error {
+	if r.rc == nil {
+		return nil
+	}
+	err := r.rc.Close()
+	if _, ok := r.rc.(flate.Resetter); ok {
+		inflaters.Put(r.rc)
+	}
+	r.rc, r.err = nil, errors.New("ZIP entry read after its Close")
+	return err
+}
+
+// inflaters keeps the inflaters of closed entries: a new one allocates tens of KB, once per
+// CFDI of a package without them.
+var inflaters sync.Pool
+
+func inflater(r io.Reader) io.ReadCloser {
+	if fr, ok := inflaters.Get().(io.ReadCloser); ok {
+		fr.(flate.Resetter).Reset(r, nil)
+		return fr
+	}
+	return flate.NewReader(r)
+}
