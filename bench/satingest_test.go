@@ -125,7 +125,7 @@ func BenchmarkSATIngest(b *testing.B) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		b.Skip("SAT's test e.firma is not beside the repository")
 	}
-	for _, n := range []int{1000, 10000, 30000} {
+	for _, n := range []int{1000, 10000, 30000, 100000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			for i := range n {

@@ -1,7 +1,6 @@
 package downloadrequests
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/flate"
@@ -34,7 +33,7 @@ type xmlEntry struct {
 	Package       string
 	Offset        int64  // of the file's data in the ZIP
 	Size, RawSize int64  // the data's size in the ZIP, and the file's
-	Method        uint16 // zip.Store or zip.Deflate
+	Method        uint16 // zipStore or zipDeflate
 	CRC32         uint32
 }
 
@@ -80,21 +79,17 @@ func decodeXMLEntry(b []byte) (xmlEntry, error) {
 
 // indexXMLFile reads one CFDI of an XML package (it must be a stamped CFDI that
 // cfdi.ReadCFDI reads) and answers its index entry.
-func indexXMLFile(zf *zip.File, packageID string) (xmlEntry, error) {
+func indexXMLFile(z *zipReader, zf zipEntry, packageID string) (xmlEntry, error) {
 	fail := func(err error) (xmlEntry, error) {
 		return xmlEntry{}, fmt.Errorf("package %s, %s: %w", packageID, zf.Name, err)
 	}
-	if zf.Method != zip.Store && zf.Method != zip.Deflate {
+	if zf.Method != zipStore && zf.Method != zipDeflate {
 		return fail(fmt.Errorf("ZIP method %d", zf.Method))
 	}
-	if zf.UncompressedSize64 > MaxCFDISize || zf.CompressedSize64 > MaxCFDISize {
+	if zf.RawSize > MaxCFDISize || zf.Size > MaxCFDISize {
 		return fail(fmt.Errorf("larger than %d bytes", MaxCFDISize))
 	}
-	off, err := zf.DataOffset()
-	if err != nil {
-		return fail(err)
-	}
-	rc, err := zf.Open()
+	rc, err := z.open(zf)
 	if err != nil {
 		return fail(err)
 	}
@@ -115,8 +110,11 @@ func indexXMLFile(zf *zip.File, packageID string) (xmlEntry, error) {
 			return fail(errors.New("not a stamped CFDI"))
 		}
 	}
-	return xmlEntry{Package: packageID, Offset: off, Size: int64(zf.CompressedSize64), RawSize: int64(zf.UncompressedSize64),
-		Method: zf.Method, CRC32: zf.CRC32}, nil
+	// what the reading left: its end checks the file's size and CRC-32
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return fail(err)
+	}
+	return xmlEntry{Package: packageID, Offset: zf.Offset, Size: zf.Size, RawSize: zf.RawSize, Method: zf.Method, CRC32: zf.CRC32}, nil
 }
 
 // readXMLEntry answers the CFDI of an index entry (either form) and its package: from the
@@ -145,7 +143,7 @@ func readXMLEntry(rs storage.DownloadRequests, requestID string, b []byte) (raw 
 		return nil, "", fmt.Errorf("package %s at %d: %w", e.Package, e.Offset, err)
 	}
 	raw = data
-	if e.Method == zip.Deflate {
+	if e.Method == zipDeflate {
 		raw, err = io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data)), e.RawSize+1))
 		if err != nil {
 			return nil, "", fmt.Errorf("package %s at %d: %w", e.Package, e.Offset, err)
@@ -266,7 +264,7 @@ func optNum(s string) *float64 {
 
 // readMetadata reads the metadata lines of a package: every root .txt but the _tercero ones,
 // `~`-separated with a header line, CRLF line ends (a bare LF may sit inside a field).
-func readMetadata(z *zip.Reader, requestID, packageID string) ([]api.DownloadMetadataItem, error) {
+func readMetadata(z *zipReader, requestID, packageID string) ([]api.DownloadMetadataItem, error) {
 	var out []api.DownloadMetadataItem
 	err := eachMetadata(z, requestID, packageID, func(m api.DownloadMetadataItem) error {
 		out = append(out, m)
@@ -280,12 +278,12 @@ func readMetadata(z *zip.Reader, requestID, packageID string) ([]api.DownloadMet
 
 // eachMetadata calls fn with each metadata line of a package, in order, holding one line at a
 // time.
-func eachMetadata(z *zip.Reader, requestID, packageID string, fn func(api.DownloadMetadataItem) error) error {
-	for _, zf := range z.File {
+func eachMetadata(z *zipReader, requestID, packageID string, fn func(api.DownloadMetadataItem) error) error {
+	return z.each(func(zf zipEntry) error {
 		if !strings.HasSuffix(strings.ToLower(zf.Name), ".txt") || strings.HasSuffix(strings.ToLower(zf.Name), "_tercero.txt") {
-			continue
+			return nil
 		}
-		rc, err := zf.Open()
+		rc, err := z.open(zf)
 		if err != nil {
 			return err
 		}
@@ -331,8 +329,8 @@ func eachMetadata(z *zip.Reader, requestID, packageID string, fn func(api.Downlo
 		if err := sc.Err(); err != nil {
 			return fmt.Errorf("package %s, %s: %w", packageID, zf.Name, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // isoLocal writes SAT's "YYYY-MM-DD HH:MM:SS" as the API's local date-time ("…T…", no offset).

@@ -91,11 +91,8 @@ func TestReadRetencionesFile(t *testing.T) {
 	f, _ := z.Create("aaaaaaaa-1111-4111-8111-111111111111.xml")
 	f.Write(doc)
 	z.Close()
-	r, err := zip.NewReader(bytes.NewReader(b.Bytes()), int64(b.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := indexXMLFile(r.File[0], "P_01")
+	r, files := readZip(t, b.Bytes())
+	e, err := indexXMLFile(r, files[0], "P_01")
 	if err != nil || e.Package != "P_01" || e.RawSize != int64(len(doc)) {
 		t.Fatalf("entry %+v: %v", e, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/timbra-mx/timbra/internal/api"
@@ -129,10 +130,10 @@ func TestReadXMLEntryChecks(t *testing.T) {
 		fmt.Fprintf(w, cfdiOf, fmt.Sprint(i), fmt.Sprintf("%08X", i))
 	}
 	zw.Close()
-	z, _ := zip.NewReader(bytes.NewReader(zb.Bytes()), int64(zb.Len()))
+	z, files := readZip(t, zb.Bytes())
 	var entries [][]byte
-	for _, zf := range z.File {
-		e, err := indexXMLFile(zf, "p_01")
+	for _, zf := range files {
+		e, err := indexXMLFile(z, zf, "p_01")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,5 +172,53 @@ func TestReadXMLEntryChecks(t *testing.T) {
 		if raw, err := read(b); err == nil {
 			t.Errorf("entry %d read from a changed package: %q", i, raw)
 		}
+	}
+}
+
+// TestStoreRefusesDamagedPackage: a package whose CFDI was altered after its CRC-32 was
+// written (still a CFDI that reads), or that is cut short, is not stored: the store is an error
+// and the request does not count the package as downloaded.
+func TestStoreRefusesDamagedPackage(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for i := range 3 {
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("%d.xml", i), Method: zip.Store})
+		fmt.Fprintf(w, cfdiOf, fmt.Sprintf("folio-%d", i), fmt.Sprintf("%08X", i))
+	}
+	zw.Close()
+	altered := bytes.Clone(zb.Bytes())
+	at := bytes.Index(altered, []byte("folio-2"))
+	altered[at] = 'F'
+	for name, pkg := range map[string][]byte{"altered": altered, "cut short": zb.Bytes()[:zb.Len()-10]} {
+		r := storage.DownloadRequest{ID: "r-" + name, TenantID: "a", SatQueryTypeID: "CFDI", Active: true, PackageIDs: []string{"p_01"}}
+		if err := db.Update(ctx, func(tx storage.Tx) error { return tx.DownloadRequests("a").Put(r) }); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "p.zip")
+		if err := os.WriteFile(path, pkg, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = (&Worker{Store: db}).store(ctx, &r, "p_01", f)
+		f.Close()
+		if err == nil || !strings.Contains(err.Error(), errZip.Error()) {
+			t.Errorf("%s: %v, want a ZIP error", name, err)
+		}
+		db.View(ctx, func(tx storage.Tx) error {
+			got, err := tx.DownloadRequests("a").Get(r.ID)
+			if err != nil || len(got.Downloaded) != 0 {
+				t.Errorf("%s: %+v %v", name, got, err)
+			}
+			return nil
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package downloadrequests
 
 import (
-	"archive/zip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -379,9 +378,9 @@ func (w *Worker) store(ctx context.Context, r *storage.DownloadRequest, packageI
 	if err != nil {
 		return err
 	}
-	z, err := zip.NewReader(f, info.Size())
+	z, err := openZip(f, info.Size())
 	if err != nil {
-		return fmt.Errorf("package %s: not a ZIP: %w", packageID, err)
+		return fmt.Errorf("package %s: %w", packageID, err)
 	}
 	kind := storage.ItemXML
 	if r.SatQueryTypeID == "Metadata" {
@@ -487,15 +486,13 @@ func (w *Worker) store(ctx context.Context, r *storage.DownloadRequest, packageI
 			return add(b)
 		})
 	} else {
-		for _, zf := range z.File {
-			e, err := indexXMLFile(zf, packageID)
+		err = z.each(func(zf zipEntry) error {
+			e, err := indexXMLFile(z, zf, packageID)
 			if err != nil {
 				return err
 			}
-			if err := add(e.encode()); err != nil {
-				return err
-			}
-		}
+			return add(e.encode())
+		})
 	}
 	if err == nil {
 		err = flush()
