@@ -19,7 +19,7 @@
 //	people               <tenantID>/<personID>            → Person
 //	people_by_email      <normalized email>               → <tenantID>/<personID>   (all tenants)
 //	apikeys              <tenantID>/<keyID>               → APIKey
-//	apikeys_by_lookup    <HMAC of the key value>          → <tenantID>/<keyID>/<personID>/<status>/<owner 0|1>
+//	apikeys_by_lookup    <lookup: the value's 6 time bytes + its HMAC, or the HMAC alone for a value of before> → <tenantID>/<keyID>/<personID>/<status>/<owner 0|1>
 //	                                                        (all tenants; what authentication needs, in one Get)
 //	apikeys_by_person    <tenantID>/<personID>/<keyID>    → empty
 //	webhooks             <tenantID>/<webhookID>           → Webhook
@@ -175,7 +175,7 @@ type Balance struct {
 	Available  int64 `json:"available"`
 }
 
-// APIKey is an API key. Its value is sealed; Lookup is the keyed hash that finds it.
+// APIKey is an API key. Its value is sealed; Lookup is what finds it (accounts' lookupOf).
 type APIKey struct {
 	ID          string `json:"id"`
 	TenantID    string `json:"tenantId"`

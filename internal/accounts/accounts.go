@@ -54,16 +54,16 @@ func keyContext(tenantID, keyID string) string { return "apikey/" + tenantID + "
 
 // newKey makes an API key record for a person and returns it with its plain value.
 func (s *Service) newKey(tenantID, personID string, personIsOwner bool, description *string) (storage.APIKey, string) {
-	prefix := "sk_test_"
+	prefix := prefixTest
 	if s.Environment == EnvProduction {
-		prefix = "sk_live_"
+		prefix = prefixLive
 	}
-	value := prefix + secrets.Token(24)
 	now := s.Now().UTC()
+	value := newValue(prefix, now)
 	id := ids.New(now)
 	return storage.APIKey{
 		ID: id, TenantID: tenantID, PersonID: personID, Environment: s.Environment,
-		Value: s.Keys.Seal([]byte(value), keyContext(tenantID, id)), Lookup: s.Keys.Lookup(value),
+		Value: s.Keys.Seal([]byte(value), keyContext(tenantID, id)), Lookup: s.lookupOf(value),
 		Status: KeyActive, PersonIsOwner: personIsOwner, Description: description, CreatedAt: now, UpdatedAt: now,
 	}, value
 }
@@ -208,11 +208,14 @@ func (s *Service) Authenticate(ctx context.Context, tenantKey, apiKey string) (a
 	if tenantKey == "" || apiKey == "" {
 		return auth.Caller{}, apierr.Unauthorized()
 	}
-	lookup := s.Keys.Lookup(apiKey)
 	var ref storage.KeyRef
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		var err error
-		ref, err = tx.APIKeyByLookup(lookup)
+		for _, lookup := range s.lookups(apiKey) {
+			if ref, err = tx.APIKeyByLookup(lookup); !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+		}
 		return err
 	})
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && (ref.TenantID != tenantKey || ref.Status != KeyActive)) {
