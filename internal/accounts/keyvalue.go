@@ -38,27 +38,43 @@ func newValue(prefix string, now time.Time) string {
 
 // lookupOf is the lookup a value is stored under: its first 6 bytes and its keyed hash.
 func (s *Service) lookupOf(value string) []byte {
-	h := s.Keys.Lookup(value)
-	body, ok := strings.CutPrefix(value, prefixTest)
-	if !ok {
-		body, ok = strings.CutPrefix(value, prefixLive)
+	ordered, plain := s.lookupsOf(value)
+	if ordered != nil {
+		return ordered
 	}
-	var b [valueBytes]byte
-	if !ok || len(body) != base64.RawURLEncoding.EncodedLen(valueBytes) {
-		return h
-	}
-	if n, err := base64.RawURLEncoding.Decode(b[:], []byte(body)); err != nil || n != valueBytes {
-		return h
-	}
-	return append(b[:timeBytes:timeBytes], h...)
+	return plain
 }
 
 // lookups are the lookups a presented value may be stored under: the time-ordered one, then the
 // keyed hash alone (a value made before the time-ordered form).
 func (s *Service) lookups(value string) [][]byte {
-	ordered, plain := s.lookupOf(value), s.Keys.Lookup(value)
-	if len(ordered) == len(plain) {
+	ordered, plain := s.lookupsOf(value)
+	if ordered == nil {
 		return [][]byte{plain}
 	}
 	return [][]byte{ordered, plain}
+}
+
+// lookupsOf computes a value's keyed hash once: plain is it alone, ordered the value's time
+// bytes and it (nil for what is not of a value's form).
+func (s *Service) lookupsOf(value string) (ordered, plain []byte) {
+	body, ok := strings.CutPrefix(value, prefixTest)
+	if !ok {
+		body, ok = strings.CutPrefix(value, prefixLive)
+	}
+	var b [valueBytes]byte
+	if ok && len(body) == base64.RawURLEncoding.EncodedLen(valueBytes) {
+		if n, err := base64.RawURLEncoding.Decode(b[:], []byte(body)); err != nil || n != valueBytes {
+			ok = false
+		}
+	} else {
+		ok = false
+	}
+	if !ok {
+		return nil, s.Keys.Lookup(value)
+	}
+	ordered = make([]byte, timeBytes, timeBytes+32)
+	copy(ordered, b[:timeBytes])
+	ordered = append(ordered, s.Keys.Lookup(value)...)
+	return ordered, ordered[timeBytes:]
 }

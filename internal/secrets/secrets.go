@@ -13,11 +13,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/crypto/argon2"
@@ -31,6 +34,9 @@ type Keys struct {
 	aead   cipher.AEAD
 	lookup []byte
 	mac    []byte
+	// lookups keeps HMAC states under lookup: every authenticated request computes one, and
+	// making a state (its keyed pads) costs as much as the hash of a short value
+	lookups sync.Pool
 }
 
 // New derives the working keys from a master key of KeySize bytes.
@@ -139,9 +145,15 @@ func (k *Keys) Open(sealed []byte, context string) ([]byte, error) {
 
 // Lookup is a keyed hash of value, used to find records by a secret without storing it in clear.
 func (k *Keys) Lookup(value string) []byte {
-	m := hmac.New(sha256.New, k.lookup)
-	m.Write([]byte(value))
-	return m.Sum(nil)
+	m, _ := k.lookups.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, k.lookup)
+	}
+	m.Reset()
+	io.WriteString(m, value)
+	sum := m.Sum(make([]byte, 0, sha256.Size))
+	k.lookups.Put(m)
+	return sum
 }
 
 // MAC is an HMAC-SHA256 of msg under a key of its own derived from the master key, bound to
