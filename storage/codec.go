@@ -10,8 +10,9 @@ import (
 )
 
 // Records are JSON, except deliveries and events (since schema 14: the delivery engine reads and
-// writes them on every attempt) and invoices (since schema 15: their stamped XML is most of the
-// database, and JSON kept it as base64): they are kept in a compact binary form that is read
+// writes them on every attempt), invoices (since schema 15: their stamped XML is most of the
+// database, and JSON kept it as base64) and people (since schema 26, codec_person.go: every list
+// of people decodes a page of them): they are kept in a compact binary form that is read
 // without reflection or parsing. A binary record starts with its format byte, which is never
 // '{', so records written as JSON before read back as they are.
 const binaryV1 byte = 1

@@ -28,6 +28,19 @@ func codecSamples() (Delivery, Delivery, Event, Event) {
 	return full, bare, ev, bareEv
 }
 
+func personSamples() (Person, Person) {
+	at := time.Date(2026, 11, 27, 8, 46, 44, 123456789, time.UTC)
+	valid := at.AddDate(1, 0, 0)
+	str := func(v string) *string { return &v }
+	full := Person{ID: "0199c3f4-7a10-7c3e-9d41-2f6b8e0a1c03", TenantID: "t1", LegalName: "ESCUELA KEMPER URGATE ñ",
+		Email: "ana@example.com", PhoneNumber: str("5512345678"), PasswordHash: "$argon2id$v=19$m=65536,t=3,p=2$c2FsdA$aGFzaA",
+		SatTaxRegimeID: str("601"), SatCfdiUseID: str("G03"), UserTypeID: "2", Tin: str("EKU9003173C9"), Curp: str(""),
+		ZipCode: str("42501"), CountryID: str("MEX"), ForeignTin: str("123456789"), Base64Photo: str("aGVsbG8="),
+		TaxPassword: []byte{1, 2, 3}, Balances: []Balance{{CreditType: 1, Available: 998}, {CreditType: 2, Available: -3}},
+		IsOwner: true, ValidTo: &valid, ManifestStatusID: "Signed", CreatedAt: at, UpdatedAt: at.Add(time.Minute)}
+	return full, Person{ID: "p2"}
+}
+
 func invoiceSamples() (Invoice, Invoice) {
 	at := time.Date(2026, 11, 27, 8, 46, 44, 123456789, time.UTC)
 	answered, issuer, recipient := at.Add(time.Hour), "p-1", "p-2"
@@ -48,7 +61,8 @@ func TestBinaryRecordsRoundTrip(t *testing.T) {
 	inv, bareInv := invoiceSamples()
 	pending := inv
 	pending.Cancellation = &InvoiceCancellation{ReasonCode: "02", Status: "En proceso", RequestedAt: inv.CreatedAt}
-	for _, v := range []any{full, bare, ev, bareEv, inv, bareInv, pending} {
+	person, barePerson := personSamples()
+	for _, v := range []any{full, bare, ev, bareEv, inv, bareInv, pending, person, barePerson} {
 		raw, err := encodeRecord(v)
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +85,8 @@ func TestBinaryRecordsRoundTrip(t *testing.T) {
 func TestJSONRecordsStillRead(t *testing.T) {
 	full, _, ev, _ := codecSamples()
 	inv, _ := invoiceSamples()
-	for _, v := range []any{full, ev, inv} {
+	person, _ := personSamples()
+	for _, v := range []any{full, ev, inv, person} {
 		raw, _ := json.Marshal(v)
 		got := reflect.New(reflect.TypeOf(v))
 		if err := decodeRecord(raw, got.Interface()); err != nil {
@@ -107,9 +122,21 @@ func TestBinaryRecordsRefuseDamage(t *testing.T) {
 			t.Fatalf("an invoice cut to %d of %d bytes decoded: %+v", n, len(rawInv), v)
 		}
 	}
+	person, _ := personSamples()
+	rawPerson, _ := encodeRecord(person)
+	for n := 1; n < len(rawPerson); n++ {
+		var p Person
+		if err := decodeRecord(rawPerson[:n], &p); err == nil {
+			t.Fatalf("a person cut to %d of %d bytes decoded: %+v", n, len(rawPerson), p)
+		}
+	}
 	var d Delivery
 	if err := decodeRecord(append(raw, 0), &d); err == nil {
 		t.Error("a delivery with a byte left over decoded")
+	}
+	var p Person
+	if err := decodeRecord(append(rawPerson, 0), &p); err == nil {
+		t.Error("a person with a byte left over decoded")
 	}
 	var w Webhook
 	if err := decodeRecord([]byte{binaryV1, 0}, &w); err == nil {
@@ -120,7 +147,8 @@ func TestBinaryRecordsRefuseDamage(t *testing.T) {
 func FuzzBinaryRecords(f *testing.F) {
 	full, bare, ev, bareEv := codecSamples()
 	inv, bareInv := invoiceSamples()
-	for _, v := range []any{full, bare, ev, bareEv, inv, bareInv} {
+	person, barePerson := personSamples()
+	for _, v := range []any{full, bare, ev, bareEv, inv, bareInv, person, barePerson} {
 		raw, _ := encodeRecord(v)
 		f.Add(raw)
 	}
@@ -135,6 +163,14 @@ func FuzzBinaryRecords(f *testing.F) {
 		}
 		var e Event
 		_ = decodeRecord(raw, &e)
+		var p Person
+		if decodeRecord(raw, &p) == nil && len(raw) > 0 && raw[0] == binaryV1 {
+			again, _ := encodeRecord(p)
+			var p2 Person
+			if err := decodeRecord(again, &p2); err != nil || !reflect.DeepEqual(p, p2) {
+				t.Fatalf("a decoded person does not read back: %+v %+v %v", p, p2, err)
+			}
+		}
 		var v Invoice
 		if decodeRecord(raw, &v) == nil && len(raw) > 0 && raw[0] == binaryV1 {
 			again, _ := encodeRecord(v)

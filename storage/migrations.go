@@ -37,7 +37,7 @@ var migrations = []func(tx *bolt.Tx) error{
 			}
 			var p Person
 			if praw := people.Get(key(ak.TenantID, ak.PersonID)); praw != nil {
-				if err := json.Unmarshal(praw, &p); err != nil {
+				if err := decodeRecord(praw, &p); err != nil {
 					return fmt.Errorf("decode person of api key %s: %w", k, err)
 				}
 			}
@@ -238,6 +238,10 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 25: the index of the download requests by their query to the SAT (download_requests_by_query),
 	// written for the requests stored before.
 	indexDownloadQueries,
+	// 26: people are written in the binary form (codec_person.go); those written before read as
+	// they are, so nothing moves: the version only keeps an older timbra, which reads JSON people
+	// alone, from opening the database.
+	func(*bolt.Tx) error { return nil },
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.
