@@ -62,7 +62,9 @@ func (l envelopeListener) Accept() (net.Conn, error) {
 type envelopeConn struct{ net.Conn }
 
 func (c *envelopeConn) Write(p []byte) (int, error) {
-	if len(p) > 0 && p[0] == 'H' {
+	// every answer's first write starts "HTTP/1.1 "; only a 4xx or 5xx one, or the plain HTTP
+	// sent to TLS, can be net/http's own: everything else is written without being looked at
+	if len(p) > 9 && p[0] == 'H' && (p[9] == '4' || p[9] == '5') {
 		if b, ok := rewritePlainError(p); ok {
 			if _, err := c.Conn.Write(b); err != nil {
 				return 0, err
