@@ -95,3 +95,24 @@ func readKeyPassword(ctx context.Context, in io.Reader) (string, error) {
 	}
 	return *p, nil
 }
+
+// KeyPair is a certificate and its private key given as files (--cer, --key) and the key's
+// password.
+type KeyPair struct {
+	Cer, Key string
+	Password KeyPassword
+}
+
+// Read reads both files and the password; a file's error names its flag.
+func (o *KeyPair) Read(c *cli.Context, ios *IOStreams) (cer, key []byte, password string, err error) {
+	if cer, err = os.ReadFile(o.Cer); err != nil {
+		return nil, nil, "", fmt.Errorf("--cer: %w", err)
+	}
+	if key, err = os.ReadFile(o.Key); err != nil {
+		return nil, nil, "", fmt.Errorf("--key: %w", err)
+	}
+	if password, err = o.Password.Read(c, ios); err != nil {
+		return nil, nil, "", err
+	}
+	return cer, key, password, nil
+}

@@ -70,15 +70,7 @@ func newSignCmd(f *cmdutil.Factory, run cmdutil.RunFunc[signOptions]) *cli.Comma
 }
 
 func signRun(c *cli.Context, o *signOptions) error {
-	cer, err := os.ReadFile(o.Cer)
-	if err != nil {
-		return fmt.Errorf("--cer: %w", err)
-	}
-	key, err := os.ReadFile(o.Key)
-	if err != nil {
-		return fmt.Errorf("--key: %w", err)
-	}
-	password, err := o.Password.Read(c, o.f.IO)
+	cer, key, password, err := (&cmdutil.KeyPair{Cer: o.Cer, Key: o.Key, Password: o.Password}).Read(c, o.f.IO)
 	if err != nil {
 		return err
 	}

@@ -205,15 +205,7 @@ func newUploadCmd(f *cmdutil.Factory, run cmdutil.RunFunc[uploadOptions]) *cli.C
 }
 
 func uploadRun(c *cli.Context, o *uploadOptions) error {
-	cer, err := os.ReadFile(o.Cer)
-	if err != nil {
-		return fmt.Errorf("--cer: %w", err)
-	}
-	key, err := os.ReadFile(o.Key)
-	if err != nil {
-		return fmt.Errorf("--key: %w", err)
-	}
-	password, err := o.Password.Read(c, o.f.IO)
+	cer, key, password, err := (&cmdutil.KeyPair{Cer: o.Cer, Key: o.Key, Password: o.Password}).Read(c, o.f.IO)
 	if err != nil {
 		return err
 	}
