@@ -2,11 +2,14 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -26,44 +29,56 @@ const (
 // msgHeadersTooLarge is the one text of headers over MaxHeaderBytes, whoever refuses them.
 var msgHeadersTooLarge = fmt.Sprintf(msgHeadersTooLargeFmt, MaxHeaderBytes>>10)
 
-// EnvelopeErrors makes what Go's HTTP server refuses before any handler runs (a malformed
-// request line or header, headers past the server's hard limit, an unknown transfer encoding,
-// plain HTTP sent to the HTTPS port) answer in the API's envelope instead of Go's plain text.
-// Those answers are written straight to the connection, each in one write of a fixed form
-// (net/http's "HTTP/1.1 <status>\r\nContent-Type: text/plain; charset=utf-8\r\nConnection:
-// close\r\n\r\n<text>"), which no handler's answer has (every one carries a Date and a JSON or
-// HTML type); the listener's connections rewrite exactly that write.
+// envelopeErrors makes what Go's HTTP server refuses before any handler runs (a malformed
+// request line or header, headers past the server's hard limit, an unknown transfer encoding)
+// answer in the API's envelope instead of Go's plain text, over TLS too, and plain HTTP sent to
+// the TLS port as well. Those answers are written straight to the connection, each in one write
+// of a fixed form (net/http's "HTTP/1.1 <status>\r\nContent-Type: text/plain;
+// charset=utf-8\r\nConnection: close\r\n\r\n<text>"), which no handler's answer has (every
+// one carries a Date and a JSON or HTML type); the listener's connections rewrite exactly that
+// write.
 //
-// Wrap the listener below TLS: inside TLS a connection must stay a *tls.Conn for net/http
-// (HTTP/2, r.TLS), so those are passed through untouched and what Go refuses inside TLS stays
-// its plain text; the plain HTTP sent to a TLS port is written below TLS, and is rewritten.
-func EnvelopeErrors(ln net.Listener) net.Listener {
+// A TLS connection (from tls.NewListener) is wrapped too, so net/http sees the wrapper, not a
+// *tls.Conn: the handshake happens at the first read, under the header deadline net/http sets;
+// plain HTTP on it gets the envelope on the connection below TLS, another failed handshake is
+// logged as net/http logs it, and the connection's TLS state reaches the request as r.TLS
+// through the context (tlsState). No HTTP/2 is offered (no ALPN), so none is lost.
+func envelopeErrors(ln net.Listener, log *slog.Logger) net.Listener {
 	if _, ok := ln.(envelopeListener); ok {
 		return ln
 	}
-	return envelopeListener{ln}
+	return envelopeListener{ln, log}
 }
 
-type envelopeListener struct{ net.Listener }
+type envelopeListener struct {
+	net.Listener
+	log *slog.Logger
+}
 
 func (l envelopeListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return c, err
 	}
-	switch c.(type) {
-	case *tls.Conn, *envelopeConn:
+	switch c := c.(type) {
+	case *envelopeConn:
 		return c, nil
+	case *tls.Conn:
+		return &envelopeConn{Conn: c, tls: c, log: l.log}, nil
 	}
 	return &envelopeConn{Conn: c}, nil
 }
 
 // envelopeConn rewrites net/http's own error answers; everything else passes as it is.
-type envelopeConn struct{ net.Conn }
+type envelopeConn struct {
+	net.Conn
+	tls *tls.Conn    // Conn, when it is a TLS connection
+	log *slog.Logger // for a failed handshake
+}
 
 func (c *envelopeConn) Write(p []byte) (int, error) {
-	// every answer's first write starts "HTTP/1.1 "; only a 4xx or 5xx one, or the plain HTTP
-	// sent to TLS, can be net/http's own: everything else is written without being looked at
+	// every answer's first write starts "HTTP/1.1 "; only a 4xx or 5xx one can be net/http's
+	// own: everything else is written without being looked at
 	if len(p) > 9 && p[0] == 'H' && (p[9] == '4' || p[9] == '5') {
 		if b, ok := rewritePlainError(p); ok {
 			if _, err := c.Conn.Write(b); err != nil {
@@ -73,6 +88,58 @@ func (c *envelopeConn) Write(p []byte) (int, error) {
 		}
 	}
 	return c.Conn.Write(p)
+}
+
+// Read reads; over TLS, a handshake that fails ends the connection (io.EOF: net/http then closes
+// it without answering), after the envelope on the connection below TLS when what came was plain
+// HTTP.
+func (c *envelopeConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err == nil || c.tls == nil || c.tls.ConnectionState().HandshakeComplete {
+		return n, err
+	}
+	var re tls.RecordHeaderError
+	if errors.As(err, &re) && re.Conn != nil && looksLikeHTTP(re.RecordHeader) {
+		re.Conn.Write(envelopeAnswer(http.StatusBadRequest, MsgPlainHTTPToHTTPS))
+		return n, io.EOF
+	}
+	if c.log != nil {
+		c.log.Warn("TLS handshake failed", "remote", c.RemoteAddr().String(), "err", err.Error())
+	}
+	return n, io.EOF
+}
+
+// looksLikeHTTP tells whether the first five bytes of a connection are the start of an HTTP
+// request (net/http's own test of the same).
+func looksLikeHTTP(hdr [5]byte) bool {
+	switch string(hdr[:]) {
+	case "GET /", "HEAD ", "POST ", "PUT /", "OPTIO":
+		return true
+	}
+	return false
+}
+
+// tlsConnKey is the context key of a request's TLS connection (set for each connection by the
+// server's ConnContext).
+type tlsConnKey struct{}
+
+// connContext keeps a TLS connection in its requests' context.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	if ec, ok := c.(*envelopeConn); ok && ec.tls != nil {
+		return context.WithValue(ctx, tlsConnKey{}, ec.tls)
+	}
+	return ctx
+}
+
+// tlsState sets r.TLS, as net/http does for a *tls.Conn, for a request that came over TLS.
+func tlsState(r *http.Request) {
+	if r.TLS != nil {
+		return
+	}
+	if tc, ok := r.Context().Value(tlsConnKey{}).(*tls.Conn); ok {
+		st := tc.ConnectionState()
+		r.TLS = &st
+	}
 }
 
 // CloseWrite and ReadFrom keep what net/http uses of a TCP connection when it has them.
@@ -90,17 +157,11 @@ func (c *envelopeConn) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(c.Conn, r)
 }
 
-var (
-	goErrorHeaders = []byte("\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n")
-	goPlainToTLS   = []byte("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n")
-)
+var goErrorHeaders = []byte("\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n")
 
 // rewritePlainError returns the envelope answer for one of net/http's own error answers, and
 // false for anything else.
 func rewritePlainError(p []byte) ([]byte, bool) {
-	if bytes.Equal(p, goPlainToTLS) {
-		return envelopeAnswer(http.StatusBadRequest, MsgPlainHTTPToHTTPS), true
-	}
 	rest, ok := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
 	if !ok {
 		return nil, false

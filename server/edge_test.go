@@ -46,11 +46,20 @@ func serveOn(t *testing.T, ln net.Listener) {
 	})
 }
 
+// dialer opens a connection to the server under test: plain TCP or TLS.
+type dialer func() (net.Conn, error)
+
+func dialTCP(addr string) dialer { return func() (net.Conn, error) { return net.Dial("tcp", addr) } }
+
+func dialTLS(addr string) dialer {
+	return func() (net.Conn, error) { return tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true}) }
+}
+
 // rawExchange sends raw bytes on a new connection and reads the whole answer (the server
 // closes the connection after these errors).
-func rawExchange(t *testing.T, addr string, request []byte) (*http.Response, api.Envelope) {
+func rawExchange(t *testing.T, dial dialer, request []byte) (*http.Response, api.Envelope) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	c, err := dial()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,77 +86,104 @@ func rawExchange(t *testing.T, addr string, request []byte) (*http.Response, api
 }
 
 // TestRefusedBeforeRouting: what net/http refuses before any handler runs answers in the
-// envelope, with the status net/http chose; a request between MaxHeaderBytes and net/http's
-// limit is refused by the middleware with the same text; ordinary requests on the same
-// listener are untouched.
+// envelope, with the status net/http chose, over plain TCP and inside TLS (the listener as
+// `timbra server --tls-cert` makes it); a request between MaxHeaderBytes and net/http's limit
+// is refused by the middleware with the same text; ordinary requests on the same listener are
+// untouched.
 func TestRefusedBeforeRouting(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	plain, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveOn(t, ln)
-	addr := ln.Addr().String()
-	huge := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n"
-	big := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 100<<10) + "\r\nConnection: close\r\n\r\n"
-	for _, tc := range []struct {
-		name, request string
-		status        int
-		details       string
-	}{
-		{"a malformed request line", "NOT HTTP AT ALL\r\n\r\n", 400, MsgMalformedRequest + "."},
-		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, MsgMalformedRequest + ": missing required Host header."},
-		{"a malformed header", "GET /healthz HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", 400, MsgMalformedRequest + "."},
-		{"an unknown transfer encoding", "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: rot13\r\n\r\n", 501, MsgTransferEncoding},
-		{"headers past net/http's limit", huge, 431, msgHeadersTooLarge},
-		{"headers past MaxHeaderBytes", big, 431, msgHeadersTooLarge},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			resp, env := rawExchange(t, addr, []byte(tc.request))
-			if resp.StatusCode != tc.status || env.HTTPStatusCode != tc.status || env.Succeeded || env.Message != apierr.MessageFor(tc.status) || env.Details != tc.details {
-				t.Errorf("%d %+v, want %d %q", resp.StatusCode, env, tc.status, tc.details)
-			}
-			if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cache-Control") != "no-store" {
-				t.Errorf("security headers missing: %v", resp.Header)
-			}
-		})
-	}
-
-	// two ordinary requests on one connection, and an answer whose status is an error: as they were
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	br := bufio.NewReader(c)
-	for _, path := range []string{"/healthz", "/api/v4/people"} {
-		io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.Header.Get("Date") == "" || resp.Close {
-			t.Errorf("%s: %d, headers %v", path, resp.StatusCode, resp.Header)
-		}
-	}
-}
-
-// TestPlainHTTPToTheTLSPort: the listener wrapped below TLS, as `timbra server --tls-cert`
-// does: HTTPS is served as before (r.TLS set: HSTS sent) and plain HTTP gets the envelope.
-func TestPlainHTTPToTheTLSPort(t *testing.T) {
-	cert := selfSigned(t)
+	serveOn(t, plain)
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveOn(t, tls.NewListener(EnvelopeErrors(raw), &tls.Config{Certificates: []tls.Certificate{cert}}))
+	serveOn(t, tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}))
+
+	huge := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n"
+	big := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 100<<10) + "\r\nConnection: close\r\n\r\n"
+	for _, over := range []struct {
+		name string
+		dial dialer
+	}{{"TCP", dialTCP(plain.Addr().String())}, {"TLS", dialTLS(raw.Addr().String())}} {
+		for _, tc := range []struct {
+			name, request string
+			status        int
+			details       string
+		}{
+			{"a malformed request line", "NOT HTTP AT ALL\r\n\r\n", 400, MsgMalformedRequest + "."},
+			{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, MsgMalformedRequest + ": missing required Host header."},
+			{"a malformed header", "GET /healthz HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", 400, MsgMalformedRequest + "."},
+			{"an unknown transfer encoding", "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: rot13\r\n\r\n", 501, MsgTransferEncoding},
+			{"headers past net/http's limit", huge, 431, msgHeadersTooLarge},
+			{"headers past MaxHeaderBytes", big, 431, msgHeadersTooLarge},
+		} {
+			t.Run(over.name+"/"+tc.name, func(t *testing.T) {
+				resp, env := rawExchange(t, over.dial, []byte(tc.request))
+				if resp.StatusCode != tc.status || env.HTTPStatusCode != tc.status || env.Succeeded || env.Message != apierr.MessageFor(tc.status) || env.Details != tc.details {
+					t.Errorf("%d %+v, want %d %q", resp.StatusCode, env, tc.status, tc.details)
+				}
+				if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cache-Control") != "no-store" {
+					t.Errorf("security headers missing: %v", resp.Header)
+				}
+			})
+		}
+
+		// two ordinary requests on one connection, and an answer whose status is an error: as they were
+		t.Run(over.name+"/ordinary", func(t *testing.T) {
+			c, err := over.dial()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			for _, path := range []string{"/healthz", "/api/v4/people"} {
+				io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.Header.Get("Date") == "" || resp.Close {
+					t.Errorf("%s: %d, headers %v", path, resp.StatusCode, resp.Header)
+				}
+				if hsts := resp.Header.Get("Strict-Transport-Security") != ""; hsts != (over.name == "TLS") {
+					t.Errorf("%s over %s: HSTS %v (r.TLS must be set over TLS only)", path, over.name, hsts)
+				}
+			}
+		})
+	}
+}
+
+// TestPlainHTTPToTheTLSPort: plain HTTP sent to the TLS port gets the envelope; HTTPS is served
+// as before (r.TLS set: HSTS sent); a handshake that fails otherwise ends the connection without
+// an answer, and the server goes on.
+func TestPlainHTTPToTheTLSPort(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOn(t, tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}))
 	addr := raw.Addr().String()
 
-	resp, env := rawExchange(t, addr, []byte("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+	resp, env := rawExchange(t, dialTCP(addr), []byte("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
 	if resp.StatusCode != 400 || env.Details != MsgPlainHTTPToHTTPS {
 		t.Errorf("plain HTTP: %d %+v", resp.StatusCode, env)
 	}
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "\x16\x03\x01\x00\x05hello") // a TLS record header, then no ClientHello
+	if b, err := io.ReadAll(c); len(b) > 0 && b[0] != 0x15 || err != nil {
+		t.Errorf("a broken handshake: %q, %v (want a TLS alert at most, then the end)", b, err)
+	}
+	c.Close()
 
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	defer client.CloseIdleConnections()
@@ -156,7 +192,7 @@ func TestPlainHTTPToTheTLSPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Body.Close()
-	if r.StatusCode != 200 || r.Header.Get("Strict-Transport-Security") == "" {
+	if r.StatusCode != 200 || r.Header.Get("Strict-Transport-Security") == "" || r.TLS == nil {
 		t.Errorf("HTTPS: %d %v", r.StatusCode, r.Header)
 	}
 }
@@ -169,7 +205,7 @@ func TestRewriteOnlyGoErrors(t *testing.T) {
 		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n200 OK",
 		"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request\r\nmore",
 		"HTTP/1.1 4xx Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nx",
-		"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\nand more",
+		"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n",
 		"Hello",
 	} {
 		if b, ok := rewritePlainError([]byte(p)); ok {

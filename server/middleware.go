@@ -127,6 +127,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	trace := newTraceID(r)
 	info := &requestInfo{}
 	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), traceKey{}, trace), infoKey{}, info))
+	tlsState(r)
 	securityHeaders(w.Header(), r)
 	w.Header()[api.EnvironmentHeader] = s.environment
 	if r.Body != nil && r.Body != http.NoBody {

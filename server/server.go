@@ -255,6 +255,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes: 1 << 20,
 		ErrorLog:       slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ConnContext:    connContext,
 	}
 	engineCtx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
 	engineDone := make(chan struct{})
@@ -277,7 +278,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer func() { stopEngine(); <-sweepDone }()
 	srv.RegisterOnShutdown(s.requests.CloseAll) // tails are streams: Shutdown would wait for them
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(EnvelopeErrors(ln)) }()
+	go func() { errc <- srv.Serve(envelopeErrors(ln, s.log)) }()
 	select {
 	case err := <-errc:
 		return err

@@ -419,7 +419,7 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 	addr, scheme := ln.Addr().String(), "http"
 	serving := ln
 	if tlsConfig != nil {
-		serving, scheme = tls.NewListener(apiserver.EnvelopeErrors(ln), tlsConfig), "https"
+		serving, scheme = tls.NewListener(ln, tlsConfig), "https"
 	}
 	if o.AddrFile != "" {
 		if err := apiserver.WriteAddrFile(o.AddrFile, addrFileLine(scheme, addr)); err != nil {
