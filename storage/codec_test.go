@@ -373,6 +373,60 @@ func TestMigration16(t *testing.T) {
 	}
 }
 
+// TestMigration27: the invoices stored before schema 27 are counted by every pair of filtered
+// fields, once (a Put under an older migration counts none).
+func TestMigration27(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 26) }); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	ms := base.UnixMilli()
+	id := func(n int) string { return fmt.Sprintf("%08x-%04x-7000-8000-%012d", ms>>16, ms&0xffff, n) }
+	err := db.Update(func(tx *bolt.Tx) error {
+		for i, tenant := range []string{"t1", "t1", "t1", "t2"} {
+			v := Invoice{ID: id(i), UUID: id(100 + i), TypeCode: "I", IssuerTin: "EKU9003173C9", RecipientTin: "XAXX010101000",
+				Status: "Vigente", Series: "F", Date: "2026-11-01T04:00:00", View: []byte(`{}`), CreatedAt: base, UpdatedAt: base}
+			if i == 1 {
+				v.Status, v.Series = "Cancelado", "g"
+			}
+			if err := newTx(tx).Invoices(tenant).Put(v); err != nil { // no pair counters yet: none counted
+				return err
+			}
+		}
+		if tx.Bucket(bucketInvoicesPairs) != nil {
+			return fmt.Errorf("invoices_pairs before schema 27")
+		}
+		return migrateTo(tx, 27)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		inv := newTx(tx).Invoices("t1")
+		for _, c := range []struct {
+			f, g InvoiceField
+			a, b string
+			want int
+		}{{ByRecipientTin, ByStatus, "xaxx010101000", "vigente", 2}, {ByStatus, BySeries, "Cancelado", "G", 1},
+			{ByIssuerTin, ByTypeCode, "EKU9003173C9", "i", 3}, {ByStatus, BySeries, "Vigente", "g", 0}} {
+			if n, err := inv.CountBoth(c.f, c.a, c.g, c.b); err != nil || n != c.want {
+				t.Errorf("%c %q, %c %q: counted %d (%v); want %d", c.f, c.a, c.g, c.b, n, err, c.want)
+			}
+		}
+		if n, _ := newTx(tx).Invoices("t2").CountBoth(ByTypeCode, "I", ByStatus, "Vigente"); n != 1 {
+			t.Errorf("t2's valid invoices of type I counted %d, want 1", n)
+		}
+		if v, _ := schemaVersion(tx); v != 27 {
+			t.Errorf("schema version = %d, want 27", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMigration17: the tickets stored before schema 17 are indexed under their people and
 // status and counted.
 func TestMigration17(t *testing.T) {

@@ -18,6 +18,11 @@ var (
 	// 16): "<tenant>/<field>/" and the folded value, length-prefixed, then the invoice's id (so
 	// creation order); counted in counts under "invoices_by/" and the same prefix.
 	bucketInvoicesBy = []byte("invoices_by")
+	// bucketInvoicesPairs counts each tenant's invoices by every pair of indexed fields (schema
+	// 27): the first field's byPrefix, then the second field, the length of its folded value and
+	// the value (the two in InvoiceFields order) → the count, so that a list filtered on two
+	// fields knows its total without walking either index.
+	bucketInvoicesPairs = []byte("invoices_pairs")
 )
 
 // InvoiceField is a field of InvoiceSummary that lists filter on, each kept as an index.
@@ -117,6 +122,10 @@ type Invoices interface {
 	// EachBy is EachSummary over the invoices whose field folds as value does: it walks only
 	// those (an empty value matches nothing).
 	EachBy(f InvoiceField, value string, from, to time.Time, fn func(s InvoiceSummary) error) error
+	// CountBoth is the number of the tenant's invoices whose field f folds as a does and whose
+	// field g folds as b does, kept for every pair of indexed fields (0 when a value is empty or
+	// f is g).
+	CountBoth(f InvoiceField, a string, g InvoiceField, b string) (int, error)
 }
 
 // PendingCancellation is an invoice waiting for the recipient's answer to its cancellation.

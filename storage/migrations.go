@@ -242,6 +242,9 @@ var migrations = []func(tx *bolt.Tx) error{
 	// they are, so nothing moves: the version only keeps an older timbra, which reads JSON people
 	// alone, from opening the database.
 	func(*bolt.Tx) error { return nil },
+	// 27: invoices are counted by every pair of the fields lists filter on (invoices_pairs), so
+	// that a list filtered on two fields knows its total without walking either index.
+	countInvoicePairs,
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

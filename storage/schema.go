@@ -52,6 +52,7 @@
 //	invoices_summary     <tenantID>/<invoiceID>           → InvoiceSummary (what lists filter by; rewritten by every Put)
 //	invoices_canceling   <tenantID>/<invoiceID>           → cancellation request time (RFC 3339; while EnProcesoDeCancelacion)
 //	invoices_by          <tenantID>/<field>/<len><folded value><invoiceID> → empty (one per filtered field; counted in counts)
+//	invoices_pairs       <tenantID>/<field>/<len><folded value><field><len><folded value> → count (every pair of filtered fields)
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	download_requests    <tenantID>/<requestID>           → DownloadRequest (counted in counts)
 //	download_requests_active <tenantID>/<requestID>       → its next attempt, 8-byte big-endian Unix ns (empty: now)

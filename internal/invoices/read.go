@@ -183,8 +183,9 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 				same(ff.Series, r.Series) && inRange(r.Date, f.From, f.To)
 		}
 		// The walk: the invoices of the filter whose index holds fewest (its count is kept), or,
-		// with dates alone, those stamped in the dates' window. With one filter and no dates the
-		// kept count is the total and the walk stops at the page's end.
+		// with dates alone, those stamped in the dates' window. With one filter or two and no
+		// dates the total is kept (the filter's count, or the pair's) and the walk stops at the
+		// page's end; otherwise it counts the matches as it goes.
 		conds := f.conditions()
 		walk, n := inv.EachSummary, -1
 		var best condition
@@ -205,9 +206,16 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 				return inv.EachBy(best.field, best.value, from, to, fn)
 			}
 		}
-		whole := len(conds) == 1 && f.From == "" && f.To == ""
-		if whole {
+		whole := len(conds) <= 2 && len(conds) > 0 && f.From == "" && f.To == ""
+		switch {
+		case whole && len(conds) == 1:
 			total = n
+		case whole:
+			m, err := inv.CountBoth(conds[0].field, conds[0].value, conds[1].field, conds[1].value)
+			if err != nil || m == 0 {
+				return err
+			}
+			total = m
 		}
 		seen := 0
 		err := walk(made, before, func(r storage.InvoiceSummary) error {

@@ -107,8 +107,9 @@ func testInvoiceSummaries(t *testing.T, s storage.Store) {
 }
 
 // testInvoicesBy: CountBy and EachBy find a tenant's invoices by each filtered field, case
-// folded, in creation order, within made bounds; a status change moves the invoice from one
-// status's index to the other; an empty value finds nothing; tenants do not see each other.
+// folded, in creation order, within made bounds; CountBoth counts them by every pair of fields;
+// a status change moves the invoice from one status's index and pairs to the other's; an empty
+// value finds nothing; tenants do not see each other.
 func testInvoicesBy(t *testing.T, s storage.Store) {
 	a, b := id(), id()
 	person := id()
@@ -150,7 +151,39 @@ func testInvoicesBy(t *testing.T, s storage.Store) {
 			t.Errorf("%c %q: counted %d (%v), walked %v; want %v", f, value, n, err, got, wantIDs)
 		}
 	}
+	// both: CountBoth of every pair of fields, for every pair of values the invoices hold (in
+	// lower case: folded), and its fields given either way round, is the count of those invoices
+	both := func(tx storage.Tx) {
+		t.Helper()
+		sums := map[string]storage.InvoiceSummary{}
+		must(t, tx.Invoices(a).EachSummary(time.Time{}, time.Time{}, func(r storage.InvoiceSummary) error { sums[r.ID] = r; return nil }))
+		for i, f := range storage.InvoiceFields {
+			for _, g := range storage.InvoiceFields[i+1:] {
+				for _, r := range sums {
+					want := 0
+					for _, o := range sums {
+						if r.Field(f) != "" && r.Field(g) != "" && strings.EqualFold(o.Field(f), r.Field(f)) && strings.EqualFold(o.Field(g), r.Field(g)) {
+							want++
+						}
+					}
+					fv, gv := strings.ToLower(r.Field(f)), strings.ToLower(r.Field(g))
+					n1, err1 := tx.Invoices(a).CountBoth(f, fv, g, gv)
+					n2, err2 := tx.Invoices(a).CountBoth(g, gv, f, fv)
+					if n1 != want || n2 != want || err1 != nil || err2 != nil {
+						t.Errorf("CountBoth(%c %q, %c %q) = %d, %d (%v, %v); want %d", f, fv, g, gv, n1, n2, err1, err2, want)
+					}
+				}
+			}
+		}
+		if n, _ := tx.Invoices(a).CountBoth(storage.BySeries, "F", storage.BySeries, "F"); n != 0 {
+			t.Errorf("CountBoth of one field twice: %d", n)
+		}
+		if n, _ := tx.Invoices(b).CountBoth(storage.ByIssuerTin, "EKU9003173C9", storage.ByStatus, "Vigente"); n != 1 {
+			t.Errorf("tenant b's count of its own pair: %d (a's are not b's)", n)
+		}
+	}
 	must(t, s.View(ctx, func(tx storage.Tx) error {
+		both(tx)
 		check(tx, a, storage.BySeries, "f", 0, 1, 4)
 		check(tx, a, storage.BySeries, "G", 2)
 		check(tx, a, storage.BySeries, "")
@@ -187,6 +220,13 @@ func testInvoicesBy(t *testing.T, s storage.Store) {
 	made[1].Status, made[1].Series = "Cancelado", "G"
 	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Invoices(a).Put(made[1]) }))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
+		both(tx)
+		if n, _ := tx.Invoices(a).CountBoth(storage.ByStatus, "Cancelado", storage.BySeries, "g"); n != 1 {
+			t.Errorf("cancelled of series G: %d, want 1", n)
+		}
+		if n, _ := tx.Invoices(a).CountBoth(storage.ByStatus, "Vigente", storage.BySeries, "F"); n != 2 {
+			t.Errorf("valid of series F: %d, want 2", n)
+		}
 		check(tx, a, storage.ByStatus, "Vigente", 0, 2, 3, 4)
 		check(tx, a, storage.ByStatus, "cancelado", 1)
 		check(tx, a, storage.BySeries, "F", 0, 4)
