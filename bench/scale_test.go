@@ -178,6 +178,7 @@ func BenchmarkScale(b *testing.B) {
 		{"tickets", "/api/v4/auto-invoice/tickets", nil},
 		{"tickets-status", "/api/v4/auto-invoice/tickets?status=pending", func(n int) int { return n }},
 		{"tickets-issuer", "/api/v4/auto-invoice/tickets?issuerId={owner}", func(n int) int { return n }},
+		{"tickets-issuer-status", "/api/v4/auto-invoice/tickets?issuerId={owner}&status=pending", func(n int) int { return n }},
 		{"tax-files", "/api/v4/tax-files", nil},
 	}
 	for _, l := range lists {

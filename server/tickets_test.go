@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -516,11 +517,10 @@ func TestTicketListIndexes(t *testing.T) {
 	f, _, issuer, cashier := ticketFixture(t)
 	owner := f.creds.PersonID
 	statuses := []string{api.TicketPending, api.TicketInvoiced, api.TicketCancelled, api.TicketGlobalized}
-	type row struct{ id, issuer, recorder, status, day string }
-	var all []row
+	var all []ticketRow
 	err := f.srv.Accounts().Store.Update(context.Background(), func(tx storage.Tx) error {
 		for i := range 23 {
-			r := row{issuer: []string{issuer.person, owner}[i%2], recorder: []string{cashier.person, owner, issuer.person}[i%3],
+			r := ticketRow{issuer: []string{issuer.person, owner}[i%2], recorder: []string{cashier.person, owner, issuer.person}[i%3],
 				status: statuses[i%4], day: fmt.Sprintf("2026-11-%02d", 1+i%17)}
 			paid := mx(r.day + "T10:00:00").Add(time.Duration(i) * time.Minute)
 			r.id = ids.New(paid)
@@ -544,43 +544,83 @@ func TestTicketListIndexes(t *testing.T) {
 		}
 		return all[i].id > all[j].id
 	})
-	callers := []struct {
-		name    string
-		id      string
-		headers []string
-	}{{"owner", owner, nil}, {"cashier", cashier.person, cashier.headers()}, {"issuer", issuer.person, issuer.headers()}}
-	for _, c := range callers {
-		for _, q := range []struct{ status, issuerID, from, to string }{
-			{}, {status: "pending"}, {status: "invoiced"}, {issuerID: issuer.person}, {issuerID: owner, status: "cancelled"},
-			{from: "2026-11-05", to: "2026-11-12"}, {status: "pending", from: "2026-11-05"}, {issuerID: issuer.person, to: "2026-11-08"},
-		} {
-			var want []string
-			for _, r := range all {
-				if (c.id == owner || c.id == r.issuer || c.id == r.recorder) && (q.status == "" || q.status == r.status) &&
-					(q.issuerID == "" || q.issuerID == r.issuer) && (q.from == "" || r.day >= q.from) && (q.to == "" || r.day <= q.to) {
-					want = append(want, r.id)
+	callers := []ticketCaller{{"owner", owner, nil}, {"cashier", cashier.person, cashier.headers()}, {"issuer", issuer.person, issuer.headers()}}
+	check := func(round string) {
+		t.Helper()
+		for _, c := range callers {
+			checkTicketList(t, f, round, c, owner, issuer.person, cashier.person, all)
+		}
+	}
+	check("recorded")
+	// statuses move: the kept counts move with them
+	err = f.srv.Accounts().Store.Update(context.Background(), func(tx storage.Tx) error {
+		ts := tx.Tickets(f.creds.TenantKey)
+		for i := range all {
+			if i%3 != 0 {
+				continue
+			}
+			k, err := ts.Get(all[i].id)
+			if err != nil {
+				return err
+			}
+			k.Status = statuses[(slices.Index(statuses, k.Status)+1)%len(statuses)]
+			all[i].status = k.Status
+			if err := ts.Put(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("moved")
+}
+
+// ticketRow is a ticket as TestTicketListIndexes recorded it; ticketCaller one who lists them.
+type (
+	ticketRow    struct{ id, issuer, recorder, status, day string }
+	ticketCaller struct {
+		name, id string
+		headers  []string
+	}
+)
+
+// checkTicketList asks the first pages of a set of ticket lists as caller c and compares each
+// with what a scan of all (newest paid first) finds.
+func checkTicketList(t *testing.T, f *fixture, round string, c ticketCaller, owner, issuer, cashier string, all []ticketRow) {
+	t.Helper()
+	for _, q := range []struct{ status, issuerID, from, to string }{
+		{}, {status: "pending"}, {status: "invoiced"}, {issuerID: issuer}, {issuerID: owner, status: "cancelled"},
+		{issuerID: issuer, status: "pending"}, {issuerID: cashier, status: "invoiced"}, {issuerID: owner, status: "globalized"},
+		{from: "2026-11-05", to: "2026-11-12"}, {status: "pending", from: "2026-11-05"}, {issuerID: issuer, to: "2026-11-08"},
+	} {
+		var want []string
+		for _, r := range all {
+			if (c.id == owner || c.id == r.issuer || c.id == r.recorder) && (q.status == "" || q.status == r.status) &&
+				(q.issuerID == "" || q.issuerID == r.issuer) && (q.from == "" || r.day >= q.from) && (q.to == "" || r.day <= q.to) {
+				want = append(want, r.id)
+			}
+		}
+		for page := 1; page <= 3; page++ {
+			v := url.Values{"pageNumber": {fmt.Sprint(page)}, "pageSize": {"4"}}
+			for k, val := range map[string]string{"status": q.status, "issuerId": q.issuerID, "from": q.from, "to": q.to} {
+				if val != "" {
+					v.Set(k, val)
 				}
 			}
-			for page := 1; page <= 3; page++ {
-				v := url.Values{"pageNumber": {fmt.Sprint(page)}, "pageSize": {"4"}}
-				for k, val := range map[string]string{"status": q.status, "issuerId": q.issuerID, "from": q.from, "to": q.to} {
-					if val != "" {
-						v.Set(k, val)
-					}
-				}
-				var got api.PagedList[api.Ticket]
-				r := f.do("GET", "/api/v4/auto-invoice/tickets?"+v.Encode(), "", c.headers...)
-				if r.status != 200 || json.Unmarshal(r.env.Data, &got) != nil {
-					t.Fatalf("%s %s: %s", c.name, v.Encode(), r.raw)
-				}
-				var ids []string
-				for _, it := range got.Items {
-					ids = append(ids, it.ID)
-				}
-				wantPage := want[min(len(want), (page-1)*4):min(len(want), page*4)]
-				if got.TotalCount != len(want) || strings.Join(ids, ",") != strings.Join(wantPage, ",") {
-					t.Errorf("%s %s: %v of %d, want %v of %d", c.name, v.Encode(), ids, got.TotalCount, wantPage, len(want))
-				}
+			var got api.PagedList[api.Ticket]
+			r := f.do("GET", "/api/v4/auto-invoice/tickets?"+v.Encode(), "", c.headers...)
+			if r.status != 200 || json.Unmarshal(r.env.Data, &got) != nil {
+				t.Fatalf("%s: %s %s: %s", round, c.name, v.Encode(), r.raw)
+			}
+			var ids []string
+			for _, it := range got.Items {
+				ids = append(ids, it.ID)
+			}
+			wantPage := want[min(len(want), (page-1)*4):min(len(want), page*4)]
+			if got.TotalCount != len(want) || strings.Join(ids, ",") != strings.Join(wantPage, ",") {
+				t.Errorf("%s: %s %s: %v of %d, want %v of %d", round, c.name, v.Encode(), ids, got.TotalCount, wantPage, len(want))
 			}
 		}
 	}

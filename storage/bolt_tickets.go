@@ -11,12 +11,12 @@ import (
 
 func (t boltTx) Tickets(tenantID string) Tickets {
 	return boltTickets{newListed[Ticket](t, bucketTickets, tenantID), t.bucket(bucketTicketsByNumber),
-		t.bucket(bucketTicketsByPaid), t.bucket(bucketTicketsByRecorded), t.bucket(bucketTicketsBy)}
+		t.bucket(bucketTicketsByPaid), t.bucket(bucketTicketsByRecorded), t.bucket(bucketTicketsBy), t.bucket(bucketTicketsInStatus)}
 }
 
 type boltTickets struct {
 	records[Ticket]
-	byNumber, byPaid, byRecorded, by *bolt.Bucket
+	byNumber, byPaid, byRecorded, by, inStatus *bolt.Bucket
 }
 
 func (s boltTickets) Get(id string) (Ticket, error) { return s.get(id) }
@@ -56,6 +56,9 @@ func (s boltTickets) Put(v Ticket) error {
 		return err
 	}
 	if err := indexTicket(s.by, s.tally.counts, s.tenant, v, oldStatus, entry); err != nil {
+		return err
+	}
+	if err := countTicketInStatus(s.inStatus, s.tenant, v, oldStatus); err != nil {
 		return err
 	}
 	return s.byRecorded.Put(key(s.tenant, v.RecordedDay, v.ID), []byte(v.RecordedByPersonID))
@@ -110,6 +113,67 @@ func indexTicket(by, counts *bolt.Bucket, tenant string, v Ticket, oldStatus str
 		}
 	}
 	return put(TicketsInStatus, v.Status, oldStatus != v.Status)
+}
+
+// inStatusKey is the counter, in tickets_in_status, of a tenant's tickets of one person or
+// issuer in one status.
+func inStatusKey(tenant string, ix TicketIndex, value, status string) []byte {
+	return key(tenant, string(ix), value, status)
+}
+
+// countTicketInStatus moves a ticket's counters in tickets_in_status from its old status (""
+// when new) to its status: under its issuer and recorder as people (once when the same) and
+// under its issuer. Before schema 28 (an older migration writing through Put) there are none:
+// nothing is written, and migration 28 counts what it finds.
+func countTicketInStatus(b *bolt.Bucket, tenant string, v Ticket, oldStatus string) error {
+	if b == nil || oldStatus == v.Status {
+		return nil
+	}
+	keys := []struct {
+		ix    TicketIndex
+		value string
+	}{{TicketsOfPerson, v.IssuerPersonID}, {TicketsOfPerson, v.RecordedByPersonID}, {TicketsOfIssuer, v.IssuerPersonID}}
+	if v.RecordedByPersonID == v.IssuerPersonID {
+		keys = append(keys[:1], keys[2])
+	}
+	for _, k := range keys {
+		if oldStatus != "" {
+			if err := addCount(b, inStatusKey(tenant, k.ix, k.value, oldStatus), -1); err != nil {
+				return err
+			}
+		}
+		if err := addCount(b, inStatusKey(tenant, k.ix, k.value, v.Status), 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countTicketsInStatus writes tickets_in_status from every payment-day entry (migration 28).
+func countTicketsInStatus(tx *bolt.Tx) error {
+	b, err := tx.CreateBucketIfNotExists(bucketTicketsInStatus)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketTicketsByPaid).ForEach(func(k, entry []byte) error {
+		parts := bytes.SplitN(k, []byte("/"), 3) // tenant/day/id
+		vals := bytes.SplitN(entry, []byte("/"), 3)
+		if len(parts) != 3 || len(vals) != 3 {
+			return fmt.Errorf("malformed ticket index entry %q → %q", k, entry)
+		}
+		v := Ticket{IssuerPersonID: string(vals[0]), RecordedByPersonID: string(vals[1]), Status: string(vals[2])}
+		return countTicketInStatus(b, string(parts[0]), v, "")
+	})
+}
+
+func (s boltTickets) CountIn(ix TicketIndex, value, status string) (int, error) {
+	if s.inStatus == nil {
+		return 0, nil
+	}
+	if v := s.inStatus.Get(inStatusKey(s.tenant, ix, value, status)); len(v) == 8 {
+		return int(binary.BigEndian.Uint64(v)), nil
+	}
+	return 0, nil
 }
 
 func (s boltTickets) CountBy(ix TicketIndex, value string) (int, error) {

@@ -175,6 +175,24 @@ func TestBoltTicketsBy(t *testing.T) {
 		if n, _ := tx.Tickets("t2").CountBy(storage.TicketsOfPerson, "ana"); n != 1 {
 			return fmt.Errorf("t2's tickets of ana counted %d", n)
 		}
+		// by person and by issuer in a status, moved with the status (id-1 pending → invoiced)
+		for _, c := range []struct {
+			ix            storage.TicketIndex
+			value, status string
+			want          int
+		}{
+			{storage.TicketsOfPerson, "ana", "pending", 2}, {storage.TicketsOfPerson, "ana", "invoiced", 1},
+			{storage.TicketsOfPerson, "beto", "pending", 1}, {storage.TicketsOfPerson, "beto", "invoiced", 1},
+			{storage.TicketsOfPerson, "carla", "invoiced", 0}, {storage.TicketsOfIssuer, "ana", "pending", 2},
+			{storage.TicketsOfIssuer, "carla", "pending", 1}, {storage.TicketsOfIssuer, "beto", "pending", 0},
+		} {
+			if n, err := ts.CountIn(c.ix, c.value, c.status); err != nil || n != c.want {
+				return fmt.Errorf("%c %q %s: counted %d (%v), want %d", c.ix, c.value, c.status, n, err, c.want)
+			}
+		}
+		if n, _ := tx.Tickets("t2").CountIn(storage.TicketsOfIssuer, "ana", "pending"); n != 1 {
+			return fmt.Errorf("t2's pending tickets of ana counted %d", n)
+		}
 		return nil
 	})
 	if err != nil {

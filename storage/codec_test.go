@@ -427,6 +427,51 @@ func TestMigration27(t *testing.T) {
 	}
 }
 
+// TestMigration28: the tickets stored before schema 28 are counted by person and by issuer in
+// each status, once.
+func TestMigration28(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 27) }); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Update(func(tx *bolt.Tx) error {
+		for i, status := range []string{"pending", "invoiced", "pending"} {
+			v := Ticket{ID: fmt.Sprintf("id-%d", i), Number: fmt.Sprintf("N-%d", i), IssuerPersonID: "ana", RecordedByPersonID: []string{"beto", "ana", "beto"}[i],
+				PaidDay: "2026-11-10", RecordedDay: "2026-11-10", Status: status}
+			if err := newTx(tx).Tickets("t1").Put(v); err != nil { // no counters yet: none counted
+				return err
+			}
+		}
+		if tx.Bucket(bucketTicketsInStatus) != nil {
+			return fmt.Errorf("tickets_in_status before schema 28")
+		}
+		return migrateTo(tx, 28)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		ts := newTx(tx).Tickets("t1")
+		for _, c := range []struct {
+			ix            TicketIndex
+			value, status string
+			want          int
+		}{{TicketsOfPerson, "ana", "pending", 2}, {TicketsOfPerson, "ana", "invoiced", 1}, {TicketsOfPerson, "beto", "pending", 2},
+			{TicketsOfPerson, "beto", "invoiced", 0}, {TicketsOfIssuer, "ana", "pending", 2}, {TicketsOfIssuer, "beto", "pending", 0}} {
+			if n, err := ts.CountIn(c.ix, c.value, c.status); err != nil || n != c.want {
+				t.Errorf("%c %q %s: counted %d (%v), want %d", c.ix, c.value, c.status, n, err, c.want)
+			}
+		}
+		if v, _ := schemaVersion(tx); v != 28 {
+			t.Errorf("schema version = %d, want 28", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMigration17: the tickets stored before schema 17 are indexed under their people and
 // status and counted.
 func TestMigration17(t *testing.T) {

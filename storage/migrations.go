@@ -245,6 +245,9 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 27: invoices are counted by every pair of the fields lists filter on (invoices_pairs), so
 	// that a list filtered on two fields knows its total without walking either index.
 	countInvoicePairs,
+	// 28: tickets are counted by person and by issuer in each status (tickets_in_status), so that
+	// a list of one status and one person or issuer knows its total without walking.
+	countTicketsInStatus,
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

@@ -72,6 +72,7 @@
 //	tickets_by_paid      <tenantID>/<paid day>/<ticketID> → <issuer>/<recorder>/<status> (person ids; Mexico City day)
 //	tickets_by_recorded  <tenantID>/<day>/<ticketID>      → <recorder personID>          (Mexico City day)
 //	tickets_by           <tenantID>/<p|i|s>/<person or status>/<paid day>/<ticketID> → as tickets_by_paid
+//	tickets_in_status    <tenantID>/<p|i>/<person>/<status> → count (a person's and an issuer's tickets by status)
 //	                       (p: under the issuer and the recorder; i: the issuer; s: the status; each counted)
 //	stamp_transactions   <tenantID>/<transactionID>       → StampTransaction (counted in counts; never changed)
 //	manifests            <tenantID>/<personID>/<manifestID> → Manifest (every signed letter, the XML as signed; never changed)

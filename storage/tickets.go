@@ -14,6 +14,10 @@ var (
 	// them (issuer and recorder), under their issuer and under their status (schema 17), each
 	// counted in counts.
 	bucketTicketsBy = []byte("tickets_by")
+	// bucketTicketsInStatus counts each tenant's tickets of a person (issued or recorded) and of
+	// an issuer by status (schema 28): "<tenant>/<p|i>/<person>/<status>" → the count, so that a
+	// list of one status and one person or issuer knows its total without walking.
+	bucketTicketsInStatus = []byte("tickets_in_status")
 )
 
 // TicketIndex is a way tickets are indexed besides the payment day: by a person who sees them
@@ -88,6 +92,9 @@ type Tickets interface {
 	// CountBy is the number of tickets of a person (issued or recorded), of an issuer or in a
 	// status, kept.
 	CountBy(ix TicketIndex, value string) (int, error)
+	// CountIn is the number of tickets of a person (issued or recorded) or of an issuer (ix
+	// TicketsOfPerson or TicketsOfIssuer) in one status, kept.
+	CountIn(ix TicketIndex, value, status string) (int, error)
 	// EachPaidBy is EachPaid over the tickets of one index value: it walks only those.
 	EachPaidBy(ix TicketIndex, value, from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error
 }

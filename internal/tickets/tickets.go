@@ -333,8 +333,9 @@ const (
 // List lists the tickets the caller sees, the latest paid first. It walks the smallest index
 // that holds them all: a person's tickets (a cashier's own: those they issued or recorded), an
 // issuer's, a status's, or, for the owner with dates alone or nothing, the payment days;
-// it stops at the page's end when the index's kept count is the total (the owner's list
-// unfiltered, of one status or of one issuer; anyone's own list) and decodes only the page.
+// it stops at the page's end when a kept count is the total (the owner's list unfiltered, of
+// one status, of one issuer or both; anyone's own list, of one status or not) and decodes only
+// the page.
 func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedList[api.Ticket], error) {
 	items := []api.Ticket{}
 	total := 0
@@ -368,6 +369,21 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedL
 		if f.Status != "" {
 			if err := choose(storage.TicketsInStatus, f.Status, c.IsOwner && f.IssuerID == ""); err != nil {
 				return err
+			}
+		}
+		// a status with the caller's own tickets or one issuer's the caller sees whole: the
+		// pair's kept count is the total (the walk stays on the smallest index)
+		if f.Status != "" && !dates && n > 0 {
+			ix, value := storage.TicketsOfPerson, c.PersonID
+			if f.IssuerID != "" {
+				ix, value = storage.TicketsOfIssuer, f.IssuerID
+			}
+			if c.IsOwner && f.IssuerID != "" || !c.IsOwner && (f.IssuerID == "" || f.IssuerID == c.PersonID) {
+				m, err := ts.CountIn(ix, value, f.Status)
+				if err != nil {
+					return err
+				}
+				n, whole = m, true
 			}
 		}
 		if n < 0 && c.IsOwner && !dates { // the owner, unfiltered: every ticket, counted
