@@ -103,7 +103,7 @@ func (c *envelopeConn) Read(p []byte) (int, error) {
 		re.Conn.Write(envelopeAnswer(http.StatusBadRequest, MsgPlainHTTPToHTTPS))
 		return n, io.EOF
 	}
-	if c.log != nil {
+	if c.log != nil && !errors.Is(err, io.EOF) { // a client gone before its hello (a TCP health check) is not logged
 		c.log.Warn("TLS handshake failed", "remote", c.RemoteAddr().String(), "err", err.Error())
 	}
 	return n, io.EOF

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -17,6 +18,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,13 +28,16 @@ import (
 
 // serveOn runs a real server on ln (wrapped by wrap, when given, as `timbra server` does for
 // TLS) until the test ends.
-func serveOn(t *testing.T, ln net.Listener) {
+func serveOn(t *testing.T, ln net.Listener) { serveLogging(t, ln, slog.New(slog.DiscardHandler)) }
+
+// serveLogging is serveOn with the server's log.
+func serveLogging(t *testing.T, ln net.Listener, log *slog.Logger) {
 	t.Helper()
 	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	s, err := New(Config{Environment: d.Environment, Logger: log}, d.Store, d.Keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +200,60 @@ func TestPlainHTTPToTheTLSPort(t *testing.T) {
 	if r.StatusCode != 200 || r.Header.Get("Strict-Transport-Security") == "" || r.TLS == nil {
 		t.Errorf("HTTPS: %d %v", r.StatusCode, r.Header)
 	}
+}
+
+// TestHandshakeFailuresLogged: a TLS handshake that fails is logged once, with the remote
+// address; a client gone before its hello (a TCP health check) is not.
+func TestHandshakeFailuresLogged(t *testing.T) {
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveLogging(t, tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}),
+		slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil)))
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Count(logs.String(), "TLS handshake failed")
+	}
+	exchange := func(send string) {
+		c, err := net.Dial("tcp", raw.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, send)
+		if send == "" {
+			c.(*net.TCPConn).CloseWrite()
+		}
+		io.ReadAll(c)
+	}
+	exchange("")
+	exchange("\x16\x03\x01\x00\x05hello")
+	deadline := time.Now().Add(5 * time.Second)
+	for count() < 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logs.String(), "TLS handshake failed"); n != 1 || !strings.Contains(logs.String(), "remote=127.0.0.1:") {
+		t.Errorf("%d handshake failures logged, want 1 (the broken hello, not the silent client):\n%s", n, logs.String())
+	}
+}
+
+// lockedWriter serializes the writes of a log shared by the server's goroutines.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // TestRewriteOnlyGoErrors: only net/http's own error answers are rewritten, never a handler's
