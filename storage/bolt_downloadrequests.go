@@ -103,6 +103,9 @@ func indexDownloadRequest(tx *bolt.Tx, tenant, id string, v *DownloadRequest) er
 	} else if err := sums.Delete(k); err != nil {
 		return err
 	}
+	if err := movePairs(tx.Bucket(bucketDownloadRequestsPairs), tenant, requestFieldKeys, old.folded(), now.folded()); err != nil {
+		return err
+	}
 	for _, f := range DownloadRequestFields {
 		was, is := Fold(old.Field(f)), Fold(now.Field(f))
 		if was == is {
@@ -128,6 +131,38 @@ func indexDownloadRequest(tx *bolt.Tx, tenant, id string, v *DownloadRequest) er
 		}
 	}
 	return nil
+}
+
+// requestFieldKeys are the indexed fields as the pair counters name them, in
+// DownloadRequestFields' order.
+var requestFieldKeys = func() []byte {
+	var b []byte
+	for _, f := range DownloadRequestFields {
+		b = append(b, byte(f))
+	}
+	return b
+}()
+
+// folded is a summary's indexed values, folded, in DownloadRequestFields' order.
+func (s DownloadRequestSummary) folded() []string {
+	out := make([]string, len(DownloadRequestFields))
+	for i, f := range DownloadRequestFields {
+		out[i] = Fold(s.Field(f))
+	}
+	return out
+}
+
+func (d boltDownloadRequests) CountBoth(f DownloadRequestField, a string, g DownloadRequestField, b string) (int, error) {
+	return countPair(d.tx.bucket(bucketDownloadRequestsPairs), d.tenant, requestFieldKeys, byte(f), a, byte(g), b), nil
+}
+
+// countDownloadRequestPairs writes download_requests_pairs from every stored summary (migration
+// 29).
+func countDownloadRequestPairs(tx *bolt.Tx) error {
+	return countPairsFrom(tx, bucketDownloadRequestsPairs, bucketDownloadRequestsSummary, requestFieldKeys, func(raw []byte) ([]string, error) {
+		s, err := decodeRequestSummary(raw)
+		return s.folded(), err
+	})
 }
 
 func (d boltDownloadRequests) CountBy(f DownloadRequestField, value string) (int, error) {

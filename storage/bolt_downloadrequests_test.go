@@ -321,9 +321,29 @@ func TestDownloadRequestsSearchIndex(t *testing.T) {
 		if _, err := rs.Summary("nope"); err != ErrNotFound {
 			t.Errorf("summary of an unknown request: %v", err)
 		}
+		for _, c := range []struct {
+			f, g DownloadRequestField
+			a, b string
+			want int
+		}{{RequestsByStatus, RequestsByRule, "completed", "RULE-1", 1}, {RequestsByRule, RequestsByStatus, "rule-1", "Pending", 0},
+			{RequestsByRequester, RequestsByDay, "EKU9003173C9", "2026-11-21", 2}, {RequestsByStatus, RequestsByQueryType, "pending", "cfdi", 1},
+			{RequestsByStatus, RequestsByStatus, "pending", "pending", 0}} {
+			if n, err := rs.CountBoth(c.f, c.a, c.g, c.b); err != nil || n != c.want {
+				t.Errorf("%c %q, %c %q: counted %d (%v), want %d", c.f, c.a, c.g, c.b, n, err, c.want)
+			}
+		}
 		return nil
 	}))
 	must(db.Update(ctx, func(tx Tx) error { return tx.DownloadRequests("a").Delete("r2") }))
+	must(db.View(ctx, func(tx Tx) error {
+		if n, _ := tx.DownloadRequests("a").CountBoth(RequestsByStatus, "Completed", RequestsByRule, "rule-1"); n != 0 {
+			t.Errorf("a deleted request still counted by its pair: %d", n)
+		}
+		if n, _ := tx.DownloadRequests("a").CountBoth(RequestsByRequester, "EKU9003173C9", RequestsByDay, "2026-11-21"); n != 1 {
+			t.Errorf("the requests of the RFC and day after a delete: %d", n)
+		}
+		return nil
+	}))
 	must(db.db.View(func(tx *bolt.Tx) error {
 		entries, counters := searchIndexOf(t, tx)
 		for _, e := range append(entries, counters...) {
@@ -373,6 +393,16 @@ func TestMigrationIndexesDownloadRequests(t *testing.T) {
 		}
 		if s, err := newTx(tx).DownloadRequests("b").Summary("r2"); err != nil || s.Requester != "ANA010101AAA" || s.Day != "2026-03-02" {
 			t.Errorf("summary after the migration: %+v %v", s, err)
+		}
+		// counted by pairs once (migration 29), whatever Put the migrations before it made
+		for _, c := range []struct {
+			tenant string
+			f, g   DownloadRequestField
+			a, b   string
+		}{{"a", RequestsByStatus, RequestsByDownloadType, "Completed", "Recibidos"}, {"b", RequestsByRequester, RequestsByDay, "ana010101aaa", "2026-03-02"}} {
+			if n, err := newTx(tx).DownloadRequests(c.tenant).CountBoth(c.f, c.a, c.g, c.b); err != nil || n != 1 {
+				t.Errorf("%s: %c %q, %c %q counted %d (%v) after the migration, want 1", c.tenant, c.f, c.a, c.g, c.b, n, err)
+			}
 		}
 		return nil
 	})

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -85,7 +84,7 @@ func (s boltInvoices) Put(v Invoice) error {
 	if err := indexSummary(s.by, s.tally.counts, s.tenant, old, sum); err != nil {
 		return err
 	}
-	if err := countPairs(s.pairs, s.tenant, old, sum); err != nil {
+	if err := movePairs(s.pairs, s.tenant, invoiceFieldKeys, old.folded(), sum.folded()); err != nil {
 		return err
 	}
 	if v.Status == StatusCanceling && v.Cancellation != nil {
@@ -221,80 +220,36 @@ func indexSummary(by, counts *bolt.Bucket, tenant string, old *InvoiceSummary, s
 	return nil
 }
 
-// pairKey is the counter, in invoices_pairs, of a tenant's invoices whose field f holds a and
-// field g holds b (folded; f before g in InvoiceFields).
-func pairKey(tenant string, f InvoiceField, a string, g InvoiceField, b string) []byte {
-	k := append(byPrefix(tenant, f, a), byte(g))
-	k = binary.AppendUvarint(k, uint64(len(b)))
-	return append(k, b...)
-}
+// invoiceFieldKeys are the indexed fields as the pair counters name them, in InvoiceFields'
+// order.
+var invoiceFieldKeys = func() []byte {
+	var b []byte
+	for _, f := range InvoiceFields {
+		b = append(b, byte(f))
+	}
+	return b
+}()
 
-// countPairs moves an invoice's pair counters from its old summary (nil: new) to sum, for the
-// pairs of fields of which one changed. Before schema 27 (an older migration writing through
-// Put) there are none: nothing is written, and migration 27 counts what it finds.
-func countPairs(pairs *bolt.Bucket, tenant string, old *InvoiceSummary, sum InvoiceSummary) error {
-	if pairs == nil {
-		return nil
-	}
-	var was, now [7]string
-	for i, f := range InvoiceFields {
-		now[i] = Fold(sum.Field(f))
-		if old != nil {
-			was[i] = Fold(old.Field(f))
+// folded is a summary's indexed values, folded, in InvoiceFields' order ("" every one for nil).
+func (r *InvoiceSummary) folded() []string {
+	out := make([]string, len(InvoiceFields))
+	if r != nil {
+		for i, f := range InvoiceFields {
+			out[i] = Fold(r.Field(f))
 		}
 	}
-	for i, f := range InvoiceFields {
-		for j := i + 1; j < len(InvoiceFields); j++ {
-			g := InvoiceFields[j]
-			if was[i] == now[i] && was[j] == now[j] {
-				continue
-			}
-			if was[i] != "" && was[j] != "" {
-				if err := addCount(pairs, pairKey(tenant, f, was[i], g, was[j]), -1); err != nil {
-					return err
-				}
-			}
-			if now[i] != "" && now[j] != "" {
-				if err := addCount(pairs, pairKey(tenant, f, now[i], g, now[j]), 1); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	return out
 }
 
 func (s boltInvoices) CountBoth(f InvoiceField, a string, g InvoiceField, b string) (int, error) {
-	i, j := slices.Index(InvoiceFields, f), slices.Index(InvoiceFields, g)
-	if i > j {
-		f, a, g, b, i, j = g, b, f, a, j, i
-	}
-	a, b = Fold(a), Fold(b)
-	if a == "" || b == "" || i == j || i < 0 || s.pairs == nil {
-		return 0, nil
-	}
-	if v := s.pairs.Get(pairKey(s.tenant, f, a, g, b)); len(v) == 8 {
-		return int(binary.BigEndian.Uint64(v)), nil
-	}
-	return 0, nil
+	return countPair(s.pairs, s.tenant, invoiceFieldKeys, byte(f), a, byte(g), b), nil
 }
 
 // countInvoicePairs writes invoices_pairs from every stored summary (migration 27).
 func countInvoicePairs(tx *bolt.Tx) error {
-	pairs, err := tx.CreateBucketIfNotExists(bucketInvoicesPairs)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(bucketInvoicesSummary).ForEach(func(k, v []byte) error {
-		tenant, _, err := splitRef(k)
-		if err != nil {
-			return err
-		}
-		sum, err := decodeSummary(v)
-		if err != nil {
-			return fmt.Errorf("decode summary %s: %w", k, err)
-		}
-		return countPairs(pairs, tenant, nil, sum)
+	return countPairsFrom(tx, bucketInvoicesPairs, bucketInvoicesSummary, invoiceFieldKeys, func(raw []byte) ([]string, error) {
+		sum, err := decodeSummary(raw)
+		return sum.folded(), err
 	})
 }
 

@@ -18,6 +18,9 @@ var (
 	bucketDownloadRequestsSummary = []byte("download_requests_summary")
 	bucketDownloadRequestsBy      = []byte("download_requests_by")
 	bucketDownloadRequestsQuery   = []byte("download_requests_by_query")
+	// bucketDownloadRequestsPairs counts the requests by every pair of the fields a search
+	// filters on (schema 29; pairs.go).
+	bucketDownloadRequestsPairs = []byte("download_requests_pairs")
 )
 
 // DownloadRequestField is a field a search of download requests filters on, each kept as an
@@ -182,6 +185,9 @@ type DownloadRequests interface {
 	// EachBy calls fn with the id of each request whose field equals value (folded), in
 	// creation order, without reading the requests; fn returning ErrStop ends the walk.
 	EachBy(f DownloadRequestField, value string, fn func(id string) error) error
+	// CountBoth is how many of the tenant's requests have field f equal to a and field g equal
+	// to b (folded), from the pair's counter (0 when a value is empty or f is g).
+	CountBoth(f DownloadRequestField, a string, g DownloadRequestField, b string) (int, error)
 	// Summary returns what a search filters by of a request, without decoding it; ErrNotFound
 	// when absent.
 	Summary(id string) (DownloadRequestSummary, error)

@@ -248,6 +248,9 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 28: tickets are counted by person and by issuer in each status (tickets_in_status), so that
 	// a list of one status and one person or issuer knows its total without walking.
 	countTicketsInStatus,
+	// 29: download requests are counted by every pair of the fields a search filters on
+	// (download_requests_pairs), as invoices are since 27.
+	countDownloadRequestPairs,
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

@@ -52,7 +52,7 @@
 //	invoices_summary     <tenantID>/<invoiceID>           → InvoiceSummary (what lists filter by; rewritten by every Put)
 //	invoices_canceling   <tenantID>/<invoiceID>           → cancellation request time (RFC 3339; while EnProcesoDeCancelacion)
 //	invoices_by          <tenantID>/<field>/<len><folded value><invoiceID> → empty (one per filtered field; counted in counts)
-//	invoices_pairs       <tenantID>/<field>/<len><folded value><field><len><folded value> → count (every pair of filtered fields)
+//	invoices_pairs       <tenantID>/<field>/<len><folded value><field><len><folded value> → count (every pair of filtered fields; pairs.go)
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	download_requests    <tenantID>/<requestID>           → DownloadRequest (counted in counts)
 //	download_requests_active <tenantID>/<requestID>       → its next attempt, 8-byte big-endian Unix ns (empty: now)
@@ -65,6 +65,7 @@
 //	download_requests_summary <tenantID>/<requestID>      → DownloadRequestSummary (length-prefixed strings; rewritten by every Put)
 //	download_requests_by <tenantID>/<field>/<len><folded value><requestID> → empty (one per searched field, the
 //	                       creation day in UTC among them; each value counted in counts)
+//	download_requests_pairs <tenantID>/<field>/<len><folded value><field><len><folded value> → count (every pair of searched fields)
 //	auto_invoice         <tenantID>                       → AutoInvoice (settings, portal name, previous name)
 //	portal_names         <portal name>                    → <tenantID>   (all tenants; current and previous names)
 //	tickets              <tenantID>/<ticketID>            → Ticket (Auto CFDI sale receipts)

@@ -96,8 +96,9 @@ type Search struct {
 // Search answers a page of the tenant's requests that match, in creation order. Every field a
 // search filters on is indexed and each value counted (storage's download_requests_by): the
 // search walks the index of its filter with the fewest requests, checks the others on each
-// request's summary, and decodes only the page's requests; with one filter the total is the
-// index's counter and the walk stops at the page's end, with none the list's.
+// request's summary, and decodes only the page's requests; with one filter or two the total is
+// the index's or the pair's counter (download_requests_pairs) and the walk stops at the page's
+// end, with none the list's.
 func (s *Service) Search(ctx context.Context, c auth.Caller, q Search, page, size int) (api.PagedList[api.DownloadRequest], error) {
 	type filter struct {
 		f storage.DownloadRequestField
@@ -145,6 +146,19 @@ func (s *Service) Search(ctx context.Context, c auth.Caller, q Search, page, siz
 		}
 		walked := fs[best]
 		rest := append(fs[:best:best], fs[best+1:]...)
+		// one filter, or two (their pair's counter): the total is kept and the walk stops at
+		// the page's end; more are counted as the walk goes
+		counted := len(fs) <= 2
+		if len(fs) == 2 && total > 0 {
+			n, err := rs.CountBoth(fs[0].f, fs[0].v, fs[1].f, fs[1].v)
+			if err != nil {
+				return err
+			}
+			total = n
+		}
+		if total == 0 {
+			return nil
+		}
 		var ids []string
 		n := 0
 		err := rs.EachBy(walked.f, walked.v, func(id string) error {
@@ -163,7 +177,7 @@ func (s *Service) Search(ctx context.Context, c auth.Caller, q Search, page, siz
 				ids = append(ids, id)
 			}
 			n++
-			if len(rest) == 0 && len(ids) == size {
+			if counted && len(ids) == size {
 				return storage.ErrStop // the total is the counter's
 			}
 			return nil
@@ -171,7 +185,7 @@ func (s *Service) Search(ctx context.Context, c auth.Caller, q Search, page, siz
 		if err != nil {
 			return err
 		}
-		if len(rest) > 0 {
+		if !counted {
 			total = n
 		}
 		for _, id := range ids {

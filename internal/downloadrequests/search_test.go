@@ -156,6 +156,8 @@ func TestSearchIndexed(t *testing.T) {
 		{DownloadRuleID: "rule-4"}, {DownloadRuleID: "rule-4", CreatedAt: days[1]},
 		{RequesterTin: "eku9003173c9", DownloadRequestTypeID: "Automatic"},
 		{DownloadTypeID: " Uuid ", SatQueryTypeID: "CFDI", DownloadRequestStatusID: "InProgress"},
+		{DownloadRequestStatusID: "completed", DownloadTypeID: "recibidos"}, {DownloadRequestStatusID: "Failed", RequesterTin: "ANA010101AAA"},
+		{DownloadRequestStatusID: "Pending", CreatedAt: days[2]},
 	}
 	for _, q := range queries {
 		for _, ps := range [][2]int{{1, 10}, {2, 10}, {3, 7}, {1, 50}, {9, 10}} {
