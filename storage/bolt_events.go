@@ -85,15 +85,18 @@ func timeBounds(prefix string, from, to time.Time) (lo, hi []byte) {
 	return lo, hi
 }
 
-func decodeEach[T any](fn func(T) bool, get func(k, v []byte) []byte) func(k, v []byte) bool {
+// decodeEach is a walk's function that decodes each record get finds (none: passed over) and
+// hands it to fn; a record that does not decode stops the walk, its error in *err.
+func decodeEach[T any](fn func(T) bool, get func(k, v []byte) []byte, err *error) func(k, v []byte) bool {
 	return func(k, v []byte) bool {
 		raw := get(k, v)
 		if raw == nil {
 			return true
 		}
 		var item T
-		if err := decodeRecord(raw, &item); err != nil {
-			return true // a record that does not decode is skipped, never fatal to a listing
+		if e := decodeRecord(raw, &item); e != nil {
+			*err = fmt.Errorf("storage: decode %s: %w", k, e)
+			return false
 		}
 		return fn(item)
 	}
@@ -262,10 +265,11 @@ func (e boltEvents) Page(typ string, from, to time.Time, offset, limit int) ([]E
 func (e boltEvents) NewestRelated(related string, from, to time.Time, fn func(Event) bool) error {
 	prefix := string(key(e.tenant, related))
 	lo, hi := timeBounds(prefix, from, to)
+	var err error
 	newest(e.byRelated, key(prefix, ""), lo, hi, decodeEach(fn, func(k, _ []byte) []byte {
 		return e.b.Get(key(e.tenant, string(k[len(prefix)+1:])))
-	}))
-	return nil
+	}, &err))
+	return err
 }
 
 func (e boltEvents) Body(id string) ([]byte, error) {
@@ -469,28 +473,24 @@ func (d boltDeliveries) ByWebhook(webhookID string, since time.Time, offset, lim
 		return nil, total, nil
 	}
 	var out []Delivery
-	get := d.resolve(prefix)
+	var err error
 	skip := offset
+	take := decodeEach(func(item Delivery) bool { out = append(out, item); return len(out) < limit }, d.resolve(prefix), &err)
 	newest(d.byWebhook, prefix, lo, append(bytes.Clone(prefix), 0xff), func(k, v []byte) bool {
 		if skip > 0 {
 			skip--
 			return true
 		}
-		if raw := get(k, v); raw != nil {
-			var item Delivery
-			if decodeRecord(raw, &item) == nil {
-				out = append(out, item)
-			}
-		}
-		return len(out) < limit
+		return take(k, v)
 	})
-	return out, total, nil
+	return out, total, err
 }
 
 func (d boltDeliveries) AllByWebhook(webhookID string, fn func(Delivery) bool) error {
 	prefix := key(d.tenant, webhookID, "")
-	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), decodeEach(fn, d.resolve(prefix)))
-	return nil
+	var err error
+	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), decodeEach(fn, d.resolve(prefix), &err))
+	return err
 }
 
 func (d boltDeliveries) Pending(webhookID string) ([]Delivery, error) {

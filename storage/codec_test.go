@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -593,5 +594,66 @@ func TestMigrationDownloadQueries(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUndecodableRecordsAreErrors: a record that does not decode (a damaged file) makes the
+// listings that meet it answer an error naming it, instead of leaving it out of a page whose
+// total counts it.
+func TestUndecodableRecordsAreErrors(t *testing.T) {
+	db, err := Open(t.TempDir() + "/t.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	full, _, ev, _ := codecSamples()
+	full.Status = "succeeded"
+	full.NextAttemptAt = nil
+	ms := ev.CreatedAt.UnixMilli() // a time-ordered id, as events have: the walks are by time
+	ev.ID = fmt.Sprintf("%08x-%04x-7000-8000-%012d", ms>>16, ms&0xffff, 1)
+	ctx := t.Context()
+	if err := db.Update(ctx, func(tx Tx) error {
+		if err := tx.Events("t1").Put(ev); err != nil {
+			return err
+		}
+		return tx.Deliveries("t1").Put(full)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	listings := func() ([]error, int) {
+		var errs []error
+		seen := 0
+		db.View(ctx, func(tx Tx) error {
+			errs = append(errs, tx.Events("t1").NewestRelated("inv-1", ev.CreatedAt.Add(-time.Hour), ev.CreatedAt.Add(time.Hour), func(Event) bool { seen++; return true }))
+			errs = append(errs, tx.Deliveries("t1").AllByWebhook("w1", func(Delivery) bool { seen++; return true }))
+			page, _, err := tx.Deliveries("t1").ByWebhook("w1", time.Time{}, 0, 10)
+			seen += len(page)
+			errs = append(errs, err)
+			return nil
+		})
+		return errs, seen
+	}
+	errs, seen := listings()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("listing %d of sound records: %v", i, err)
+		}
+	}
+	if seen != 3 {
+		t.Fatalf("the sound records were listed %d times, want 3 (once by each listing)", seen)
+	}
+	if err := db.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketEvents).Put(key("t1", ev.ID), []byte{0xff, 0x00}); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketDeliveries).Put(key("t1", full.ID), []byte{0xff, 0x00})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	errs, _ = listings()
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "decode") {
+			t.Errorf("listing %d of a damaged record: %v, want its decode error", i, err)
+		}
 	}
 }
