@@ -22,8 +22,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
+	"github.com/timbra-mx/timbra/listener"
 )
 
 // serveOn runs a real server on ln (wrapped by wrap, when given, as `timbra server` does for
@@ -241,6 +244,49 @@ func TestHandshakeFailuresLogged(t *testing.T) {
 	defer mu.Unlock()
 	if n := strings.Count(logs.String(), "TLS handshake failed"); n != 1 || !strings.Contains(logs.String(), "remote=127.0.0.1:") {
 		t.Errorf("%d handshake failures logged, want 1 (the broken hello, not the silent client):\n%s", n, logs.String())
+	}
+}
+
+// TestListenOverTLS: a listen session (a websocket: the connection hijacked from the wrapper
+// around TLS) opens over wss:// and receives its ready message.
+func TestListenOverTLS(t *testing.T) {
+	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- s.Serve(ctx, tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+		d.Store.Close()
+	})
+	dialer := &websocket.Dialer{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, HandshakeTimeout: 10 * time.Second}
+	h := http.Header{"X-Tenant-Key": {creds.TenantKey}, "X-Api-Key": {creds.APIKey}}
+	conn, resp, err := dialer.Dial("wss://"+raw.Addr().String()+listener.Path, h)
+	if err != nil {
+		t.Fatalf("dial wss: %v (%v)", err, resp)
+	}
+	defer conn.Close()
+	var ready listener.Ready
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := conn.ReadJSON(&ready); err != nil || ready.Type != "ready" || !strings.HasPrefix(ready.Secret, "whsec_") {
+		t.Fatalf("ready over TLS: %+v %v", ready, err)
 	}
 }
 
