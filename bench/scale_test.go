@@ -112,6 +112,9 @@ func fillScale(b *testing.B, st *storage.Bolt, keys *accounts.Service, tenant, o
 	body := []byte(`{"id":"x","type":"invoice.stamped","data":"` + strings.Repeat("x", 360) + `"}`)
 	put("events", func(tx storage.Tx, i int) error {
 		e := storage.Event{ID: ids.New(at(i)), Type: "invoice.stamped", RelatedObjectID: fmt.Sprintf("inv-%d", i), CreatedAt: at(i), Body: body}
+		if i%10 == 0 { // a tenth are the test events of one webhook: one object with many events
+			e.Type, e.RelatedObjectID = "webhook.test", hook
+		}
 		if err := tx.Events(tenant).Put(e); err != nil {
 			return err
 		}
@@ -174,6 +177,8 @@ func BenchmarkScale(b *testing.B) {
 		{"invoices-series-rare", "/api/v4/invoices?series=r", func(n int) int { return n / 1000 }},
 		{"invoices-recipient-status", "/api/v4/invoices?recipientTin=AAA010103AA1&status=Vigente", func(n int) int { return n / 10 }},
 		{"events", "/api/v4/events", nil},
+		{"events-related", "/api/v4/events?relatedObjectId={hook}", func(n int) int { return n / 10 }},
+		{"events-related-type", "/api/v4/events?relatedObjectId={hook}&type=webhook.test", func(n int) int { return n / 10 }},
 		{"deliveries", "/api/v4/webhooks/{hook}/deliveries", nil},
 		{"tickets", "/api/v4/auto-invoice/tickets", nil},
 		{"tickets-status", "/api/v4/auto-invoice/tickets?status=pending", func(n int) int { return n }},

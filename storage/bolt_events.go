@@ -19,7 +19,7 @@ func (t boltTx) Webhooks(tenantID string) Webhooks {
 
 func (t boltTx) Events(tenantID string) Events {
 	return boltEvents{records[Event]{b: t.bucket(bucketEvents), tenant: tenantID}, t.bucket(bucketEventsByRelated),
-		t.bucket(bucketEventsByType), t.bucket(bucketEventsHours)}
+		t.bucket(bucketEventsByType), t.bucket(bucketEventsHours), t.bucket(bucketEventsRelatedHours)}
 }
 
 func (t boltTx) Deliveries(tenantID string) Deliveries {
@@ -107,12 +107,14 @@ type boltEvents struct {
 	byRelated *bolt.Bucket
 	byType    *bolt.Bucket
 	hours     *bolt.Bucket
+	// relHours counts each related object's events by hour (schema 30; nil before)
+	relHours *bolt.Bucket
 }
 
 func (e boltEvents) Get(id string) (Event, error) { return e.get(id) }
 
 func (e boltEvents) Put(v Event) error {
-	if err := e.byRelated.Put(key(e.tenant, v.RelatedObjectID, v.ID), nil); err != nil {
+	if err := e.byRelated.Put(key(e.tenant, v.RelatedObjectID, v.ID), []byte(v.Type)); err != nil {
 		return err
 	}
 	if e.b.Get(key(e.tenant, v.ID)) == nil { // new: counted once, by its id's time
@@ -146,9 +148,13 @@ func (e boltEvents) Delete(id string) error {
 	return e.del(id)
 }
 
-// count adds d to the counters of v's hour, of any type and of v's type.
+// count adds d to the counters of v's hour, of any type and of v's type, the tenant's and its
+// related object's.
 func (e boltEvents) count(v Event, d int64) error {
-	return countEvent(e.hours, e.tenant, v, d)
+	if err := countEvent(e.hours, e.tenant, v, d); err != nil {
+		return err
+	}
+	return countRelated(e.relHours, e.tenant, v, d)
 }
 
 func countEvent(hours *bolt.Bucket, tenant string, v Event, d int64) error {
@@ -159,6 +165,15 @@ func countEvent(hours *bolt.Bucket, tenant string, v Event, d int64) error {
 		}
 	}
 	return nil
+}
+
+// countRelated is countEvent for v's related object, in events_related_hours (nil before schema
+// 30: nothing is written, and migration 30 counts what it finds).
+func countRelated(relHours *bolt.Bucket, tenant string, v Event, d int64) error {
+	if relHours == nil {
+		return nil
+	}
+	return countEvent(relHours, string(key(tenant, v.RelatedObjectID)), v, d)
 }
 
 // eventTime is when v was made as its key orders it: the millisecond of its id (a UUID version
@@ -205,29 +220,51 @@ func (e boltEvents) indexOf(typ string) (*bolt.Bucket, string) {
 // the first and last hour that fall outside it, counted by key: its cost grows with the hours of
 // the range and the events of those two hours, never with the events stored.
 func (e boltEvents) Count(typ string, from, to time.Time) (int, error) {
-	if to.Before(from) {
-		return 0, nil
-	}
-	n := 0
-	c := e.hours.Cursor()
-	prefix := key(e.tenant, typ, "")
-	last := hourKey(e.tenant, typ, to)
-	for k, v := c.Seek(hourKey(e.tenant, typ, from)); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, last) <= 0; k, v = c.Next() {
-		n += int(binary.BigEndian.Uint64(v))
-	}
 	b, p := e.indexOf(typ)
-	first := from.Truncate(time.Hour)
-	n -= countRange(b, timeKey(p, first), timeKey(p, from))
-	n -= countRange(b, append(timeKey(p, to.Add(time.Millisecond)), 0), timeKey(p, to.Truncate(time.Hour).Add(time.Hour)))
-	return n, nil
+	return countHours(e.hours, e.tenant, typ, b, p, nil, from, to), nil
 }
 
-// countRange counts the keys of b in [lo, hi).
-func countRange(b *bolt.Bucket, lo, hi []byte) int {
+// CountRelated is Count over the related object's counters and index entries (whose values are
+// their types).
+func (e boltEvents) CountRelated(related, typ string, from, to time.Time) (int, error) {
+	if e.relHours == nil {
+		return 0, errors.New("storage: events are not counted by related object before schema 30")
+	}
+	var want []byte
+	if typ != "" {
+		want = []byte(typ)
+	}
+	return countHours(e.relHours, string(key(e.tenant, related)), typ, e.byRelated, string(key(e.tenant, related)), want, from, to), nil
+}
+
+// countHours adds the counters in hours of owner's events of type typ ("" any) over the hours
+// [from, to] overlaps, then takes away the entries of index b under p in the first and last
+// hour that fall outside it (those whose value is want, when want is not nil).
+func countHours(hours *bolt.Bucket, owner, typ string, b *bolt.Bucket, p string, want []byte, from, to time.Time) int {
+	if to.Before(from) {
+		return 0
+	}
+	n := 0
+	c := hours.Cursor()
+	prefix := key(owner, typ, "")
+	last := hourKey(owner, typ, to)
+	for k, v := c.Seek(hourKey(owner, typ, from)); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, last) <= 0; k, v = c.Next() {
+		n += int(binary.BigEndian.Uint64(v))
+	}
+	first := from.Truncate(time.Hour)
+	n -= countRange(b, timeKey(p, first), timeKey(p, from), want)
+	n -= countRange(b, append(timeKey(p, to.Add(time.Millisecond)), 0), timeKey(p, to.Truncate(time.Hour).Add(time.Hour)), want)
+	return n
+}
+
+// countRange counts the keys of b in [lo, hi) (whose value is want, when want is not nil).
+func countRange(b *bolt.Bucket, lo, hi, want []byte) int {
 	n := 0
 	c := b.Cursor()
-	for k, _ := c.Seek(lo); k != nil && bytes.Compare(k, hi) < 0; k, _ = c.Next() {
-		n++
+	for k, v := c.Seek(lo); k != nil && bytes.Compare(k, hi) < 0; k, v = c.Next() {
+		if want == nil || bytes.Equal(v, want) {
+			n++
+		}
 	}
 	return n
 }
@@ -262,14 +299,32 @@ func (e boltEvents) Page(typ string, from, to time.Time, offset, limit int) ([]E
 	return out, err
 }
 
-func (e boltEvents) NewestRelated(related string, from, to time.Time, fn func(Event) bool) error {
+// PageRelated walks the related object's index entries of [from, to] newest first, their types
+// read from the entries, passing over offset of those of type typ ("" any) and decoding at most
+// limit.
+func (e boltEvents) PageRelated(related, typ string, from, to time.Time, offset, limit int) ([]Event, error) {
 	prefix := string(key(e.tenant, related))
 	lo, hi := timeBounds(prefix, from, to)
+	if limit <= 0 {
+		return nil, nil
+	}
+	var out []Event
 	var err error
-	newest(e.byRelated, key(prefix, ""), lo, hi, decodeEach(fn, func(k, _ []byte) []byte {
+	skip := offset
+	take := decodeEach(func(ev Event) bool { out = append(out, ev); return len(out) < limit }, func(k, _ []byte) []byte {
 		return e.b.Get(key(e.tenant, string(k[len(prefix)+1:])))
-	}, &err))
-	return err
+	}, &err)
+	newest(e.byRelated, key(prefix, ""), lo, hi, func(k, v []byte) bool {
+		if typ != "" && string(v) != typ {
+			return true
+		}
+		if skip > 0 {
+			skip--
+			return true
+		}
+		return take(k, v)
+	})
+	return out, err
 }
 
 func (e boltEvents) Body(id string) ([]byte, error) {
@@ -468,7 +523,7 @@ func (d boltDeliveries) ByWebhook(webhookID string, since time.Time, offset, lim
 	if !since.IsZero() {
 		lo = timeKey(string(key(d.tenant, webhookID)), since)
 	}
-	total := d.perHook.get(d.tenant+"/"+webhookID) - countRange(d.byWebhook, prefix, lo)
+	total := d.perHook.get(d.tenant+"/"+webhookID) - countRange(d.byWebhook, prefix, lo, nil)
 	if limit <= 0 || offset >= total {
 		return nil, total, nil
 	}

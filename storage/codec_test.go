@@ -473,6 +473,62 @@ func TestMigration28(t *testing.T) {
 	}
 }
 
+// TestMigration30: the events stored before schema 30 (their related index entries without a
+// type) are counted by related object and hour, and their entries get their types, once.
+func TestMigration30(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 29) }); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	id := func(at time.Time, n int) string {
+		ms := at.UnixMilli()
+		return fmt.Sprintf("%08x-%04x-7000-8000-%012d", ms>>16, ms&0xffff, n)
+	}
+	err := db.Update(func(tx *bolt.Tx) error {
+		for i := range 5 {
+			at := base.Add(time.Duration(i) * 20 * time.Minute)
+			e := Event{ID: id(at, i), Type: []string{"webhook.test", "invoice.stamped"}[i%2], RelatedObjectID: "hook-1", CreatedAt: at, Body: []byte(`{}`)}
+			if err := newTx(tx).Events("t1").Put(e); err != nil {
+				return err
+			}
+			// as written before schema 30: an entry without its type
+			if err := tx.Bucket(bucketEventsByRelated).Put(key("t1", e.RelatedObjectID, e.ID), nil); err != nil {
+				return err
+			}
+		}
+		if tx.Bucket(bucketEventsRelatedHours) != nil {
+			return fmt.Errorf("events_related_hours before schema 30")
+		}
+		return migrateTo(tx, 30)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		evs := newTx(tx).Events("t1")
+		for _, c := range []struct {
+			typ      string
+			from, to time.Time
+			want     int
+		}{{"", base, base.Add(2 * time.Hour), 5}, {"webhook.test", base, base.Add(2 * time.Hour), 3},
+			{"invoice.stamped", base.Add(30 * time.Minute), base.Add(2 * time.Hour), 1}, {"", base.Add(50 * time.Minute), base.Add(70 * time.Minute), 1}} {
+			n, err := evs.CountRelated("hook-1", c.typ, c.from, c.to)
+			page, perr := evs.PageRelated("hook-1", c.typ, c.from, c.to, 0, 10)
+			if err != nil || perr != nil || n != c.want || len(page) != c.want {
+				t.Errorf("%q %v..%v: counted %d, paged %d (%v, %v); want %d", c.typ, c.from, c.to, n, len(page), err, perr, c.want)
+			}
+		}
+		if v, _ := schemaVersion(tx); v != 30 {
+			t.Errorf("schema version = %d, want 30", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMigration17: the tickets stored before schema 17 are indexed under their people and
 // status and counted.
 func TestMigration17(t *testing.T) {
@@ -624,7 +680,9 @@ func TestUndecodableRecordsAreErrors(t *testing.T) {
 		var errs []error
 		seen := 0
 		db.View(ctx, func(tx Tx) error {
-			errs = append(errs, tx.Events("t1").NewestRelated("inv-1", ev.CreatedAt.Add(-time.Hour), ev.CreatedAt.Add(time.Hour), func(Event) bool { seen++; return true }))
+			evs, err := tx.Events("t1").PageRelated("inv-1", "", ev.CreatedAt.Add(-time.Hour), ev.CreatedAt.Add(time.Hour), 0, 10)
+			seen += len(evs)
+			errs = append(errs, err)
 			errs = append(errs, tx.Deliveries("t1").AllByWebhook("w1", func(Delivery) bool { seen++; return true }))
 			page, _, err := tx.Deliveries("t1").ByWebhook("w1", time.Time{}, 0, 10)
 			seen += len(page)

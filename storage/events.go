@@ -123,8 +123,10 @@ type Events interface {
 	// Page returns the events of type typ ("" any) created in [from, to], newest first, from
 	// offset, at most limit; what it passes over is not decoded.
 	Page(typ string, from, to time.Time, offset, limit int) ([]Event, error)
-	// NewestRelated is Newest for the events of one related object.
-	NewestRelated(relatedObjectID string, from, to time.Time, fn func(Event) bool) error
+	// CountRelated is Count for the events of one related object.
+	CountRelated(relatedObjectID, typ string, from, to time.Time) (int, error)
+	// PageRelated is Page for the events of one related object.
+	PageRelated(relatedObjectID, typ string, from, to time.Time, offset, limit int) ([]Event, error)
 	// Older calls fn for events created before t, oldest first, until fn returns false.
 	Older(t time.Time, fn func(Event) bool) error
 	// Body returns the exact bytes of an event's envelope.

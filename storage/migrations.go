@@ -251,6 +251,10 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 29: download requests are counted by every pair of the fields a search filters on
 	// (download_requests_pairs), as invoices are since 27.
 	countDownloadRequestPairs,
+	// 30: each related object's events are counted by hour (events_related_hours) and its index
+	// entries carry their types, so that the events of one object are counted and paged as the
+	// tenant's are, without decoding them.
+	indexEventsByRelated,
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.
@@ -291,9 +295,8 @@ func countKeys(tx *bolt.Tx, name []byte, end func(k []byte) int) error {
 	return nil
 }
 
-// indexEventTypes writes events_by_type and events_hours for every stored event.
-func indexEventTypes(tx *bolt.Tx) error {
-	byType, hours := tx.Bucket(bucketEventsByType), tx.Bucket(bucketEventsHours)
+// eachStoredEvent calls fn with every stored event, its id set from its key (a migration).
+func eachStoredEvent(tx *bolt.Tx, fn func(tenant string, e Event) error) error {
 	return tx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {
 		tenant, id, ok := strings.Cut(string(k), "/")
 		if !ok {
@@ -303,14 +306,35 @@ func indexEventTypes(tx *bolt.Tx) error {
 		if err := decodeRecord(v, &e); err != nil {
 			return fmt.Errorf("decode event %s: %w", k, err)
 		}
-		if err := byType.Put(key(tenant, e.Type, id), nil); err != nil {
-			return err
-		}
 		e.ID = id
-		if err := countEvent(hours, tenant, e, 1); err != nil {
+		return fn(tenant, e)
+	})
+}
+
+// indexEventTypes writes events_by_type and events_hours for every stored event.
+func indexEventTypes(tx *bolt.Tx) error {
+	byType, hours := tx.Bucket(bucketEventsByType), tx.Bucket(bucketEventsHours)
+	return eachStoredEvent(tx, func(tenant string, e Event) error {
+		if err := byType.Put(key(tenant, e.Type, e.ID), nil); err != nil {
 			return err
 		}
-		return nil
+		return countEvent(hours, tenant, e, 1)
+	})
+}
+
+// indexEventsByRelated writes each event's type into its events_by_related entry and counts it
+// in events_related_hours (migration 30).
+func indexEventsByRelated(tx *bolt.Tx) error {
+	relHours, err := tx.CreateBucketIfNotExists(bucketEventsRelatedHours)
+	if err != nil {
+		return err
+	}
+	byRelated := tx.Bucket(bucketEventsByRelated)
+	return eachStoredEvent(tx, func(tenant string, e Event) error {
+		if err := byRelated.Put(key(tenant, e.RelatedObjectID, e.ID), []byte(e.Type)); err != nil {
+			return err
+		}
+		return countRelated(relHours, tenant, e, 1)
 	})
 }
 

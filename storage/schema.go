@@ -24,10 +24,11 @@
 //	apikeys_by_person    <tenantID>/<personID>/<keyID>    → empty
 //	webhooks             <tenantID>/<webhookID>           → Webhook
 //	events               <tenantID>/<eventID>             → Event (with the exact bytes delivered)
-//	events_by_related    <tenantID>/<relatedID>/<eventID> → empty
+//	events_by_related    <tenantID>/<relatedID>/<eventID> → <type> (empty before schema 30)
 //	events_by_type       <tenantID>/<type>/<eventID>      → empty
 //	events_hours         <tenantID>/<type or empty>/<hour: 4-byte big-endian Unix hour>
 //	                       → 8-byte big-endian count of the events of that hour (of that type, or of any)
+//	events_related_hours <tenantID>/<relatedID>/<type or empty>/<hour> → the same, of one related object
 //	deliveries           <tenantID>/<deliveryID>          → Delivery
 //	deliveries_by_webhook <tenantID>/<webhookID>/<deliveryID> → empty
 //	deliveries_pending   <tenantID>/<webhookID>/<deliveryID> → empty   (while status is pending)
@@ -115,6 +116,7 @@ var (
 	bucketEventsByRelated        = []byte("events_by_related")
 	bucketEventsByType           = []byte("events_by_type")
 	bucketEventsHours            = []byte("events_hours")
+	bucketEventsRelatedHours     = []byte("events_related_hours")
 	bucketDeliveries             = []byte("deliveries")
 	bucketDeliveriesByWebhook    = []byte("deliveries_by_webhook")
 	bucketDeliveriesPending      = []byte("deliveries_pending")

@@ -115,25 +115,21 @@ func (s *Service) ListEvents(ctx context.Context, c auth.Caller, f EventFilter) 
 	total := 0
 	err := s.Store.View(ctx, func(tx storage.Tx) error {
 		events := tx.Events(c.TenantID)
-		if f.RelatedObjectID != "" {
-			// one object's events: few, walked
-			return events.NewestRelated(f.RelatedObjectID, from, to, func(e storage.Event) bool {
-				if f.Type != "" && e.Type != f.Type {
-					return true
-				}
-				if total >= (f.Page-1)*f.Size && len(items) < f.Size {
-					items = append(items, e.Body)
-				}
-				total++
-				return true
-			})
+		count, pageOf := events.Count, events.Page
+		if f.RelatedObjectID != "" { // one object's events, counted and paged the same way
+			count = func(typ string, from, to time.Time) (int, error) {
+				return events.CountRelated(f.RelatedObjectID, typ, from, to)
+			}
+			pageOf = func(typ string, from, to time.Time, offset, limit int) ([]storage.Event, error) {
+				return events.PageRelated(f.RelatedObjectID, typ, from, to, offset, limit)
+			}
 		}
-		n, err := events.Count(f.Type, from, to)
+		n, err := count(f.Type, from, to)
 		if err != nil {
 			return err
 		}
 		total = n
-		page, err := events.Page(f.Type, from, to, (f.Page-1)*f.Size, f.Size)
+		page, err := pageOf(f.Type, from, to, (f.Page-1)*f.Size, f.Size)
 		for _, e := range page {
 			items = append(items, e.Body)
 		}

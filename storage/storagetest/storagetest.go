@@ -220,7 +220,7 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 			if i >= 10 {
 				at = base.Add(4*time.Hour + time.Duration(i-9)*10*time.Minute)
 			}
-			e := storage.Event{ID: newID(at), Type: []string{"x", "y"}[i%2], RelatedObjectID: []string{"inv-a", "inv-b"}[i%2], CreatedAt: at, Body: []byte(`{}`)}
+			e := storage.Event{ID: newID(at), Type: []string{"x", "y"}[i%2], RelatedObjectID: []string{"inv-a", "inv-b"}[(i/2)%2], CreatedAt: at, Body: []byte(`{}`)}
 			made = append(made, e)
 			if err := tx.Events(tenant).Put(e); err != nil {
 				return err
@@ -253,12 +253,50 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 		}))
 		return ids(got), n
 	}
-	related := func(rel string, from, to time.Time) []string {
-		var got []string
+	related := func(rel, typ string, from, to time.Time, offset, limit int) ([]string, int) {
+		var got []storage.Event
+		var n int
 		must(t, s.View(ctx, func(tx storage.Tx) error {
-			return tx.Events(tenant).NewestRelated(rel, from, to, func(e storage.Event) bool { got = append(got, e.ID); return true })
+			var err error
+			if got, err = tx.Events(tenant).PageRelated(rel, typ, from, to, offset, limit); err != nil {
+				return err
+			}
+			n, err = tx.Events(tenant).CountRelated(rel, typ, from, to)
+			return err
 		}))
-		return got
+		return ids(got), n
+	}
+	deletedBefore := time.Time{} // the events made before it are deleted (below)
+	// scan is what the related object's count and page must be: a filter over every event made
+	scan := func(rel, typ string, from, to time.Time, offset, limit int) ([]string, int) {
+		var match []storage.Event
+		for _, e := range made {
+			if e.RelatedObjectID == rel && (typ == "" || e.Type == typ) && !e.CreatedAt.Before(from) && !e.CreatedAt.After(to) && !e.CreatedAt.Before(deletedBefore) {
+				match = append(match, e)
+			}
+		}
+		slices.SortFunc(match, func(a, b storage.Event) int { return b.CreatedAt.Compare(a.CreatedAt) })
+		return ids(match[min(offset, len(match)):min(offset+limit, len(match))]), len(match)
+	}
+	type rangeCase struct {
+		name          string
+		typ           string
+		from, to      time.Time
+		offset, limit int
+		want          []storage.Event
+		count         int
+	}
+	checkRelated := func(round string, cases []rangeCase) {
+		t.Helper()
+		for _, c := range cases {
+			for _, rel := range []string{"inv-a", "inv-b", "inv-none"} {
+				got, n := related(rel, c.typ, c.from, c.to, c.offset, c.limit)
+				want, wantN := scan(rel, c.typ, c.from, c.to, c.offset, c.limit)
+				if n != wantN || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s: %s, %s: CountRelated %d, PageRelated %v; want %d, %v", round, c.name, rel, n, got, wantN, want)
+				}
+			}
+		}
 	}
 	must(t, s.View(ctx, func(tx storage.Tx) error {
 		if b, err := tx.Events(tenant).Body(made[0].ID); err != nil || string(b) != `{}` {
@@ -269,14 +307,7 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 		}
 		return nil
 	}))
-	for _, c := range []struct {
-		name          string
-		typ           string
-		from, to      time.Time
-		offset, limit int
-		want          []storage.Event
-		count         int
-	}{
+	cases := []rangeCase{
 		{"whole hours, inclusive bounds, newest first", "", base.Add(2 * time.Hour), base.Add(5 * time.Hour), 0, 10,
 			[]storage.Event{made[5], made[12], made[11], made[10], made[4], made[3], made[2]}, 7},
 		{"a page further on", "", base.Add(2 * time.Hour), base.Add(5 * time.Hour), 2, 3,
@@ -290,7 +321,8 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 		{"a type with no events", "z", base, base.Add(24 * time.Hour), 0, 10, nil, 0},
 		{"the whole range", "", base, base.Add(24 * time.Hour), 0, 100, nil, 13},
 		{"an empty range", "", base.Add(5 * time.Hour), base.Add(4 * time.Hour), 0, 10, nil, 0},
-	} {
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, n := page(c.typ, c.from, c.to, c.offset, c.limit)
 			if n != c.count {
@@ -304,10 +336,10 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 			}
 		})
 	}
-	got := related("inv-a", base, base.Add(9*time.Hour))
-	want := []string{made[8].ID, made[6].ID, made[12].ID, made[10].ID, made[4].ID, made[2].ID, made[0].ID}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("NewestRelated inv-a = %v, want %v", got, want)
+	// one related object's events: counted and paged as the tenant's, for each case above
+	checkRelated("stored", cases)
+	if got, n := related("inv-a", "", base, base.Add(9*time.Hour), 0, 100); n != 7 || len(got) != 7 {
+		t.Fatalf("the events of inv-a: %v counted %d, want 7", got, n)
 	}
 	must(t, s.Update(ctx, func(tx storage.Tx) error {
 		return tx.Events(tenant).Older(base.Add(3*time.Hour), func(e storage.Event) bool {
@@ -320,9 +352,8 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 	if got, n := page("x", base, base.Add(24*time.Hour), 0, 100); len(got) != 5 || n != 5 {
 		t.Fatalf("after deleting 2 older events of type x, %d remain and %d are counted", len(got), n)
 	}
-	if got := related("inv-a", base, base.Add(24*time.Hour)); len(got) != 5 {
-		t.Fatalf("the related index kept deleted events: %v", got)
-	}
+	deletedBefore = base.Add(3 * time.Hour)
+	checkRelated("after deleting the 3 older events", cases)
 }
 
 func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
