@@ -31,19 +31,43 @@ func stampedInvoice(i int, at time.Time, xml []byte) storage.Invoice {
 	if i%1000 == 0 {
 		series = "R" // one in a thousand: a rare filter
 	}
-	v := api.Invoice{ID: ids.New(at), VersionCode: "4.0", Date: at.Format(cfdi.DateLayout), Subtotal: "100.00", Total: "116.00",
+	date := at.In(cfdi.Mexico).Format(cfdi.DateLayout) // a CFDI's Fecha: Mexico City's time
+	v := api.Invoice{ID: ids.New(at), VersionCode: "4.0", Date: date, Subtotal: "100.00", Total: "116.00",
 		UUID: fmt.Sprintf("%08X-0000-4000-8000-000000000000", i), Status: invoices.StatusValid, TypeCode: "I", CurrencyCode: "MXN",
 		Issuer:    api.InvoiceIssuer{Tin: "EKU9003173C9", LegalName: "ESCUELA KEMPER URGATE", TaxRegimeCode: "601"},
 		Recipient: api.InvoiceRecipient{Tin: recipient, LegalName: "CLIENTE", ZipCode: "42501", TaxRegimeCode: "601", CfdiUseCode: "G01"},
 		Items:     []api.InvoiceItem{{ItemCode: "44121706", Quantity: "2", UnitOfMeasurementCode: "H87", Description: "Lápiz", UnitPrice: "50.00", Amount: "100.00", TaxObjectCode: "02"}}}
 	view, _ := json.Marshal(v)
 	return storage.Invoice{ID: v.ID, ResponseID: ids.New(at), PersonID: "owner", UUID: v.UUID, TypeCode: "I", IssuerTin: "EKU9003173C9",
-		RecipientTin: recipient, Total: "116.00", Status: invoices.StatusValid, Date: at.Format(cfdi.DateLayout), Series: series, View: view, XML: xml,
+		RecipientTin: recipient, Total: "116.00", Status: invoices.StatusValid, Date: date, Series: series, View: view, XML: xml,
 		CreatedAt: at, UpdatedAt: at}
 }
 
 // invoiceXML is a stamped CFDI's size of XML.
 var invoiceXML = []byte(`<?xml version="1.0" encoding="UTF-8"?><cfdi:Comprobante ` + strings.Repeat("x", 6000) + `/>`)
+
+// scaleAt is when the i-th of n records of the scale benchmark is made: spread over the 29 days
+// before now.
+func scaleAt(now time.Time, n, i int) time.Time {
+	return now.Add(-29 * 24 * time.Hour).Add(time.Duration(i) * (29 * 24 * time.Hour / time.Duration(n)))
+}
+
+// scaleWeek is a week of the scale benchmark's invoices (Mexico City days, as their dates are),
+// and how many of n invoices are dated in it (of them, with recipient, those of the tenth
+// recipient AAA010103AA1 only).
+func scaleWeek(now time.Time) (from, to string, count func(n int, recipient bool) int) {
+	day := func(t time.Time) string { return t.In(cfdi.Mexico).Format(time.DateOnly) }
+	from, to = day(now.Add(-15*24*time.Hour)), day(now.Add(-9*24*time.Hour))
+	return from, to, func(n int, recipient bool) int {
+		c := 0
+		for i := range n {
+			if d := day(scaleAt(now, n, i)); d >= from && d <= to && (!recipient || i%10 == 3) {
+				c++
+			}
+		}
+		return c
+	}
+}
 
 // fillScale gives the tenant n of every listed record over the last 29 days: people, API keys,
 // invoices (as stamped), events, deliveries to one webhook, Auto CFDI tickets and current tax
@@ -57,9 +81,7 @@ func fillScale(b *testing.B, st *storage.Bolt, keys *accounts.Service, tenant, o
 		}
 		return g.SizeBytes
 	}
-	at := func(i int) time.Time {
-		return now.Add(-29 * 24 * time.Hour).Add(time.Duration(i) * (29 * 24 * time.Hour / time.Duration(n)))
-	}
+	at := func(i int) time.Time { return scaleAt(now, n, i) }
 	hook = ids.New(now.Add(-30 * 24 * time.Hour))
 	url := "https://example.com/hook"
 	put := func(what string, each func(tx storage.Tx, i int) error) {
@@ -166,6 +188,7 @@ func BenchmarkScale(b *testing.B) {
 		hook, invB := fillScale(b, t.Data.Store, srv.Accounts(), t.Creds.TenantKey, t.Creds.PersonID, n, now)
 		dbs[i] = db{t: t, h: srv.Handler(), header: t.Header(), hook: hook, invB: invB}
 	}
+	weekFrom, weekTo, weekCount := scaleWeek(now)
 	lists := []struct {
 		name, path string
 		total      func(n int) int // the totalCount wanted; nil: n (or n+1, the owner's own)
@@ -176,6 +199,8 @@ func BenchmarkScale(b *testing.B) {
 		{"invoices-recipient", "/api/v4/invoices?recipientTin=AAA010103AA1", func(n int) int { return n / 10 }},
 		{"invoices-series-rare", "/api/v4/invoices?series=r", func(n int) int { return n / 1000 }},
 		{"invoices-recipient-status", "/api/v4/invoices?recipientTin=AAA010103AA1&status=Vigente", func(n int) int { return n / 10 }},
+		{"invoices-week", "/api/v4/invoices?from={from}&to={to}", func(n int) int { return weekCount(n, false) }},
+		{"invoices-recipient-week", "/api/v4/invoices?recipientTin=AAA010103AA1&from={from}&to={to}", func(n int) int { return weekCount(n, true) }},
 		{"events", "/api/v4/events", nil},
 		{"events-related", "/api/v4/events?relatedObjectId={hook}", func(n int) int { return n / 10 }},
 		{"events-related-type", "/api/v4/events?relatedObjectId={hook}&type=webhook.test", func(n int) int { return n / 10 }},
@@ -191,7 +216,7 @@ func BenchmarkScale(b *testing.B) {
 			lat := make([][]time.Duration, len(sizes))
 			for range b.N {
 				for i := range sizes {
-					path := strings.NewReplacer("{hook}", dbs[i].hook, "{owner}", dbs[i].t.Creds.PersonID).Replace(l.path)
+					path := strings.NewReplacer("{hook}", dbs[i].hook, "{owner}", dbs[i].t.Creds.PersonID, "{from}", weekFrom, "{to}", weekTo).Replace(l.path)
 					req := httptest.NewRequest(http.MethodGet, path, nil)
 					req.Header = dbs[i].header
 					rec := httptest.NewRecorder()

@@ -13,12 +13,13 @@ import (
 
 func (t boltTx) Invoices(tenantID string) Invoices {
 	return boltInvoices{newListed[Invoice](t, bucketInvoices, tenantID), t.bucket(bucketInvoicesByUUID),
-		t.bucket(bucketInvoicesSummary), t.bucket(bucketInvoicesCanceling), t.bucket(bucketInvoicesBy), t.bucket(bucketInvoicesPairs)}
+		t.bucket(bucketInvoicesSummary), t.bucket(bucketInvoicesCanceling), t.bucket(bucketInvoicesBy), t.bucket(bucketInvoicesPairs),
+		t.bucket(bucketInvoicesDays)}
 }
 
 type boltInvoices struct {
 	records[Invoice]
-	byUUID, summary, canceling, by, pairs *bolt.Bucket
+	byUUID, summary, canceling, by, pairs, days *bolt.Bucket
 }
 
 func (t boltTx) PendingCancellations() ([]PendingCancellation, error) {
@@ -85,6 +86,9 @@ func (s boltInvoices) Put(v Invoice) error {
 		return err
 	}
 	if err := movePairs(s.pairs, s.tenant, invoiceFieldKeys, old.folded(), sum.folded()); err != nil {
+		return err
+	}
+	if err := moveDays(s.days, s.tenant, old, sum); err != nil {
 		return err
 	}
 	if v.Status == StatusCanceling && v.Cancellation != nil {
@@ -245,6 +249,99 @@ func (s boltInvoices) CountBoth(f InvoiceField, a string, g InvoiceField, b stri
 	return countPair(s.pairs, s.tenant, invoiceFieldKeys, byte(f), a, byte(g), b), nil
 }
 
+// invoiceDay is the day of a CFDI date, YYYY-MM-DD as written ("" when it has none).
+func invoiceDay(date string) string {
+	if len(date) < 10 {
+		return ""
+	}
+	return date[:10]
+}
+
+// dayKey is the counter, in invoices_days, of a tenant's invoices of one day whose field f holds
+// the folded value (f AllInvoices, value "*": every invoice).
+func dayKey(tenant string, f InvoiceField, value, day string) []byte {
+	return append(byPrefix(tenant, f, value), day...)
+}
+
+// moveDays moves an invoice's day counters from its old summary (nil: new) to sum: of every
+// invoice and of each field's value, where the value or the day changed. Before schema 31 (an
+// older migration writing through Put) there are none: nothing is written, and migration 31
+// counts what it finds.
+func moveDays(b *bolt.Bucket, tenant string, old *InvoiceSummary, sum InvoiceSummary) error {
+	if b == nil {
+		return nil
+	}
+	was, now := append(old.folded(), ""), append(sum.folded(), "*")
+	wasDay, nowDay := "", invoiceDay(sum.Date)
+	if old != nil {
+		was[len(was)-1], wasDay = "*", invoiceDay(old.Date)
+	}
+	for i, f := range append(InvoiceFields[:len(InvoiceFields):len(InvoiceFields)], AllInvoices) {
+		if was[i] == now[i] && wasDay == nowDay {
+			continue
+		}
+		if was[i] != "" && wasDay != "" {
+			if err := addCount(b, dayKey(tenant, f, was[i], wasDay), -1); err != nil {
+				return err
+			}
+		}
+		if now[i] != "" && nowDay != "" {
+			if err := addCount(b, dayKey(tenant, f, now[i], nowDay), 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s boltInvoices) CountDays(f InvoiceField, value, from, to string) (int, error) {
+	if s.days == nil {
+		return 0, errors.New("storage: invoices are not counted by day before schema 31")
+	}
+	folded := "*"
+	if f != AllInvoices {
+		if folded = Fold(value); folded == "" {
+			return 0, nil
+		}
+	}
+	prefix := byPrefix(s.tenant, f, folded)
+	n := 0
+	c := s.days.Cursor()
+	for k, v := c.Seek(append(bytes.Clone(prefix), from...)); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if to != "" && string(k[len(prefix):]) > to {
+			break
+		}
+		if len(v) == 8 {
+			n += int(binary.BigEndian.Uint64(v))
+		}
+	}
+	return n, nil
+}
+
+// countInvoiceDays writes invoices_days from every stored summary (migration 31).
+func countInvoiceDays(tx *bolt.Tx) error {
+	b, err := tx.CreateBucketIfNotExists(bucketInvoicesDays)
+	if err != nil {
+		return err
+	}
+	return eachStoredSummary(tx, func(tenant string, sum InvoiceSummary) error { return moveDays(b, tenant, nil, sum) })
+}
+
+// eachStoredSummary calls fn with every stored invoice summary and its tenant (a migration).
+func eachStoredSummary(tx *bolt.Tx, fn func(tenant string, sum InvoiceSummary) error) error {
+	return tx.Bucket(bucketInvoicesSummary).ForEach(func(k, v []byte) error {
+		tenant, _, err := splitRef(k)
+		if err != nil {
+			return err
+		}
+		sum, err := decodeSummary(v)
+		if err != nil {
+			return fmt.Errorf("decode summary %s: %w", k, err)
+		}
+		return fn(tenant, sum)
+	})
+}
+
 // countInvoicePairs writes invoices_pairs from every stored summary (migration 27).
 func countInvoicePairs(tx *bolt.Tx) error {
 	return countPairsFrom(tx, bucketInvoicesPairs, bucketInvoicesSummary, invoiceFieldKeys, func(raw []byte) ([]string, error) {
@@ -300,17 +397,7 @@ func (s boltInvoices) EachBy(f InvoiceField, value string, from, to time.Time, f
 // indexInvoicesBy writes invoices_by and its counters from every stored summary (migration 16).
 func indexInvoicesBy(tx *bolt.Tx) error {
 	by, counts := tx.Bucket(bucketInvoicesBy), tx.Bucket(bucketCounts)
-	return tx.Bucket(bucketInvoicesSummary).ForEach(func(k, v []byte) error {
-		tenant, _, err := splitRef(k)
-		if err != nil {
-			return err
-		}
-		sum, err := decodeSummary(v)
-		if err != nil {
-			return fmt.Errorf("decode summary %s: %w", k, err)
-		}
-		return indexSummary(by, counts, tenant, nil, sum)
-	})
+	return eachStoredSummary(tx, func(tenant string, sum InvoiceSummary) error { return indexSummary(by, counts, tenant, nil, sum) })
 }
 
 // indexInvoices writes the summary of every stored invoice (migration 12).

@@ -473,6 +473,54 @@ func TestMigration28(t *testing.T) {
 	}
 }
 
+// TestMigration31: the invoices stored before schema 31 are counted by the day of their date,
+// of all and of each filtered value, once.
+func TestMigration31(t *testing.T) {
+	db := openRaw(t)
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 30) }); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	ms := base.UnixMilli()
+	id := func(n int) string { return fmt.Sprintf("%08x-%04x-7000-8000-%012d", ms>>16, ms&0xffff, n) }
+	err := db.Update(func(tx *bolt.Tx) error {
+		for i := range 4 {
+			v := Invoice{ID: id(i), UUID: id(100 + i), TypeCode: "I", IssuerTin: "EKU9003173C9", RecipientTin: []string{"XAXX010101000", "AAA010101AAA"}[i%2],
+				Status: "Vigente", Date: fmt.Sprintf("2026-11-0%dT04:00:00", 1+i/2), View: []byte(`{}`), CreatedAt: base, UpdatedAt: base}
+			if err := newTx(tx).Invoices("t1").Put(v); err != nil { // no day counters yet: none counted
+				return err
+			}
+		}
+		if tx.Bucket(bucketInvoicesDays) != nil {
+			return fmt.Errorf("invoices_days before schema 31")
+		}
+		return migrateTo(tx, 31)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		inv := newTx(tx).Invoices("t1")
+		for _, c := range []struct {
+			f               InvoiceField
+			value, from, to string
+			want            int
+		}{{AllInvoices, "", "", "", 4}, {AllInvoices, "", "2026-11-02", "", 2}, {ByRecipientTin, "xaxx010101000", "", "2026-11-01", 1},
+			{ByStatus, "vigente", "2026-11-01", "2026-11-02", 4}, {ByIssuerTin, "EKU9003173C9", "2026-11-03", "", 0}} {
+			if n, err := inv.CountDays(c.f, c.value, c.from, c.to); err != nil || n != c.want {
+				t.Errorf("%c %q %q..%q: counted %d (%v); want %d", c.f, c.value, c.from, c.to, n, err, c.want)
+			}
+		}
+		if v, _ := schemaVersion(tx); v != 31 {
+			t.Errorf("schema version = %d, want 31", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMigration30: the events stored before schema 30 (their related index entries without a
 // type) are counted by related object and hour, and their entries get their types, once.
 func TestMigration30(t *testing.T) {

@@ -23,7 +23,15 @@ var (
 	// the value (the two in InvoiceFields order) → the count, so that a list filtered on two
 	// fields knows its total without walking either index.
 	bucketInvoicesPairs = []byte("invoices_pairs")
+	// bucketInvoicesDays counts each tenant's invoices by the day of their date (the CFDI's
+	// Fecha, YYYY-MM-DD as written), of all and of each value of each indexed field (schema 31):
+	// the field's byPrefix (AllInvoices and "" for all), then the day → the count, so that a
+	// list between two dates knows its total from one counter a day.
+	bucketInvoicesDays = []byte("invoices_days")
 )
+
+// AllInvoices names, where a field is asked for, every invoice of the tenant (CountDays).
+const AllInvoices InvoiceField = '*'
 
 // InvoiceField is a field of InvoiceSummary that lists filter on, each kept as an index.
 type InvoiceField byte
@@ -126,6 +134,10 @@ type Invoices interface {
 	// field g folds as b does, kept for every pair of indexed fields (0 when a value is empty or
 	// f is g).
 	CountBoth(f InvoiceField, a string, g InvoiceField, b string) (int, error)
+	// CountDays is the number of the tenant's invoices whose field f folds as value does (f
+	// AllInvoices: every invoice) dated from day from to day to (YYYY-MM-DD, both included; ""
+	// leaves a side open), from one kept counter a day.
+	CountDays(f InvoiceField, value, from, to string) (int, error)
 }
 
 // PendingCancellation is an invoice waiting for the recipient's answer to its cancellation.

@@ -255,6 +255,9 @@ var migrations = []func(tx *bolt.Tx) error{
 	// entries carry their types, so that the events of one object are counted and paged as the
 	// tenant's are, without decoding them.
 	indexEventsByRelated,
+	// 31: invoices are counted by the day of their date, of all and of each filtered value
+	// (invoices_days), so that a list between two dates knows its total from a counter a day.
+	countInvoiceDays,
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

@@ -54,6 +54,7 @@
 //	invoices_canceling   <tenantID>/<invoiceID>           → cancellation request time (RFC 3339; while EnProcesoDeCancelacion)
 //	invoices_by          <tenantID>/<field>/<len><folded value><invoiceID> → empty (one per filtered field; counted in counts)
 //	invoices_pairs       <tenantID>/<field>/<len><folded value><field><len><folded value> → count (every pair of filtered fields; pairs.go)
+//	invoices_days        <tenantID>/<field or *>/<len><folded value or *><YYYY-MM-DD of the CFDI's Fecha> → count
 //	download_rules       <tenantID>/<ruleID>              → DownloadRule
 //	download_requests    <tenantID>/<requestID>           → DownloadRequest (counted in counts)
 //	download_requests_active <tenantID>/<requestID>       → its next attempt, 8-byte big-endian Unix ns (empty: now)

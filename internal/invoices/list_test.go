@@ -15,9 +15,10 @@ import (
 	"github.com/timbra-mx/timbra/storage"
 )
 
-// TestListAgreesWithAScan: for filters on one, two and three fields, in any case, and with dates,
-// every page of List holds the invoices a scan of all of them finds, in creation order, and its
-// total is theirs; again after cancellations moved some between statuses.
+// TestListAgreesWithAScan: for filters on none to three fields, in any case, with dates or
+// times on either side or both, every page of List holds the invoices a scan of all of them
+// finds, in creation order, and its total is theirs; again after cancellations moved some
+// between statuses.
 func TestListAgreesWithAScan(t *testing.T) {
 	st, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
@@ -74,7 +75,11 @@ func TestListAgreesWithAScan(t *testing.T) {
 		for q := range 300 {
 			f := ListFilter{Size: 1 + r.IntN(12)}
 			var fields []int // those given a value (an empty one filters nothing)
-			for _, field := range r.Perm(7)[:1+r.IntN(3)] {
+			n := 1 + r.IntN(3)
+			if q%7 == 0 {
+				n = 0 // dates alone, or nothing
+			}
+			for _, field := range r.Perm(7)[:n] {
 				v := value(all[r.IntN(len(all))], field)
 				if r.IntN(2) == 0 {
 					v = strings.ToLower(v)
@@ -84,12 +89,21 @@ func TestListAgreesWithAScan(t *testing.T) {
 					fields = append(fields, field)
 				}
 			}
-			if q%5 == 0 {
+			switch q % 5 {
+			case 0:
 				f.From, f.To = "2026-10-05", "2026-10-20"
+			case 1:
+				f.From = "2026-10-15"
+			case 2:
+				f.To = "2026-10-09"
+			case 3:
+				if q%3 == 0 { // times: counted as the walk goes
+					f.From, f.To = "2026-10-05T12:00:00", "2026-10-20T08:30:00"
+				}
 			}
 			var want []string
 			for _, v := range all {
-				ok := f.From == "" || v.Date >= f.From && v.Date[:10] <= f.To
+				ok := (f.From == "" || v.Date[:len(f.From)] >= f.From) && (f.To == "" || v.Date[:len(f.To)] <= f.To)
 				for _, field := range fields {
 					ok = ok && storage.Fold(value(v, field)) == storage.Fold(*filter(&f, field))
 				}

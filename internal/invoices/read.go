@@ -183,9 +183,8 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 				same(ff.Series, r.Series) && inRange(r.Date, f.From, f.To)
 		}
 		// The walk: the invoices of the filter whose index holds fewest (its count is kept), or,
-		// with dates alone, those stamped in the dates' window. With one filter or two and no
-		// dates the total is kept (the filter's count, or the pair's) and the walk stops at the
-		// page's end; otherwise it counts the matches as it goes.
+		// with dates alone, those stamped in the dates' window. Where the total is kept (below)
+		// the walk stops at the page's end; otherwise it counts the matches as it goes.
 		conds := f.conditions()
 		walk, n := inv.EachSummary, -1
 		var best condition
@@ -206,19 +205,29 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 				return inv.EachBy(best.field, best.value, from, to, fn)
 			}
 		}
-		whole := len(conds) <= 2 && len(conds) > 0 && f.From == "" && f.To == ""
+		// the total kept: one filter's count, a pair's, or, between bare dates, the days'
+		// counters of every invoice or of one filter's value
+		dates := f.From != "" || f.To != ""
+		byDay := dates && (f.From == "" || len(f.From) == len(time.DateOnly)) && (f.To == "" || len(f.To) == len(time.DateOnly))
+		whole := true
+		var err error
 		switch {
-		case whole && len(conds) == 1:
+		case !dates && len(conds) == 1:
 			total = n
-		case whole:
-			m, err := inv.CountBoth(conds[0].field, conds[0].value, conds[1].field, conds[1].value)
-			if err != nil || m == 0 {
-				return err
-			}
-			total = m
+		case !dates && len(conds) == 2:
+			total, err = inv.CountBoth(conds[0].field, conds[0].value, conds[1].field, conds[1].value)
+		case byDay && len(conds) == 0:
+			total, err = inv.CountDays(storage.AllInvoices, "", f.From, f.To)
+		case byDay && len(conds) == 1:
+			total, err = inv.CountDays(conds[0].field, conds[0].value, f.From, f.To)
+		default:
+			whole = false
+		}
+		if err != nil || whole && total == 0 {
+			return err
 		}
 		seen := 0
-		err := walk(made, before, func(r storage.InvoiceSummary) error {
+		err = walk(made, before, func(r storage.InvoiceSummary) error {
 			if !match(r) {
 				return nil
 			}

@@ -118,6 +118,7 @@ func testInvoicesBy(t *testing.T, s storage.Store) {
 		for i := range 5 {
 			v := invoice(fmt.Sprintf("00000000-0000-4000-8000-0000000001%02d", i))
 			v.Series = []string{"F", "f", "G", "", "F"}[i]
+			v.Date = fmt.Sprintf("2026-11-%02dT10:00:00", 10+i%3)
 			if i%2 == 0 {
 				v.RecipientTin, v.RecipientPersonID = "AAA010101AAA", &person
 			}
@@ -182,8 +183,40 @@ func testInvoicesBy(t *testing.T, s storage.Store) {
 			t.Errorf("tenant b's count of its own pair: %d (a's are not b's)", n)
 		}
 	}
+	// days: CountDays of every invoice and of every value of every field, over open and closed
+	// ranges of days, is the count of those invoices dated in it
+	days := func(tx storage.Tx) {
+		t.Helper()
+		var sums []storage.InvoiceSummary
+		must(t, tx.Invoices(a).EachSummary(time.Time{}, time.Time{}, func(r storage.InvoiceSummary) error { sums = append(sums, r); return nil }))
+		for _, f := range append([]storage.InvoiceField{storage.AllInvoices}, storage.InvoiceFields...) {
+			for _, r := range sums {
+				value := ""
+				if f != storage.AllInvoices {
+					if value = strings.ToLower(r.Field(f)); value == "" {
+						continue
+					}
+				}
+				for _, span := range [][2]string{{"", ""}, {"2026-11-11", ""}, {"", "2026-11-11"}, {"2026-11-11", "2026-11-12"}, {"2026-11-13", ""}} {
+					want := 0
+					for _, o := range sums {
+						if (f == storage.AllInvoices || strings.EqualFold(o.Field(f), value)) && (span[0] == "" || o.Date[:10] >= span[0]) && (span[1] == "" || o.Date[:10] <= span[1]) {
+							want++
+						}
+					}
+					if n, err := tx.Invoices(a).CountDays(f, value, span[0], span[1]); err != nil || n != want {
+						t.Errorf("CountDays(%c %q, %q..%q) = %d (%v), want %d", f, value, span[0], span[1], n, err, want)
+					}
+				}
+			}
+		}
+		if n, _ := tx.Invoices(b).CountDays(storage.AllInvoices, "", "", ""); n != 0 {
+			t.Errorf("tenant b counts a's days: %d", n)
+		}
+	}
 	must(t, s.View(ctx, func(tx storage.Tx) error {
 		both(tx)
+		days(tx)
 		check(tx, a, storage.BySeries, "f", 0, 1, 4)
 		check(tx, a, storage.BySeries, "G", 2)
 		check(tx, a, storage.BySeries, "")
@@ -221,6 +254,7 @@ func testInvoicesBy(t *testing.T, s storage.Store) {
 	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Invoices(a).Put(made[1]) }))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
 		both(tx)
+		days(tx)
 		if n, _ := tx.Invoices(a).CountBoth(storage.ByStatus, "Cancelado", storage.BySeries, "g"); n != 1 {
 			t.Errorf("cancelled of series G: %d, want 1", n)
 		}
