@@ -13,6 +13,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/apierr"
@@ -43,37 +45,67 @@ var msgHeadersTooLarge = fmt.Sprintf(msgHeadersTooLargeFmt, MaxHeaderBytes>>10)
 // plain HTTP on it gets the envelope on the connection below TLS, another failed handshake is
 // logged as net/http logs it, and the connection's TLS state reaches the request as r.TLS
 // through the context (tlsState). No HTTP/2 is offered (no ALPN), so none is lost.
-func envelopeErrors(ln net.Listener, log *slog.Logger) net.Listener {
-	if _, ok := ln.(envelopeListener); ok {
-		return ln
-	}
-	return envelopeListener{ln, log}
+//
+// It also keeps the connections that have not sent a byte yet, for closeSilent.
+func envelopeErrors(ln net.Listener, log *slog.Logger) *envelopeListener {
+	return &envelopeListener{Listener: ln, log: log, silent: map[*envelopeConn]struct{}{}}
 }
 
 type envelopeListener struct {
 	net.Listener
-	log *slog.Logger
+	log    *slog.Logger
+	mu     sync.Mutex
+	silent map[*envelopeConn]struct{} // accepted, nothing read yet
 }
 
-func (l envelopeListener) Accept() (net.Conn, error) {
+func (l *envelopeListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return c, err
 	}
-	switch c := c.(type) {
-	case *envelopeConn:
-		return c, nil
-	case *tls.Conn:
-		return &envelopeConn{Conn: c, tls: c, log: l.log}, nil
+	ec := &envelopeConn{Conn: c, from: l}
+	if tc, ok := c.(*tls.Conn); ok {
+		ec.tls, ec.log = tc, l.log
 	}
-	return &envelopeConn{Conn: c}, nil
+	l.mu.Lock()
+	l.silent[ec] = struct{}{}
+	l.mu.Unlock()
+	return ec, nil
+}
+
+// closeSilent closes the connections that have not sent a byte: they hold no request, and
+// net/http's graceful shutdown would wait 5 s for each as if it did.
+func (l *envelopeListener) closeSilent() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.silent {
+		c.Conn.Close()
+		delete(l.silent, c)
+	}
+}
+
+// Close closes the connection, out of the silent ones if it never spoke.
+func (c *envelopeConn) Close() error {
+	if !c.spoken.Swap(true) {
+		c.from.spoke(c)
+	}
+	return c.Conn.Close()
+}
+
+// spoke takes c out of the silent ones.
+func (l *envelopeListener) spoke(c *envelopeConn) {
+	l.mu.Lock()
+	delete(l.silent, c)
+	l.mu.Unlock()
 }
 
 // envelopeConn rewrites net/http's own error answers; everything else passes as it is.
 type envelopeConn struct {
 	net.Conn
-	tls *tls.Conn    // Conn, when it is a TLS connection
-	log *slog.Logger // for a failed handshake
+	tls    *tls.Conn    // Conn, when it is a TLS connection
+	log    *slog.Logger // for a failed handshake
+	from   *envelopeListener
+	spoken atomic.Bool // a byte was read (over TLS: the handshake completed)
 }
 
 func (c *envelopeConn) Write(p []byte) (int, error) {
@@ -95,6 +127,9 @@ func (c *envelopeConn) Write(p []byte) (int, error) {
 // HTTP.
 func (c *envelopeConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	if n > 0 && !c.spoken.Load() && c.spoken.CompareAndSwap(false, true) {
+		c.from.spoke(c)
+	}
 	if err == nil || c.tls == nil || c.tls.ConnectionState().HandshakeComplete {
 		return n, err
 	}

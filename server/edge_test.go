@@ -333,3 +333,82 @@ func selfSigned(t *testing.T) tls.Certificate {
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
+
+// TestShutdownDoesNotWaitForSilentConnections: a connection that never sent a request (a
+// browser's preconnect, a client's spare dial) does not hold a graceful shutdown; a request in
+// flight still finishes.
+func TestShutdownDoesNotWaitForSilentConnections(t *testing.T) {
+	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Store.Close()
+	s, err := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 3 * time.Second}, d.Store, d.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	silent, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// an ordinary request first, so the server has surely accepted the silent connection too
+	if resp, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	// net/http counts a silent connection as busy for 5 s, past this server's 3 s to shut down
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("shutdown with a silent connection open: %v", err)
+	}
+}
+
+// TestSilentConnectionsForgotten: a connection leaves the silent ones when it sends its first
+// byte or is closed, so that connections that come and go (health checks) are not kept.
+func TestSilentConnectionsForgotten(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := envelopeErrors(raw, nil)
+	defer l.Close()
+	silent := func() int {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.silent)
+	}
+	accept := func() (client, server net.Conn) {
+		client, err := net.Dial("tcp", raw.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		server, err = l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client, server
+	}
+	c1, s1 := accept()
+	c2, s2 := accept()
+	if n := silent(); n != 2 {
+		t.Fatalf("%d silent after two accepts, want 2", n)
+	}
+	io.WriteString(c1, "G")
+	s1.Read(make([]byte, 1))
+	s2.Close()
+	if n := silent(); n != 0 {
+		t.Fatalf("%d silent after one spoke and one closed, want 0", n)
+	}
+	c1.Close()
+	c2.Close()
+	s1.Close()
+}

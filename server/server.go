@@ -277,8 +277,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}()
 	defer func() { stopEngine(); <-sweepDone }()
 	srv.RegisterOnShutdown(s.requests.CloseAll) // tails are streams: Shutdown would wait for them
+	serving := envelopeErrors(ln, s.log)
+	// a connection that has not sent a byte yet (a preconnect, a client's spare dial) holds
+	// nothing in flight, but net/http waits for it 5 s: it is closed when shutdown starts
+	srv.RegisterOnShutdown(serving.closeSilent)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(envelopeErrors(ln, s.log)) }()
+	go func() { errc <- srv.Serve(serving) }()
 	select {
 	case err := <-errc:
 		return err
