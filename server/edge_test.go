@@ -29,29 +29,47 @@ import (
 	"github.com/timbra-mx/timbra/listener"
 )
 
-// serveOn runs a real server on ln (wrapped by wrap, when given, as `timbra server` does for
-// TLS) until the test ends.
-func serveOn(t *testing.T, ln net.Listener) { serveLogging(t, ln, slog.New(slog.DiscardHandler)) }
+// serveOn runs a real server on ln (a TLS listener, as `timbra server --tls-cert` makes it, or
+// not) until the test ends.
+func serveOn(t *testing.T, ln net.Listener) { serveWith(t, ln, nil) }
 
 // serveLogging is serveOn with the server's log.
 func serveLogging(t *testing.T, ln net.Listener, log *slog.Logger) {
+	serveWith(t, ln, func(c *Config) { c.Logger = log })
+}
+
+// serveWith runs a real server on ln, its configuration changed by mutate (when given), and
+// returns it and stop, which shuts it down and answers what Serve returned; the end of the
+// test stops it too.
+func serveWith(t *testing.T, ln net.Listener, mutate func(*Config)) (*Server, func() error) {
 	t.Helper()
 	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Environment: d.Environment, Logger: log}, d.Store, d.Keys)
+	cfg := Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	s, err := New(cfg, d.Store, d.Keys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-		d.Store.Close()
-	})
+	var once sync.Once
+	var serveErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			serveErr = <-served
+			d.Store.Close()
+		})
+		return serveErr
+	}
+	t.Cleanup(func() { stop() })
+	return s, stop
 }
 
 // dialer opens a connection to the server under test: plain TCP or TLS.
@@ -250,32 +268,15 @@ func TestHandshakeFailuresLogged(t *testing.T) {
 // TestListenOverTLS: a listen session (a websocket: the connection hijacked from the wrapper
 // around TLS) opens over wss:// and receives its ready message.
 func TestListenOverTLS(t *testing.T) {
-	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}, d.Store, d.Keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- s.Serve(ctx, tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}))
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-		d.Store.Close()
-	})
+	s, _ := serveWith(t, tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}), nil)
+	creds, err := s.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	dialer := &websocket.Dialer{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, HandshakeTimeout: 10 * time.Second}
 	h := http.Header{"X-Tenant-Key": {creds.TenantKey}, "X-Api-Key": {creds.APIKey}}
 	conn, resp, err := dialer.Dial("wss://"+raw.Addr().String()+listener.Path, h)
@@ -338,22 +339,11 @@ func selfSigned(t *testing.T) tls.Certificate {
 // browser's preconnect, a client's spare dial) does not hold a graceful shutdown; a request in
 // flight still finishes.
 func TestShutdownDoesNotWaitForSilentConnections(t *testing.T) {
-	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Store.Close()
-	s, err := New(Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 3 * time.Second}, d.Store, d.Keys)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
+	_, stop := serveWith(t, ln, func(c *Config) { c.ShutdownTimeout = 3 * time.Second })
 	silent, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -366,8 +356,7 @@ func TestShutdownDoesNotWaitForSilentConnections(t *testing.T) {
 		resp.Body.Close()
 	}
 	// net/http counts a silent connection as busy for 5 s, past this server's 3 s to shut down
-	cancel()
-	if err := <-served; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("shutdown with a silent connection open: %v", err)
 	}
 }
