@@ -1,16 +1,11 @@
 package storage
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -42,11 +37,13 @@ func Open(path string) (*Bolt, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db.MaxBatchDelay = MaxBatchDelay
-	if err := db.Update(migrate); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrate(boltKV{tx}) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)
 	}
-	return &Bolt{db: db, group: &groupCommit{db: db}}, nil
+	return &Bolt{db: db, group: &groupCommit{update: func(fn func(kvTx) error) error {
+		return db.Update(func(tx *bolt.Tx) error { return fn(boltKV{tx}) })
+	}}}, nil
 }
 
 // Close closes the database.
@@ -57,7 +54,7 @@ func (b *Bolt) View(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.View(func(tx *bolt.Tx) error { return fn(newTx(tx)) })
+	return b.db.View(func(tx *bolt.Tx) error { return fn(newTx(boltKV{tx})) })
 }
 
 // Update implements Store.
@@ -65,7 +62,7 @@ func (b *Bolt) Update(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.Update(func(tx *bolt.Tx) error { return fn(newTx(tx)) })
+	return b.db.Update(func(tx *bolt.Tx) error { return fn(newTx(boltKV{tx})) })
 }
 
 // Batch implements Store.
@@ -73,395 +70,43 @@ func (b *Bolt) Batch(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.group.do(func(tx *bolt.Tx) error { return fn(newTx(tx)) })
+	return b.group.do(func(tx kvTx) error { return fn(newTx(tx)) })
 }
 
-type boltTx struct {
-	tx *bolt.Tx
-	// opened keeps the buckets a read-only transaction found, by name: bbolt walks from the
-	// root to a bucket on every lookup outside a write transaction (a write one keeps them
-	// itself), and a read that visits many records of a tenant opens the same few buckets for
-	// each. nil in a write transaction.
-	opened *openedBuckets
-}
+// boltKV is a bbolt transaction as the collections see it (kv.go).
+type boltKV struct{ tx *bolt.Tx }
 
-// openedBuckets are the first buckets a read-only transaction opened (one allocation, no
-// map); past them, a lookup walks from the root as without it.
-type openedBuckets struct {
-	n     int
-	names [8][]byte
-	found [8]*bolt.Bucket
+func (t boltKV) Bucket(name []byte) kvBucket { return wrapBolt(t.tx.Bucket(name)) }
+func (t boltKV) CreateBucket(name []byte) (kvBucket, error) {
+	b, err := t.tx.CreateBucket(name)
+	return wrapBolt(b), err
 }
-
-func newTx(tx *bolt.Tx) boltTx {
-	t := boltTx{tx: tx}
-	if !tx.Writable() {
-		t.opened = new(openedBuckets)
-	}
-	return t
+func (t boltKV) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
+	b, err := t.tx.CreateBucketIfNotExists(name)
+	return wrapBolt(b), err
 }
+func (t boltKV) DeleteBucket(name []byte) error { return t.tx.DeleteBucket(name) }
+func (t boltKV) Writable() bool                 { return t.tx.Writable() }
 
-// bucket is the named top-level bucket, looked up once per read-only transaction.
-func (t boltTx) bucket(name []byte) *bolt.Bucket {
-	o := t.opened
-	if o == nil {
-		return t.tx.Bucket(name)
-	}
-	for i := range o.n {
-		if bytes.Equal(o.names[i], name) {
-			return o.found[i]
-		}
-	}
-	b := t.tx.Bucket(name)
-	if o.n < len(o.names) {
-		o.names[o.n], o.found[o.n] = name, b
-		o.n++
-	}
-	return b
-}
+// boltBucket is a bbolt bucket as the collections see it.
+type boltBucket struct{ b *bolt.Bucket }
 
-func (t boltTx) Meta() Meta       { return boltMeta{t.bucket(bucketMeta)} }
-func (t boltTx) Tenants() Tenants { return boltTenants{t.bucket(bucketTenants)} }
-func (t boltTx) People(tenantID string) People {
-	return boltPeople{newListed[Person](t, bucketPeople, tenantID), t.bucket(bucketPeopleByEmail)}
-}
-func (t boltTx) APIKeys(tenantID string) APIKeys {
-	return boltAPIKeys{
-		records:  newListed[APIKey](t, bucketAPIKeys, tenantID),
-		lookup:   t.bucket(bucketAPIKeysByLookup),
-		byPerson: t.bucket(bucketAPIKeysByPerson),
-	}
-}
-
-func (t boltTx) PersonByEmail(email string) (string, string, error) {
-	return splitRef(t.bucket(bucketPeopleByEmail).Get([]byte(NormalizeEmail(email))))
-}
-
-func (t boltTx) APIKeyByLookup(lookup []byte) (KeyRef, error) {
-	v := t.bucket(bucketAPIKeysByLookup).Get(lookup)
-	if v == nil {
-		return KeyRef{}, ErrNotFound
-	}
-	return decodeKeyRef(v)
-}
-
-// encodeKeyRef is the lookup index value of a key: "tenant/key/person/status/owner".
-func encodeKeyRef(k APIKey) []byte {
-	owner := "0"
-	if k.PersonIsOwner {
-		owner = "1"
-	}
-	return key(k.TenantID, k.ID, k.PersonID, strconv.Itoa(k.Status), owner)
-}
-
-func decodeKeyRef(v []byte) (KeyRef, error) {
-	parts := strings.Split(string(v), "/")
-	if len(parts) != 5 {
-		return KeyRef{}, fmt.Errorf("storage: malformed key index value %q", v)
-	}
-	status, err := strconv.Atoi(parts[3])
-	if err != nil {
-		return KeyRef{}, fmt.Errorf("storage: malformed key index value %q", v)
-	}
-	return KeyRef{TenantID: parts[0], KeyID: parts[1], PersonID: parts[2], Status: status, PersonIsOwner: parts[4] == "1"}, nil
-}
-
-func splitRef(v []byte) (string, string, error) {
-	if v == nil {
-		return "", "", ErrNotFound
-	}
-	i := bytes.IndexByte(v, '/')
-	if i < 0 {
-		return "", "", fmt.Errorf("storage: malformed index value %q", v)
-	}
-	return string(v[:i]), string(v[i+1:]), nil
-}
-
-func key(parts ...string) []byte {
-	n := len(parts) - 1
-	for _, p := range parts {
-		n += len(p)
-	}
-	b := make([]byte, 0, n)
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, '/')
-		}
-		b = append(b, p...)
-	}
-	return b
-}
-
-// records is a tenant-scoped collection of values in one bucket. A listed collection
-// (newListed) keeps the number of each tenant's records in the counts bucket, so that a page
-// knows its total without walking the tenant.
-type records[T any] struct {
-	b      *bolt.Bucket
-	tenant string
-	tally  tally // zero: not counted
-}
-
-func (r records[T]) get(id string) (T, error) {
-	var v T
-	raw := r.b.Get(key(r.tenant, id))
-	if raw == nil {
-		return v, ErrNotFound
-	}
-	if err := decodeRecord(raw, &v); err != nil {
-		return v, fmt.Errorf("storage: decode %s/%s: %w", r.tenant, id, err)
-	}
-	return v, nil
-}
-
-func (r records[T]) put(id string, v T) error {
-	raw, err := encodeRecord(v)
-	if err != nil {
-		return err
-	}
-	k := key(r.tenant, id)
-	if r.tally.counts != nil && r.b.Get(k) == nil {
-		if err := r.tally.add(r.tenant, 1); err != nil {
-			return err
-		}
-	}
-	return r.b.Put(k, raw)
-}
-
-func (r records[T]) del(id string) error {
-	k := key(r.tenant, id)
-	if r.tally.counts != nil && r.b.Get(k) != nil {
-		if err := r.tally.add(r.tenant, -1); err != nil {
-			return err
-		}
-	}
-	return r.b.Delete(k)
-}
-
-// page decodes the tenant's records in [offset, offset+limit) of key order; the total is the
-// tally of a listed collection, else a walk.
-func (r records[T]) page(offset, limit int) ([]T, int, error) {
-	total := -1
-	if r.tally.counts != nil {
-		total = r.tally.get(r.tenant)
-	}
-	return pageOf[T](r.b, key(r.tenant, ""), offset, limit, total, func(_, v []byte) ([]byte, error) { return v, nil })
-}
-
-// newListed is the records of a listed collection: counted per tenant.
-func newListed[T any](t boltTx, name []byte, tenant string) records[T] {
-	return records[T]{b: t.bucket(name), tenant: tenant, tally: tally{t.bucket(bucketCounts), name}}
-}
-
-// tally is the number of keys per tenant of one bucket, kept in the counts bucket under
-// "<bucket name>/<tenant>".
-type tally struct {
-	counts *bolt.Bucket
-	name   []byte
-}
-
-func (t tally) key(tenant string) []byte { return key(string(t.name), tenant) }
-
-// add changes a count. Before schema 15 (an older migration writing through the records) there is
-// no counts bucket: nothing is counted, and migration 15 counts what it finds.
-func (t tally) add(tenant string, d int64) error {
-	if t.counts == nil {
+// wrapBolt is b as a kvBucket: nil (no bucket) stays nil.
+func wrapBolt(b *bolt.Bucket) kvBucket {
+	if b == nil {
 		return nil
 	}
-	return addCount(t.counts, t.key(tenant), d)
+	return boltBucket{b}
 }
 
-func (t tally) get(tenant string) int {
-	if v := t.counts.Get(t.key(tenant)); len(v) == 8 {
-		return int(binary.BigEndian.Uint64(v))
-	}
-	return 0
+func (b boltBucket) Get(key []byte) []byte                    { return b.b.Get(key) }
+func (b boltBucket) Put(key, value []byte) error              { return b.b.Put(key, value) }
+func (b boltBucket) Delete(key []byte) error                  { return b.b.Delete(key) }
+func (b boltBucket) Cursor() kvCursor                         { return b.b.Cursor() }
+func (b boltBucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }
+func (b boltBucket) Bucket(name []byte) kvBucket              { return wrapBolt(b.b.Bucket(name)) }
+func (b boltBucket) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
+	n, err := b.b.CreateBucketIfNotExists(name)
+	return wrapBolt(n), err
 }
-
-// has tells whether b holds k (an index entry's value may be empty, which Get cannot tell from
-// absent).
-func has(b *bolt.Bucket, k []byte) bool {
-	found, _ := b.Cursor().Seek(k)
-	return bytes.Equal(found, k)
-}
-
-// pageOf walks the keys under prefix, resolving each entry of [offset, offset+limit) to a
-// record value with get. With total known (≥ 0) it stops there; otherwise it walks on to count.
-func pageOf[T any](b *bolt.Bucket, prefix []byte, offset, limit, total int, get func(k, v []byte) ([]byte, error)) ([]T, int, error) {
-	var out []T
-	n := 0
-	c := b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if n >= offset && len(out) < limit {
-			raw, err := get(k, v)
-			if err != nil {
-				return nil, 0, err
-			}
-			var item T
-			if err := decodeRecord(raw, &item); err != nil {
-				return nil, 0, fmt.Errorf("storage: decode %s: %w", k, err)
-			}
-			out = append(out, item)
-		}
-		n++
-		if total >= 0 && (len(out) == limit || n >= offset+limit) {
-			return out, total, nil
-		}
-	}
-	if total >= 0 {
-		return out, total, nil
-	}
-	return out, n, nil
-}
-
-type boltMeta struct{ b *bolt.Bucket }
-
-func (m boltMeta) Get(name string) ([]byte, error) {
-	v := m.b.Get([]byte(name))
-	if v == nil {
-		return nil, nil
-	}
-	return bytes.Clone(v), nil
-}
-
-func (m boltMeta) Put(name string, value []byte) error { return m.b.Put([]byte(name), value) }
-
-type boltTenants struct{ b *bolt.Bucket }
-
-func (t boltTenants) Get(id string) (Tenant, error) {
-	var v Tenant
-	raw := t.b.Get([]byte(id))
-	if raw == nil {
-		return v, ErrNotFound
-	}
-	err := json.Unmarshal(raw, &v)
-	return v, err
-}
-
-func (t boltTenants) Put(v Tenant) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return t.b.Put([]byte(v.ID), raw)
-}
-
-func (t boltTenants) List() ([]Tenant, error) {
-	var out []Tenant
-	err := t.b.ForEach(func(_, raw []byte) error {
-		var v Tenant
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return err
-		}
-		out = append(out, v)
-		return nil
-	})
-	return out, err
-}
-
-type boltPeople struct {
-	records[Person]
-	byEmail *bolt.Bucket
-}
-
-func (p boltPeople) Get(id string) (Person, error) { return p.get(id) }
-
-func (p boltPeople) Put(v Person) error {
-	ref := key(p.tenant, v.ID)
-	email := []byte(NormalizeEmail(v.Email))
-	if held := p.byEmail.Get(email); held != nil && !bytes.Equal(held, ref) {
-		return ErrEmailTaken
-	}
-	if old, err := p.get(v.ID); err == nil {
-		if oldEmail := []byte(NormalizeEmail(old.Email)); !bytes.Equal(oldEmail, email) {
-			if err := p.byEmail.Delete(oldEmail); err != nil {
-				return err
-			}
-		}
-	} else if !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	if err := p.byEmail.Put(email, ref); err != nil {
-		return err
-	}
-	return p.put(v.ID, v)
-}
-
-func (p boltPeople) Delete(id string) error {
-	old, err := p.get(id)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := p.byEmail.Delete([]byte(NormalizeEmail(old.Email))); err != nil {
-		return err
-	}
-	return p.del(id)
-}
-
-func (p boltPeople) List(offset, limit int) ([]Person, int, error) { return p.page(offset, limit) }
-
-func (p boltPeople) Count() (int, error) { return p.tally.get(p.tenant), nil }
-
-func (p boltPeople) Has(id string) (bool, error) { return p.b.Get(key(p.tenant, id)) != nil, nil }
-
-type boltAPIKeys struct {
-	records[APIKey]
-	lookup   *bolt.Bucket
-	byPerson *bolt.Bucket
-}
-
-func (a boltAPIKeys) Get(id string) (APIKey, error) { return a.get(id) }
-
-func (a boltAPIKeys) Put(v APIKey) error {
-	if old, err := a.get(v.ID); err == nil {
-		if err := a.unindex(old); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	v.TenantID = a.tenant
-	if err := a.lookup.Put(v.Lookup, encodeKeyRef(v)); err != nil {
-		return err
-	}
-	if err := a.byPerson.Put(key(a.tenant, v.PersonID, v.ID), nil); err != nil {
-		return err
-	}
-	return a.put(v.ID, v)
-}
-
-func (a boltAPIKeys) unindex(old APIKey) error {
-	if err := a.lookup.Delete(old.Lookup); err != nil {
-		return err
-	}
-	return a.byPerson.Delete(key(a.tenant, old.PersonID, old.ID))
-}
-
-func (a boltAPIKeys) Delete(id string) error {
-	old, err := a.get(id)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := a.unindex(old); err != nil {
-		return err
-	}
-	return a.del(id)
-}
-
-func (a boltAPIKeys) List(offset, limit int) ([]APIKey, int, error) { return a.page(offset, limit) }
-
-func (a boltAPIKeys) ListByPerson(personID string, offset, limit int) ([]APIKey, int, error) {
-	prefix := key(a.tenant, personID, "")
-	return pageOf[APIKey](a.byPerson, prefix, offset, limit, -1, func(k, _ []byte) ([]byte, error) {
-		raw := a.b.Get(key(a.tenant, string(k[len(prefix):])))
-		if raw == nil {
-			return nil, fmt.Errorf("storage: index %s points to a missing key", k)
-		}
-		return raw, nil
-	})
-}
+func (b boltBucket) InOrder() { b.b.FillPercent = 0.9 }

@@ -20,13 +20,13 @@ import (
 // download-request buckets are added without touching it.
 func TestMigration19(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 18) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 18) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketDownloadRules).Put([]byte("t/r"), []byte("{}")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 19) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 19) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -38,7 +38,7 @@ func TestMigration19(t *testing.T) {
 		if tx.Bucket(bucketDownloadRules).Get([]byte("t/r")) == nil {
 			t.Error("migration 19 lost a rule")
 		}
-		if v, _ := schemaVersion(tx); v != 19 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 19 {
 			t.Errorf("schema version = %d, want 19", v)
 		}
 		return nil
@@ -362,7 +362,7 @@ func TestDownloadRequestsSearchIndex(t *testing.T) {
 // two tenants) and checks that the migration to the current schema indexes them as Put would.
 func TestMigrationIndexesDownloadRequests(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 19) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 19) }); err != nil {
 		t.Fatal(err)
 	}
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -381,7 +381,7 @@ func TestMigrationIndexesDownloadRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(migrate); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrate(boltKV{tx}) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -391,7 +391,7 @@ func TestMigrationIndexesDownloadRequests(t *testing.T) {
 		if fmt.Sprint(entries) != fmt.Sprint(want) || len(counters) != len(want) {
 			t.Errorf("after the migration:\n%v\n%v\nwant\n%v", entries, counters, want)
 		}
-		if s, err := newTx(tx).DownloadRequests("b").Summary("r2"); err != nil || s.Requester != "ANA010101AAA" || s.Day != "2026-03-02" {
+		if s, err := newTx(boltKV{tx}).DownloadRequests("b").Summary("r2"); err != nil || s.Requester != "ANA010101AAA" || s.Day != "2026-03-02" {
 			t.Errorf("summary after the migration: %+v %v", s, err)
 		}
 		// counted by pairs once (migration 29), whatever Put the migrations before it made
@@ -400,7 +400,7 @@ func TestMigrationIndexesDownloadRequests(t *testing.T) {
 			f, g   DownloadRequestField
 			a, b   string
 		}{{"a", RequestsByStatus, RequestsByDownloadType, "Completed", "Recibidos"}, {"b", RequestsByRequester, RequestsByDay, "ana010101aaa", "2026-03-02"}} {
-			if n, err := newTx(tx).DownloadRequests(c.tenant).CountBoth(c.f, c.a, c.g, c.b); err != nil || n != 1 {
+			if n, err := newTx(boltKV{tx}).DownloadRequests(c.tenant).CountBoth(c.f, c.a, c.g, c.b); err != nil || n != 1 {
 				t.Errorf("%s: %c %q, %c %q counted %d (%v) after the migration, want 1", c.tenant, c.f, c.a, c.g, c.b, n, err)
 			}
 		}

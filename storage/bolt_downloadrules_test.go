@@ -13,13 +13,13 @@ import (
 // download-rules bucket is added without touching it.
 func TestMigration9(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 8) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 8) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketInvoices).Put([]byte("t/i"), []byte("{}")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 9) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 9) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -29,7 +29,7 @@ func TestMigration9(t *testing.T) {
 		if tx.Bucket(bucketInvoices).Get([]byte("t/i")) == nil {
 			t.Error("migration 9 lost an invoice")
 		}
-		if v, _ := schemaVersion(tx); v != 9 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 9 {
 			t.Errorf("schema version = %d, want 9", v)
 		}
 		return nil

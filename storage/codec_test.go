@@ -187,7 +187,7 @@ func FuzzBinaryRecords(f *testing.F) {
 // as before, and what is written from then on is binary.
 func TestMigration14(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 13) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 13) }); err != nil {
 		t.Fatal(err)
 	}
 	full, _, ev, _ := codecSamples()
@@ -202,25 +202,25 @@ func TestMigration14(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 14) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 14) }); err != nil {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		d, err := (newTx(tx)).Deliveries("t1").Get(full.ID)
+		d, err := (newTx(boltKV{tx})).Deliveries("t1").Get(full.ID)
 		if err != nil || !reflect.DeepEqual(d, full) {
 			t.Errorf("JSON delivery after migration 14: %+v %v", d, err)
 		}
-		body, err := (newTx(tx)).Events("t1").Body(ev.ID)
+		body, err := (newTx(boltKV{tx})).Events("t1").Body(ev.ID)
 		if err != nil || string(body) != string(ev.Body) {
 			t.Errorf("JSON event body after migration 14: %s %v", body, err)
 		}
-		if v, _ := schemaVersion(tx); v != 14 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 14 {
 			t.Errorf("schema version = %d, want 14", v)
 		}
-		if err := migrateTo(tx, 15); err != nil { // the events' indexes of schema 15
+		if err := migrateTo(boltKV{tx}, 15); err != nil { // the events' indexes of schema 15
 			return err
 		}
-		if err := (newTx(tx)).Events("t1").Put(ev); err != nil {
+		if err := (newTx(boltKV{tx})).Events("t1").Put(ev); err != nil {
 			return err
 		}
 		if raw := tx.Bucket(bucketEvents).Get(key("t1", ev.ID)); raw[0] != binaryV1 {
@@ -238,7 +238,7 @@ func TestMigration14(t *testing.T) {
 // people and current tax files are counted.
 func TestMigration15(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 14) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 14) }); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -274,13 +274,13 @@ func TestMigration15(t *testing.T) {
 				return err
 			}
 		}
-		return migrateTo(tx, 15)
+		return migrateTo(boltKV{tx}, 15)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		events := newTx(tx).Events("t1")
+		events := newTx(boltKV{tx}).Events("t1")
 		for _, c := range []struct {
 			typ  string
 			want int
@@ -294,19 +294,19 @@ func TestMigration15(t *testing.T) {
 				t.Errorf("Page(%q) = %d events, %v; want %d", c.typ, len(page), err, c.want)
 			}
 		}
-		if n, _ := newTx(tx).People("t1").Count(); n != 3 {
+		if n, _ := newTx(boltKV{tx}).People("t1").Count(); n != 3 {
 			t.Errorf("people of t1 counted %d, want 3", n)
 		}
-		if _, total, _ := newTx(tx).People("t2").List(0, 10); total != 1 {
+		if _, total, _ := newTx(boltKV{tx}).People("t2").List(0, 10); total != 1 {
 			t.Errorf("people of t2 listed with total %d, want 1", total)
 		}
-		if n := (tally{tx.Bucket(bucketCounts), bucketDeliveriesByWebhook}).get("t1/hook-1"); n != 3 {
+		if n := (tally{boltKV{tx}.Bucket(bucketCounts), bucketDeliveriesByWebhook}).get("t1/hook-1"); n != 3 {
 			t.Errorf("deliveries of t1's hook-1 counted %d, want 3", n)
 		}
-		if n := (tally{tx.Bucket(bucketCounts), bucketTaxFilesCurrent}).get("t1"); n != 3 {
+		if n := (tally{boltKV{tx}.Bucket(bucketCounts), bucketTaxFilesCurrent}).get("t1"); n != 3 {
 			t.Errorf("current tax files of t1 counted %d, want 3", n)
 		}
-		if v, _ := schemaVersion(tx); v != 15 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 15 {
 			t.Errorf("schema version = %d, want 15", v)
 		}
 		return nil
@@ -320,7 +320,7 @@ func TestMigration15(t *testing.T) {
 // counted, so CountBy and EachBy see them.
 func TestMigration16(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 15) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 15) }); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -333,20 +333,20 @@ func TestMigration16(t *testing.T) {
 			if i == 1 {
 				v.Status, v.Series = "Cancelado", "g"
 			}
-			if err := newTx(tx).Invoices(tenant).Put(v); err != nil { // no index yet: nothing indexed
+			if err := newTx(boltKV{tx}).Invoices(tenant).Put(v); err != nil { // no index yet: nothing indexed
 				return err
 			}
 		}
 		if tx.Bucket(bucketInvoicesBy) != nil {
 			return fmt.Errorf("invoices_by before schema 16")
 		}
-		return migrateTo(tx, 16)
+		return migrateTo(boltKV{tx}, 16)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		inv := newTx(tx).Invoices("t1")
+		inv := newTx(boltKV{tx}).Invoices("t1")
 		for _, c := range []struct {
 			f     InvoiceField
 			value string
@@ -361,10 +361,10 @@ func TestMigration16(t *testing.T) {
 				t.Errorf("%c %q: counted %d, walked %d (%v); want %d", c.f, c.value, n, walked, err, c.want)
 			}
 		}
-		if n, _ := newTx(tx).Invoices("t2").CountBy(ByTypeCode, "I"); n != 1 {
+		if n, _ := newTx(boltKV{tx}).Invoices("t2").CountBy(ByTypeCode, "I"); n != 1 {
 			t.Errorf("t2's invoices of type I counted %d, want 1", n)
 		}
-		if v, _ := schemaVersion(tx); v != 16 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 16 {
 			t.Errorf("schema version = %d, want 16", v)
 		}
 		return nil
@@ -378,7 +378,7 @@ func TestMigration16(t *testing.T) {
 // fields, once (a Put under an older migration counts none).
 func TestMigration27(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 26) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 26) }); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -391,20 +391,20 @@ func TestMigration27(t *testing.T) {
 			if i == 1 {
 				v.Status, v.Series = "Cancelado", "g"
 			}
-			if err := newTx(tx).Invoices(tenant).Put(v); err != nil { // no pair counters yet: none counted
+			if err := newTx(boltKV{tx}).Invoices(tenant).Put(v); err != nil { // no pair counters yet: none counted
 				return err
 			}
 		}
 		if tx.Bucket(bucketInvoicesPairs) != nil {
 			return fmt.Errorf("invoices_pairs before schema 27")
 		}
-		return migrateTo(tx, 27)
+		return migrateTo(boltKV{tx}, 27)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		inv := newTx(tx).Invoices("t1")
+		inv := newTx(boltKV{tx}).Invoices("t1")
 		for _, c := range []struct {
 			f, g InvoiceField
 			a, b string
@@ -415,10 +415,10 @@ func TestMigration27(t *testing.T) {
 				t.Errorf("%c %q, %c %q: counted %d (%v); want %d", c.f, c.a, c.g, c.b, n, err, c.want)
 			}
 		}
-		if n, _ := newTx(tx).Invoices("t2").CountBoth(ByTypeCode, "I", ByStatus, "Vigente"); n != 1 {
+		if n, _ := newTx(boltKV{tx}).Invoices("t2").CountBoth(ByTypeCode, "I", ByStatus, "Vigente"); n != 1 {
 			t.Errorf("t2's valid invoices of type I counted %d, want 1", n)
 		}
-		if v, _ := schemaVersion(tx); v != 27 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 27 {
 			t.Errorf("schema version = %d, want 27", v)
 		}
 		return nil
@@ -432,27 +432,27 @@ func TestMigration27(t *testing.T) {
 // each status, once.
 func TestMigration28(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 27) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 27) }); err != nil {
 		t.Fatal(err)
 	}
 	err := db.Update(func(tx *bolt.Tx) error {
 		for i, status := range []string{"pending", "invoiced", "pending"} {
 			v := Ticket{ID: fmt.Sprintf("id-%d", i), Number: fmt.Sprintf("N-%d", i), IssuerPersonID: "ana", RecordedByPersonID: []string{"beto", "ana", "beto"}[i],
 				PaidDay: "2026-11-10", RecordedDay: "2026-11-10", Status: status}
-			if err := newTx(tx).Tickets("t1").Put(v); err != nil { // no counters yet: none counted
+			if err := newTx(boltKV{tx}).Tickets("t1").Put(v); err != nil { // no counters yet: none counted
 				return err
 			}
 		}
 		if tx.Bucket(bucketTicketsInStatus) != nil {
 			return fmt.Errorf("tickets_in_status before schema 28")
 		}
-		return migrateTo(tx, 28)
+		return migrateTo(boltKV{tx}, 28)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		ts := newTx(tx).Tickets("t1")
+		ts := newTx(boltKV{tx}).Tickets("t1")
 		for _, c := range []struct {
 			ix            TicketIndex
 			value, status string
@@ -463,7 +463,7 @@ func TestMigration28(t *testing.T) {
 				t.Errorf("%c %q %s: counted %d (%v), want %d", c.ix, c.value, c.status, n, err, c.want)
 			}
 		}
-		if v, _ := schemaVersion(tx); v != 28 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 28 {
 			t.Errorf("schema version = %d, want 28", v)
 		}
 		return nil
@@ -477,7 +477,7 @@ func TestMigration28(t *testing.T) {
 // of all and of each filtered value, once.
 func TestMigration31(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 30) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 30) }); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -487,20 +487,20 @@ func TestMigration31(t *testing.T) {
 		for i := range 4 {
 			v := Invoice{ID: id(i), UUID: id(100 + i), TypeCode: "I", IssuerTin: "EKU9003173C9", RecipientTin: []string{"XAXX010101000", "AAA010101AAA"}[i%2],
 				Status: "Vigente", Date: fmt.Sprintf("2026-11-0%dT04:00:00", 1+i/2), View: []byte(`{}`), CreatedAt: base, UpdatedAt: base}
-			if err := newTx(tx).Invoices("t1").Put(v); err != nil { // no day counters yet: none counted
+			if err := newTx(boltKV{tx}).Invoices("t1").Put(v); err != nil { // no day counters yet: none counted
 				return err
 			}
 		}
 		if tx.Bucket(bucketInvoicesDays) != nil {
 			return fmt.Errorf("invoices_days before schema 31")
 		}
-		return migrateTo(tx, 31)
+		return migrateTo(boltKV{tx}, 31)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		inv := newTx(tx).Invoices("t1")
+		inv := newTx(boltKV{tx}).Invoices("t1")
 		for _, c := range []struct {
 			f               InvoiceField
 			value, from, to string
@@ -511,7 +511,7 @@ func TestMigration31(t *testing.T) {
 				t.Errorf("%c %q %q..%q: counted %d (%v); want %d", c.f, c.value, c.from, c.to, n, err, c.want)
 			}
 		}
-		if v, _ := schemaVersion(tx); v != 31 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 31 {
 			t.Errorf("schema version = %d, want 31", v)
 		}
 		return nil
@@ -525,7 +525,7 @@ func TestMigration31(t *testing.T) {
 // type) are counted by related object and hour, and their entries get their types, once.
 func TestMigration30(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 29) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 29) }); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -537,7 +537,7 @@ func TestMigration30(t *testing.T) {
 		for i := range 5 {
 			at := base.Add(time.Duration(i) * 20 * time.Minute)
 			e := Event{ID: id(at, i), Type: []string{"webhook.test", "invoice.stamped"}[i%2], RelatedObjectID: "hook-1", CreatedAt: at, Body: []byte(`{}`)}
-			if err := newTx(tx).Events("t1").Put(e); err != nil {
+			if err := newTx(boltKV{tx}).Events("t1").Put(e); err != nil {
 				return err
 			}
 			// as written before schema 30: an entry without its type
@@ -548,13 +548,13 @@ func TestMigration30(t *testing.T) {
 		if tx.Bucket(bucketEventsRelatedHours) != nil {
 			return fmt.Errorf("events_related_hours before schema 30")
 		}
-		return migrateTo(tx, 30)
+		return migrateTo(boltKV{tx}, 30)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		evs := newTx(tx).Events("t1")
+		evs := newTx(boltKV{tx}).Events("t1")
 		for _, c := range []struct {
 			typ      string
 			from, to time.Time
@@ -567,7 +567,7 @@ func TestMigration30(t *testing.T) {
 				t.Errorf("%q %v..%v: counted %d, paged %d (%v, %v); want %d", c.typ, c.from, c.to, n, len(page), err, perr, c.want)
 			}
 		}
-		if v, _ := schemaVersion(tx); v != 30 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 30 {
 			t.Errorf("schema version = %d, want 30", v)
 		}
 		return nil
@@ -581,27 +581,27 @@ func TestMigration30(t *testing.T) {
 // status and counted.
 func TestMigration17(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 16) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 16) }); err != nil {
 		t.Fatal(err)
 	}
 	err := db.Update(func(tx *bolt.Tx) error {
 		for i, status := range []string{"pending", "invoiced", "pending"} {
 			v := Ticket{ID: fmt.Sprintf("id-%d", i), Number: fmt.Sprintf("N-%d", i), IssuerPersonID: "ana", RecordedByPersonID: "beto",
 				PaidDay: "2026-11-10", RecordedDay: "2026-11-10", Status: status}
-			if err := newTx(tx).Tickets("t1").Put(v); err != nil { // no index yet: nothing indexed
+			if err := newTx(boltKV{tx}).Tickets("t1").Put(v); err != nil { // no index yet: nothing indexed
 				return err
 			}
 		}
 		if tx.Bucket(bucketTicketsBy) != nil {
 			return fmt.Errorf("tickets_by before schema 17")
 		}
-		return migrateTo(tx, 17)
+		return migrateTo(boltKV{tx}, 17)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		ts := newTx(tx).Tickets("t1")
+		ts := newTx(boltKV{tx}).Tickets("t1")
 		for _, c := range []struct {
 			ix    TicketIndex
 			value string
@@ -641,14 +641,14 @@ func TestFold(t *testing.T) {
 // are indexed by it: SameQuery counts the active ones and those the SAT took, not the others,
 // and not the request asked about.
 func TestMigrationDownloadQueries(t *testing.T) {
-	at := slices.IndexFunc(migrations, func(m func(*bolt.Tx) error) bool {
+	at := slices.IndexFunc(migrations, func(m func(kvTx) error) bool {
 		return reflect.ValueOf(m).Pointer() == reflect.ValueOf(indexDownloadQueries).Pointer()
 	})
 	if at < 0 {
 		t.Fatal("indexDownloadQueries is not a migration")
 	}
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, at) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, at) }); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -674,13 +674,13 @@ func TestMigrationDownloadQueries(t *testing.T) {
 				return err
 			}
 		}
-		return migrateTo(tx, at+1)
+		return migrateTo(boltKV{tx}, at+1)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		rs := newTx(tx).DownloadRequests("t1")
+		rs := newTx(boltKV{tx}).DownloadRequests("t1")
 		for _, c := range []struct {
 			r             DownloadRequest
 			active, taken int
@@ -691,7 +691,7 @@ func TestMigrationDownloadQueries(t *testing.T) {
 				t.Errorf("SameQuery(%s): %d active, %d taken (%v); want %d, %d", c.r.ID, a, n, err, c.active, c.taken)
 			}
 		}
-		if a, n, _ := newTx(tx).DownloadRequests("t2").SameQuery(q); a != 0 || n != 0 {
+		if a, n, _ := newTx(boltKV{tx}).DownloadRequests("t2").SameQuery(q); a != 0 || n != 0 {
 			t.Errorf("another tenant: %d active, %d taken", a, n)
 		}
 		return nil

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // groupCommit commits the writes given to Batch together, with no timer: a write that finds no
@@ -16,14 +14,15 @@ import (
 // rolled back, that function runs again alone (its error is its own) and the others are
 // committed without it.
 type groupCommit struct {
-	db      *bolt.DB
+	// update runs fn in one read-write transaction of the backend and commits it.
+	update  func(fn func(kvTx) error) error
 	mu      sync.Mutex
 	waiting []*batchCall
 	leading bool // a goroutine is committing groups; only it takes waiting calls
 }
 
 type batchCall struct {
-	fn   func(*bolt.Tx) error
+	fn   func(kvTx) error
 	done chan error // the outcome, errSolo, or errLead
 }
 
@@ -34,7 +33,7 @@ var (
 	errLead = errors.New("storage: lead the next commit")
 )
 
-func (g *groupCommit) do(fn func(*bolt.Tx) error) error {
+func (g *groupCommit) do(fn func(kvTx) error) error {
 	c := &batchCall{fn: fn, done: make(chan error, 1)}
 	g.mu.Lock()
 	g.waiting = append(g.waiting, c)
@@ -49,7 +48,7 @@ func (g *groupCommit) do(fn func(*bolt.Tx) error) error {
 		case errLead:
 			g.lead()
 		case errSolo:
-			return g.db.Update(fn)
+			return g.update(fn)
 		default:
 			return err
 		}
@@ -80,7 +79,7 @@ func (g *groupCommit) lead() {
 func (g *groupCommit) commit(calls []*batchCall) {
 	for len(calls) > 0 {
 		failed := -1
-		err := g.db.Update(func(tx *bolt.Tx) error {
+		err := g.update(func(tx kvTx) error {
 			for i, c := range calls {
 				if err := callSafely(c.fn, tx); err != nil {
 					failed = i
@@ -103,7 +102,7 @@ func (g *groupCommit) commit(calls []*batchCall) {
 
 // callSafely runs fn, a panic turned into an error (the call then runs alone, and panics there,
 // in its own goroutine).
-func callSafely(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
+func callSafely(fn func(kvTx) error, tx kvTx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("storage: a write panicked: %v", p)

@@ -36,7 +36,7 @@ func TestGroupCommit(t *testing.T) {
 					if i%10 == 7 {
 						return boom // fails: nothing of it stays
 					}
-					return tx.(boltTx).tx.Bucket(name).Put([]byte(k), []byte("v"))
+					return tx.(collections).tx.Bucket(name).Put([]byte(k), []byte("v"))
 				})
 				if i%10 == 7 {
 					if !errors.Is(err, boom) {

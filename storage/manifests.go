@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 var bucketManifests = []byte("manifests")
@@ -37,16 +35,16 @@ type Manifests interface {
 	List(personID string, offset, limit int) ([]Manifest, int, error)
 }
 
-func (t boltTx) Manifests(tenantID string) Manifests {
-	return boltManifests{b: t.bucket(bucketManifests), tenant: tenantID}
+func (t collections) Manifests(tenantID string) Manifests {
+	return kvManifests{b: t.bucket(bucketManifests), tenant: tenantID}
 }
 
-type boltManifests struct {
-	b      *bolt.Bucket
+type kvManifests struct {
+	b      kvBucket
 	tenant string
 }
 
-func (m boltManifests) Add(v Manifest) error {
+func (m kvManifests) Add(v Manifest) error {
 	v.TenantID = m.tenant
 	raw, err := encodeRecord(v)
 	if err != nil {
@@ -55,7 +53,7 @@ func (m boltManifests) Add(v Manifest) error {
 	return m.b.Put(key(m.tenant, v.PersonID, v.ID), raw)
 }
 
-func (m boltManifests) decode(k, raw []byte) (Manifest, error) {
+func (m kvManifests) decode(k, raw []byte) (Manifest, error) {
 	var v Manifest
 	if err := decodeRecord(raw, &v); err != nil {
 		return v, fmt.Errorf("storage: decode manifest %s: %w", k, err)
@@ -63,7 +61,7 @@ func (m boltManifests) decode(k, raw []byte) (Manifest, error) {
 	return v, nil
 }
 
-func (m boltManifests) Get(personID, id string) (Manifest, error) {
+func (m kvManifests) Get(personID, id string) (Manifest, error) {
 	k := key(m.tenant, personID, id)
 	raw := m.b.Get(k)
 	if raw == nil {
@@ -72,7 +70,7 @@ func (m boltManifests) Get(personID, id string) (Manifest, error) {
 	return m.decode(k, raw)
 }
 
-func (m boltManifests) Latest(personID string) (Manifest, error) {
+func (m kvManifests) Latest(personID string) (Manifest, error) {
 	vs, _, err := m.List(personID, 0, 1)
 	if err != nil {
 		return Manifest{}, err
@@ -84,7 +82,7 @@ func (m boltManifests) Latest(personID string) (Manifest, error) {
 }
 
 // List walks the person's keys backwards from the newest; it decodes only the page's letters.
-func (m boltManifests) List(personID string, offset, limit int) ([]Manifest, int, error) {
+func (m kvManifests) List(personID string, offset, limit int) ([]Manifest, int, error) {
 	prefix := key(m.tenant, personID, "")
 	c := m.b.Cursor()
 	var k, v []byte

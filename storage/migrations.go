@@ -7,15 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // migrations run in order at open, inside one transaction; migrations[i] brings the schema from
 // version i to i+1. Append only: never edit or reorder a migration that has shipped.
-var migrations = []func(tx *bolt.Tx) error{
+var migrations = []func(tx kvTx) error{
 	// 1: the foundation buckets.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketTenants, bucketPeople, bucketPeopleByEmail,
 			bucketAPIKeys, bucketAPIKeysByLookup, bucketAPIKeysByPerson} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -26,7 +24,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	// 2: the API key lookup index carries what authentication needs (KeyRef), not only where
 	// the key is.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		keys, lookup := tx.Bucket(bucketAPIKeys), tx.Bucket(bucketAPIKeysByLookup)
 		people := tx.Bucket(bucketPeople)
 		var all []APIKey // read everything first: a bucket must not change under ForEach
@@ -63,7 +61,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 3: events, webhooks, deliveries and the outbox.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketWebhooks, bucketEvents, bucketEventsByRelated, bucketDeliveries,
 			bucketDeliveriesByWebhook, bucketDeliveriesPending, bucketOutbox} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -73,7 +71,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 4: the imported SAT catalogs.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketCatalogSet, bucketCatalogRows} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -82,7 +80,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 5: employer and employee data of people.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketEmployers, bucketEmployees} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -91,7 +89,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 6: tax files (certificates and private keys) and their indexes.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketTaxFiles, bucketTaxFilesByPerson, bucketTaxFilesCurrent} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -100,12 +98,12 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 7: products.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketProducts)
 		return err
 	},
 	// 8: stamped invoices and their UUID index.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketInvoices, bucketInvoicesByUUID} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -114,12 +112,12 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 9: bulk-download rules.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketDownloadRules)
 		return err
 	},
 	// 10: Auto CFDI settings and portal names, and the portal-name index of all tenants.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketAutoInvoice, bucketPortalNames} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -128,7 +126,7 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 11: Auto CFDI tickets, their number index and the usage report's day indexes.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketTickets, bucketTicketsByNumber, bucketTicketsByPaid, bucketTicketsByRecorded} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -138,7 +136,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	// 12: the invoices' summaries (what lists filter by) and the pending cancellations of every
 	// tenant, written for every stored invoice, and their date and series as fields.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketInvoicesSummary, bucketInvoicesCanceling} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -149,7 +147,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 13: the outbox becomes one queue per webhook whose entries carry what an attempt needs,
 	// with a pending counter per webhook; deliveries keep their event's synthetic flag. A
 	// delivery an older engine had claimed (a lease in the future) is due at once.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketDeliveriesDue, bucketDeliveriesPendingCount} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -160,12 +158,12 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 14: deliveries and events are written in the binary form of codec.go. Those written
 	// before stay JSON and read as they are, so nothing moves: the version only keeps an older
 	// timbra, which reads JSON alone, from opening the database.
-	func(*bolt.Tx) error { return nil },
+	func(kvTx) error { return nil },
 	// 15: lists know their totals without walking: events by type and the events of each hour
 	// counted (of any type and of each type); each tenant's records of the listed collections
 	// counted. Invoices are written in the binary form of codec.go from now on (those written
 	// before stay JSON and read as they are).
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketEventsByType, bucketEventsHours, bucketCounts} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -178,7 +176,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	// 16: invoices are indexed by every field their list filters on, each index counted, so a
 	// filtered list walks the invoices that match its most selective filter, not the tenant's.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		if _, err := tx.CreateBucketIfNotExists(bucketInvoicesBy); err != nil {
 			return err
 		}
@@ -186,7 +184,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	// 17: tickets are indexed by payment day under each person who sees them and under their
 	// status, each counted, so a cashier's list and a status's walk only their tickets.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		if _, err := tx.CreateBucketIfNotExists(bucketTicketsBy); err != nil {
 			return err
 		}
@@ -195,10 +193,10 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 18: a delivery keeps the text of its attempts' errors (the details section of its binary
 	// form). Records written before have none and read as they are, so nothing moves: the version
 	// only keeps an older timbra, which cannot read the section, from opening the database.
-	func(*bolt.Tx) error { return nil },
+	func(kvTx) error { return nil },
 	// 19: bulk download requests, the worker's index of those with work left, their packages
 	// (ZIPs as the SAT sent them, in chunks of 1 MiB) and the index of their CFDIs and metadata.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketDownloadRequests, bucketDownloadRequestsActive, bucketDownloadPackages, bucketDownloadItems} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -207,19 +205,19 @@ var migrations = []func(tx *bolt.Tx) error{
 		return nil
 	},
 	// 20: the credit movements of each tenant (grants, transfers, consumption), from now on.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketStampTransactions)
 		return err
 	},
 	// 21: the signed cartas manifiesto, every version of each person's, from now on.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketManifests)
 		return err
 	},
 	// 22: download requests are summarized and indexed by every field a search filters on (the
 	// creation day among them), each value counted, so a search walks only the requests of its
 	// most selective filter and decodes only its page.
-	func(tx *bolt.Tx) error {
+	func(tx kvTx) error {
 		for _, b := range [][]byte{bucketDownloadRequestsSummary, bucketDownloadRequestsBy} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -229,19 +227,19 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	// 23: credits held before movements were recorded (schema 20) get an opening movement each,
 	// before the tenant's first, so every person's history of movements adds up to its balance.
-	func(tx *bolt.Tx) error { return openingMovements(tx, time.Now()) },
+	func(tx kvTx) error { return openingMovements(tx, time.Now()) },
 	// 24: a bulk download's CFDI index entry is where the CFDI's file is in the stored package
 	// (downloadrequests.xmlEntry), no longer its fields and XML in JSON. Entries written before
 	// read as they are, so nothing moves: the version only keeps an older timbra, which reads
 	// JSON alone, from opening the database.
-	func(*bolt.Tx) error { return nil },
+	func(kvTx) error { return nil },
 	// 25: the index of the download requests by their query to the SAT (download_requests_by_query),
 	// written for the requests stored before.
 	indexDownloadQueries,
 	// 26: people are written in the binary form (codec_person.go); those written before read as
 	// they are, so nothing moves: the version only keeps an older timbra, which reads JSON people
 	// alone, from opening the database.
-	func(*bolt.Tx) error { return nil },
+	func(kvTx) error { return nil },
 	// 27: invoices are counted by every pair of the fields lists filter on (invoices_pairs), so
 	// that a list filtered on two fields knows its total without walking either index.
 	countInvoicePairs,
@@ -266,7 +264,7 @@ var listedBuckets = [][]byte{bucketPeople, bucketAPIKeys, bucketWebhooks, bucket
 
 // countListed writes the counts of every listed bucket (per tenant) and of each webhook's
 // deliveries (per "<tenant>/<webhookID>").
-func countListed(tx *bolt.Tx) error {
+func countListed(tx kvTx) error {
 	for _, name := range listedBuckets {
 		if err := countKeys(tx, name, func(k []byte) int { return bytes.IndexByte(k, '/') }); err != nil {
 			return err
@@ -277,7 +275,7 @@ func countListed(tx *bolt.Tx) error {
 
 // countKeys counts the keys of a bucket by the part before the byte at end(k), and writes the
 // counts to its tally.
-func countKeys(tx *bolt.Tx, name []byte, end func(k []byte) int) error {
+func countKeys(tx kvTx, name []byte, end func(k []byte) int) error {
 	n := map[string]int64{}
 	if err := tx.Bucket(name).ForEach(func(k, _ []byte) error {
 		i := end(k)
@@ -299,7 +297,7 @@ func countKeys(tx *bolt.Tx, name []byte, end func(k []byte) int) error {
 }
 
 // eachStoredEvent calls fn with every stored event, its id set from its key (a migration).
-func eachStoredEvent(tx *bolt.Tx, fn func(tenant string, e Event) error) error {
+func eachStoredEvent(tx kvTx, fn func(tenant string, e Event) error) error {
 	return tx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {
 		tenant, id, ok := strings.Cut(string(k), "/")
 		if !ok {
@@ -315,7 +313,7 @@ func eachStoredEvent(tx *bolt.Tx, fn func(tenant string, e Event) error) error {
 }
 
 // indexEventTypes writes events_by_type and events_hours for every stored event.
-func indexEventTypes(tx *bolt.Tx) error {
+func indexEventTypes(tx kvTx) error {
 	byType, hours := tx.Bucket(bucketEventsByType), tx.Bucket(bucketEventsHours)
 	return eachStoredEvent(tx, func(tenant string, e Event) error {
 		if err := byType.Put(key(tenant, e.Type, e.ID), nil); err != nil {
@@ -327,7 +325,7 @@ func indexEventTypes(tx *bolt.Tx) error {
 
 // indexEventsByRelated writes each event's type into its events_by_related entry and counts it
 // in events_related_hours (migration 30).
-func indexEventsByRelated(tx *bolt.Tx) error {
+func indexEventsByRelated(tx kvTx) error {
 	relHours, err := tx.CreateBucketIfNotExists(bucketEventsRelatedHours)
 	if err != nil {
 		return err
@@ -343,7 +341,7 @@ func indexEventsByRelated(tx *bolt.Tx) error {
 
 // indexOutbox writes deliveries_due and deliveries_pending_count for every pending delivery, and
 // drops the outbox of schema 3.
-func indexOutbox(tx *bolt.Tx, now time.Time) error {
+func indexOutbox(tx kvTx, now time.Time) error {
 	var pending [][]byte // read first: the walk must not see the buckets it writes
 	if err := tx.Bucket(bucketDeliveriesPending).ForEach(func(k, _ []byte) error {
 		pending = append(pending, bytes.Clone(k))
@@ -397,7 +395,7 @@ func indexOutbox(tx *bolt.Tx, now time.Time) error {
 }
 
 // indexDownloadQueries writes download_requests_by_query for every stored download request.
-func indexDownloadQueries(tx *bolt.Tx) error {
+func indexDownloadQueries(tx kvTx) error {
 	b, err := tx.CreateBucketIfNotExists(bucketDownloadRequestsQuery)
 	if err != nil {
 		return err
@@ -418,7 +416,7 @@ func indexDownloadQueries(tx *bolt.Tx) error {
 // SchemaVersion is the version a database has after Open.
 var SchemaVersion = len(migrations)
 
-func schemaVersion(tx *bolt.Tx) (int, error) {
+func schemaVersion(tx kvTx) (int, error) {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		return 0, nil
@@ -434,11 +432,11 @@ func schemaVersion(tx *bolt.Tx) (int, error) {
 	return n, nil
 }
 
-func migrate(tx *bolt.Tx) error {
+func migrate(tx kvTx) error {
 	return migrateTo(tx, len(migrations))
 }
 
-func migrateTo(tx *bolt.Tx, target int) error {
+func migrateTo(tx kvTx, target int) error {
 	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ func openRaw(t *testing.T) *bolt.DB {
 // and the version is recorded.
 func TestMigration1(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 1) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 1) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -35,7 +35,7 @@ func TestMigration1(t *testing.T) {
 				t.Errorf("bucket %s missing after migration 1", b)
 			}
 		}
-		if v, _ := schemaVersion(tx); v != 1 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 1 {
 			t.Errorf("schema version = %d, want 1", v)
 		}
 		return nil
@@ -45,14 +45,14 @@ func TestMigration1(t *testing.T) {
 func TestMigrateIsIdempotentAndRefusesNewer(t *testing.T) {
 	db := openRaw(t)
 	for range 2 {
-		if err := db.Update(migrate); err != nil {
+		if err := db.Update(func(tx *bolt.Tx) error { return migrate(boltKV{tx}) }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMeta).Put([]byte(MetaSchema), []byte(strconv.Itoa(len(migrations)+1)))
 	})
-	if err := db.Update(migrate); err == nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrate(boltKV{tx}) }); err == nil {
 		t.Fatal("a database of a newer schema was accepted")
 	}
 }
@@ -61,7 +61,7 @@ func TestMigrateIsIdempotentAndRefusesNewer(t *testing.T) {
 // checks that the index then carries the whole KeyRef, with the owner flag taken from the person.
 func TestMigration2(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 1) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 1) }); err != nil {
 		t.Fatal(err)
 	}
 	owner := Person{ID: "p1", TenantID: "t1", Email: "o@x.mx", IsOwner: true}
@@ -85,7 +85,7 @@ func TestMigration2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 2) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 2) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -94,7 +94,7 @@ func TestMigration2(t *testing.T) {
 			"h2": {TenantID: "t1", KeyID: "k2", PersonID: "p2", Status: 0},
 		}
 		for h, w := range want {
-			ref, err := newTx(tx).APIKeyByLookup([]byte(h))
+			ref, err := newTx(boltKV{tx}).APIKeyByLookup([]byte(h))
 			if err != nil || ref != w {
 				t.Errorf("index %s = %+v, %v; want %+v", h, ref, err, w)
 			}
@@ -104,7 +104,7 @@ func TestMigration2(t *testing.T) {
 		if !k1.PersonIsOwner {
 			t.Error("the key record did not get the owner flag")
 		}
-		if v, _ := schemaVersion(tx); v != 2 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 2 {
 			t.Errorf("schema version = %d, want 2", v)
 		}
 		return nil
@@ -114,10 +114,10 @@ func TestMigration2(t *testing.T) {
 // TestMigration3 checks the event and webhook buckets appear from a schema-2 database.
 func TestMigration3(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 2) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 2) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 3) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 3) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -134,13 +134,13 @@ func TestMigration3(t *testing.T) {
 // are added without touching what was there.
 func TestMigration4(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 3) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 3) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketWebhooks).Put([]byte("t/w"), []byte("{}")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 4) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 4) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -152,7 +152,7 @@ func TestMigration4(t *testing.T) {
 		if tx.Bucket(bucketWebhooks).Get([]byte("t/w")) == nil {
 			t.Error("migration 4 lost a webhook")
 		}
-		if v, _ := schemaVersion(tx); v != 4 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 4 {
 			t.Errorf("schema version = %d, want 4", v)
 		}
 		return nil
@@ -163,13 +163,13 @@ func TestMigration4(t *testing.T) {
 // employee buckets are added without touching what was there.
 func TestMigration5(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 4) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 4) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketPeople).Put([]byte("t/p"), []byte("{}")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 5) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 5) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -181,7 +181,7 @@ func TestMigration5(t *testing.T) {
 		if tx.Bucket(bucketPeople).Get([]byte("t/p")) == nil {
 			t.Error("migration 5 lost a person")
 		}
-		if v, _ := schemaVersion(tx); v != 5 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 5 {
 			t.Errorf("schema version = %d, want 5", v)
 		}
 		return nil
@@ -192,13 +192,13 @@ func TestMigration5(t *testing.T) {
 // are added without touching what was there.
 func TestMigration6(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 5) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 5) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketEmployers).Put([]byte("t/p"), []byte("{}")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 6) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 6) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -210,7 +210,7 @@ func TestMigration6(t *testing.T) {
 		if tx.Bucket(bucketEmployers).Get([]byte("t/p")) == nil {
 			t.Error("migration 6 lost employer data")
 		}
-		if v, _ := schemaVersion(tx); v != 6 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 6 {
 			t.Errorf("schema version = %d, want 6", v)
 		}
 		return nil
@@ -221,13 +221,13 @@ func TestMigration6(t *testing.T) {
 // is added without touching what was there.
 func TestMigration7(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 6) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 6) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketTaxFiles).Put([]byte("t/f"), []byte("{}")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 7) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 7) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -237,7 +237,7 @@ func TestMigration7(t *testing.T) {
 		if tx.Bucket(bucketTaxFiles).Get([]byte("t/f")) == nil {
 			t.Error("migration 7 lost a tax file")
 		}
-		if v, _ := schemaVersion(tx); v != 7 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 7 {
 			t.Errorf("schema version = %d, want 7", v)
 		}
 		return nil
@@ -248,13 +248,13 @@ func TestMigration7(t *testing.T) {
 // buckets are added without touching it.
 func TestMigration8(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 7) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 7) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketProducts).Put([]byte("t/p"), []byte("{}")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 8) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 8) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
@@ -264,7 +264,7 @@ func TestMigration8(t *testing.T) {
 		if tx.Bucket(bucketProducts).Get([]byte("t/p")) == nil {
 			t.Error("migration 8 lost a product")
 		}
-		if v, _ := schemaVersion(tx); v != 8 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 8 {
 			t.Errorf("schema version = %d, want 8", v)
 		}
 		return nil
@@ -276,7 +276,7 @@ func TestMigration8(t *testing.T) {
 // of its answer, and keeps its XML.
 func TestMigration12(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 11) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 11) }); err != nil {
 		t.Fatal(err)
 	}
 	old := []Invoice{
@@ -298,7 +298,7 @@ func TestMigration12(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 12) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 12) }); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]InvoiceSummary{
@@ -308,21 +308,21 @@ func TestMigration12(t *testing.T) {
 	db.View(func(tx *bolt.Tx) error {
 		for tenant, w := range want {
 			var got []InvoiceSummary
-			if err := (newTx(tx)).Invoices(tenant).EachSummary(time.Time{}, time.Time{}, func(s InvoiceSummary) error { got = append(got, s); return nil }); err != nil {
+			if err := (newTx(boltKV{tx})).Invoices(tenant).EachSummary(time.Time{}, time.Time{}, func(s InvoiceSummary) error { got = append(got, s); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if len(got) != 1 || got[0] != w {
 				t.Errorf("tenant %s summaries = %+v, want %+v", tenant, got, w)
 			}
-			v, err := (newTx(tx)).Invoices(tenant).Get(w.ID)
+			v, err := (newTx(boltKV{tx})).Invoices(tenant).Get(w.ID)
 			if err != nil || v.Date != w.Date || v.Series != w.Series || len(v.XML) != 4 {
 				t.Errorf("invoice %s after migration 12: %+v %v", w.ID, v, err)
 			}
 		}
-		if p, err := (newTx(tx)).PendingCancellations(); err != nil || len(p) != 1 || p[0].TenantID != "t2" || p[0].InvoiceID != "i2" {
+		if p, err := (newTx(boltKV{tx})).PendingCancellations(); err != nil || len(p) != 1 || p[0].TenantID != "t2" || p[0].InvoiceID != "i2" {
 			t.Errorf("pending cancellations after migration 12: %+v %v", p, err)
 		}
-		if v, _ := schemaVersion(tx); v != 12 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 12 {
 			t.Errorf("schema version = %d, want 12", v)
 		}
 		return nil
@@ -352,7 +352,7 @@ func TestInvoiceSummaryEncoding(t *testing.T) {
 // due at once when it was claimed, and that the old outbox is gone.
 func TestMigration13(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 12) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 12) }); err != nil {
 		t.Fatal(err)
 	}
 	past, lease := time.Now().UTC().Add(-time.Hour), time.Now().UTC().Add(2*time.Minute)
@@ -379,14 +379,14 @@ func TestMigration13(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 13) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 13) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketOutbox) != nil {
 			t.Error("the outbox of schema 3 is still there")
 		}
-		q, next, err := (newTx(tx)).Outbox().Due("t1", "w1", nil, time.Now(), 10, nil)
+		q, next, err := (newTx(boltKV{tx})).Outbox().Due("t1", "w1", nil, time.Now(), 10, nil)
 		if err != nil || len(q) != 2 || !next.IsZero() {
 			t.Fatalf("queue after migration 13: %+v next %v %v", q, next, err)
 		}
@@ -396,17 +396,17 @@ func TestMigration13(t *testing.T) {
 		if q[1].DeliveryID != old[1]["id"] || q[1].Synthetic || q[1].EventType != "invoice.stamped" || q[1].Due.After(time.Now()) {
 			t.Errorf("the claimed one = %+v (due at once)", q[1])
 		}
-		d, err := (newTx(tx)).Deliveries("t1").Get(q[0].DeliveryID)
+		d, err := (newTx(boltKV{tx})).Deliveries("t1").Get(q[0].DeliveryID)
 		if err != nil || !d.Synthetic || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(past) {
 			t.Errorf("delivery after migration 13: %+v %v", d, err)
 		}
-		if st, _ := (newTx(tx)).Deliveries("t1").PendingStats("w1"); st.Count != 2 {
+		if st, _ := (newTx(boltKV{tx})).Deliveries("t1").PendingStats("w1"); st.Count != 2 {
 			t.Errorf("pending count = %d, want 2", st.Count)
 		}
 		if raw := tx.Bucket(bucketDeliveries).Get(key("t1", q[1].DeliveryID)); bytes.Contains(raw, []byte("claimed")) {
 			t.Errorf("the claim is still stored: %s", raw)
 		}
-		if v, _ := schemaVersion(tx); v != 13 {
+		if v, _ := schemaVersion(boltKV{tx}); v != 13 {
 			t.Errorf("schema version = %d, want 13", v)
 		}
 		return nil

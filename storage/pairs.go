@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Pair counters: a tenant's records counted by every pair of the values of the fields a list
@@ -26,7 +24,7 @@ func pairKey(tenant string, f byte, a string, g byte, b string) []byte {
 // (now): folded, in the order of fields, "" where a field has none (every one for a record that
 // is new, or deleted). Only the pairs of which a value changed are written; a nil b is left
 // alone.
-func movePairs(b *bolt.Bucket, tenant string, fields []byte, was, now []string) error {
+func movePairs(b kvBucket, tenant string, fields []byte, was, now []string) error {
 	if b == nil {
 		return nil
 	}
@@ -53,7 +51,7 @@ func movePairs(b *bolt.Bucket, tenant string, fields []byte, was, now []string) 
 
 // countPair is the counter in b of fields f and g holding a and bv (folded here), given in
 // either order; 0 when a value is empty, f is g, either is not among fields, or b is nil.
-func countPair(b *bolt.Bucket, tenant string, fields []byte, f byte, a string, g byte, bv string) int {
+func countPair(b kvBucket, tenant string, fields []byte, f byte, a string, g byte, bv string) int {
 	i, j := slices.Index(fields, f), slices.Index(fields, g)
 	if i > j {
 		f, a, g, bv, i, j = g, bv, f, a, j, i
@@ -71,7 +69,7 @@ func countPair(b *bolt.Bucket, tenant string, fields []byte, f byte, a string, g
 // countPairsFrom makes the bucket name and counts in it every record of the summaries bucket
 // sums (keys "<tenant>/<id>"), whose folded values in the order of fields values reads (a
 // migration).
-func countPairsFrom(tx *bolt.Tx, name, sums []byte, fields []byte, values func(raw []byte) ([]string, error)) error {
+func countPairsFrom(tx kvTx, name, sums []byte, fields []byte, values func(raw []byte) ([]string, error)) error {
 	b, err := tx.CreateBucketIfNotExists(name)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
-// Package storage keeps timbra's records in one bbolt file. It is the only package that imports
-// bbolt; the rest of the program sees the Store and Tx interfaces, so a second backend can be
-// added without touching the rules (storagetest is the conformance suite every backend passes).
+// Package storage keeps timbra's records: in one bbolt file (Open), or in PostgreSQL for several
+// server nodes (OpenPostgres). It is the only package that imports bbolt or pgx; the rest of the
+// program sees the Store and Tx interfaces. The collections, their indexes and counters, and the
+// migrations are written once over ordered key-value buckets (kv.go) that each backend provides,
+// so no rule lives in a backend (storagetest is the conformance suite every backend passes).
 //
 // The schema, every bucket and key layout in one place. Records are JSON values, except events
 // and deliveries (binary since schema 14, codec.go; older ones stay JSON). Keys inside a

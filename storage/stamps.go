@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 var bucketStampTransactions = []byte("stamp_transactions")
@@ -46,20 +44,20 @@ type StampTransactions interface {
 	List(offset, limit int) ([]StampTransaction, int, error)
 }
 
-func (t boltTx) StampTransactions(tenantID string) StampTransactions {
-	return boltStampTransactions{newListed[StampTransaction](t, bucketStampTransactions, tenantID)}
+func (t collections) StampTransactions(tenantID string) StampTransactions {
+	return kvStampTransactions{newListed[StampTransaction](t, bucketStampTransactions, tenantID)}
 }
 
-type boltStampTransactions struct{ records[StampTransaction] }
+type kvStampTransactions struct{ records[StampTransaction] }
 
-func (s boltStampTransactions) Get(id string) (StampTransaction, error) { return s.get(id) }
+func (s kvStampTransactions) Get(id string) (StampTransaction, error) { return s.get(id) }
 
-func (s boltStampTransactions) Add(v StampTransaction) error {
+func (s kvStampTransactions) Add(v StampTransaction) error {
 	v.TenantID = s.tenant
 	return s.put(v.ID, v)
 }
 
-func (s boltStampTransactions) List(offset, limit int) ([]StampTransaction, int, error) {
+func (s kvStampTransactions) List(offset, limit int) ([]StampTransaction, int, error) {
 	return s.page(offset, limit)
 }
 
@@ -71,7 +69,7 @@ const OpeningComment = "opening balance: held before credit movements were recor
 // one opening movement of the difference: a grant (type 1) to the person, with the balance
 // after it, placed before the tenant's first movement. The tenant's movements are then numbered
 // again in order, so each person's history adds up to its balance.
-func openingMovements(tx *bolt.Tx, now time.Time) error {
+func openingMovements(tx kvTx, now time.Time) error {
 	type opening struct {
 		person     string
 		creditType int

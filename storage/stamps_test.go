@@ -104,7 +104,7 @@ func addsUp(t *testing.T, tx Tx, tenant string) []StampTransaction {
 // movement, which is numbered after it.
 func TestMigrationOpeningMovements(t *testing.T) {
 	db := openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 19) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 19) }); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -122,17 +122,17 @@ func TestMigrationOpeningMovements(t *testing.T) {
 				return err
 			}
 		}
-		return countListed(tx)
+		return countListed(boltKV{tx})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := time.Now()
-	if err := db.Update(migrate); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrate(boltKV{tx}) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
-		all := addsUp(t, newTx(tx), "a")
+		all := addsUp(t, newTx(boltKV{tx}), "a")
 		want := []struct {
 			person string
 			ct     int
@@ -148,7 +148,7 @@ func TestMigrationOpeningMovements(t *testing.T) {
 				t.Errorf("opening %d: %+v", i, m)
 			}
 		}
-		if _, n, _ := newTx(tx).StampTransactions("b").List(0, 0); n != 0 {
+		if _, n, _ := newTx(boltKV{tx}).StampTransactions("b").List(0, 0); n != 0 {
 			t.Errorf("tenant b, without credits, has %d movements", n)
 		}
 		return nil
@@ -156,7 +156,7 @@ func TestMigrationOpeningMovements(t *testing.T) {
 
 	// schema 20 before, with a consumption recorded since: the opening goes first
 	db = openRaw(t)
-	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(tx, 20) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrateTo(boltKV{tx}, 20) }); err != nil {
 		t.Fatal(err)
 	}
 	owner := people[0]
@@ -164,19 +164,19 @@ func TestMigrationOpeningMovements(t *testing.T) {
 	used := StampTransaction{ID: "01970000-0000-7000-8000-00000000000a", Consecutive: 1, FromPersonID: owner.ID, Amount: 1,
 		TransactionType: 3, TransactionStatus: 1, CreditType: 1, ReferenceID: "inv-1", FromBalance: new(int64(499)), CreatedAt: at.AddDate(0, 1, 0)}
 	err = db.Update(func(tx *bolt.Tx) error {
-		if err := newTx(tx).People("a").Put(owner); err != nil {
+		if err := newTx(boltKV{tx}).People("a").Put(owner); err != nil {
 			return err
 		}
-		return newTx(tx).StampTransactions("a").Add(used)
+		return newTx(boltKV{tx}).StampTransactions("a").Add(used)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(migrate); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return migrate(boltKV{tx}) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
-		all := addsUp(t, newTx(tx), "a")
+		all := addsUp(t, newTx(boltKV{tx}), "a")
 		if len(all) != 2 || all[0].Amount != 500 || all[0].Comments != OpeningComment || !all[0].CreatedAt.Equal(used.CreatedAt) ||
 			all[1].ID != used.ID || all[1].ReferenceID != "inv-1" || all[1].Consecutive != 2 {
 			t.Errorf("after the migration: %+v", all)
@@ -184,11 +184,11 @@ func TestMigrationOpeningMovements(t *testing.T) {
 		return nil
 	})
 	// opening again adds nothing: the history already adds up
-	if err := db.Update(func(tx *bolt.Tx) error { return openingMovements(tx, time.Now()) }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error { return openingMovements(boltKV{tx}, time.Now()) }); err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *bolt.Tx) error {
-		if _, n, _ := newTx(tx).StampTransactions("a").List(0, 0); n != 2 {
+		if _, n, _ := newTx(boltKV{tx}).StampTransactions("a").List(0, 0); n != 2 {
 			t.Errorf("opening again made %d movements", n)
 		}
 		return nil

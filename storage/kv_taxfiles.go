@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Values of the taxfiles_by_person index: the state of the file, so a person's current files are
@@ -16,8 +14,8 @@ var (
 	taxFileDeleted = []byte("d")
 )
 
-func (t boltTx) TaxFiles(tenantID string) TaxFiles {
-	return boltTaxFiles{
+func (t collections) TaxFiles(tenantID string) TaxFiles {
+	return kvTaxFiles{
 		records:      records[TaxFile]{b: t.bucket(bucketTaxFiles), tenant: tenantID},
 		byPerson:     t.bucket(bucketTaxFilesByPerson),
 		current:      t.bucket(bucketTaxFilesCurrent),
@@ -25,17 +23,17 @@ func (t boltTx) TaxFiles(tenantID string) TaxFiles {
 	}
 }
 
-type boltTaxFiles struct {
+type kvTaxFiles struct {
 	records[TaxFile]
-	byPerson *bolt.Bucket
-	current  *bolt.Bucket
+	byPerson kvBucket
+	current  kvBucket
 	// currentTally counts each tenant's current files
 	currentTally tally
 }
 
-func (b boltTaxFiles) Get(id string) (TaxFile, error) { return b.get(id) }
+func (b kvTaxFiles) Get(id string) (TaxFile, error) { return b.get(id) }
 
-func (b boltTaxFiles) Put(f TaxFile) error {
+func (b kvTaxFiles) Put(f TaxFile) error {
 	if old, err := b.get(f.ID); err == nil && old.PersonID != f.PersonID {
 		if err := b.byPerson.Delete(key(b.tenant, old.PersonID, old.ID)); err != nil {
 			return err
@@ -73,7 +71,7 @@ func (b boltTaxFiles) Put(f TaxFile) error {
 }
 
 // fromIndex resolves an index entry whose key ends in the file id.
-func (b boltTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error) {
+func (b kvTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error) {
 	return func(k, _ []byte) ([]byte, error) {
 		raw := b.b.Get(key(b.tenant, string(k[len(prefix):])))
 		if raw == nil {
@@ -83,12 +81,12 @@ func (b boltTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error)
 	}
 }
 
-func (b boltTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
+func (b kvTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, "")
 	return pageOf[TaxFile](b.current, prefix, offset, limit, b.currentTally.get(b.tenant), b.fromIndex(prefix))
 }
 
-func (b boltTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile, int, error) {
+func (b kvTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, personID, "")
 	get := b.fromIndex(prefix)
 	var out []TaxFile
@@ -114,7 +112,7 @@ func (b boltTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFil
 	return out, total, nil
 }
 
-func (b boltTaxFiles) AllByPerson(personID string) ([]TaxFile, error) {
+func (b kvTaxFiles) AllByPerson(personID string) ([]TaxFile, error) {
 	prefix := key(b.tenant, personID, "")
 	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), -1, b.fromIndex(prefix))
 	return out, err

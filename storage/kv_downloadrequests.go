@@ -8,16 +8,14 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
-func (t boltTx) DownloadRequests(tenantID string) DownloadRequests {
-	return boltDownloadRequests{records: newListed[DownloadRequest](t, bucketDownloadRequests, tenantID), tx: t}
+func (t collections) DownloadRequests(tenantID string) DownloadRequests {
+	return kvDownloadRequests{records: newListed[DownloadRequest](t, bucketDownloadRequests, tenantID), tx: t}
 }
 
 // ActiveDownloadRequests are the requests of every tenant that the worker has work on.
-func (t boltTx) ActiveDownloadRequests() ([]ActiveDownload, error) {
+func (t collections) ActiveDownloadRequests() ([]ActiveDownload, error) {
 	var out []ActiveDownload
 	err := t.bucket(bucketDownloadRequestsActive).ForEach(func(k, v []byte) error {
 		tenant, id, ok := strings.Cut(string(k), "/")
@@ -34,14 +32,14 @@ func (t boltTx) ActiveDownloadRequests() ([]ActiveDownload, error) {
 	return out, err
 }
 
-type boltDownloadRequests struct {
+type kvDownloadRequests struct {
 	records[DownloadRequest]
-	tx boltTx
+	tx collections
 }
 
-func (d boltDownloadRequests) Get(id string) (DownloadRequest, error) { return d.get(id) }
+func (d kvDownloadRequests) Get(id string) (DownloadRequest, error) { return d.get(id) }
 
-func (d boltDownloadRequests) Put(v DownloadRequest) error {
+func (d kvDownloadRequests) Put(v DownloadRequest) error {
 	v.TenantID = d.tenant
 	active := d.tx.bucket(bucketDownloadRequestsActive)
 	var err error
@@ -82,7 +80,7 @@ func decodeRequestSummary(b []byte) (DownloadRequestSummary, error) {
 // is stored to v's (nil: the request is deleted), for the fields that changed. Before the index
 // exists (an older migration writing through Put) nothing is written, and the migration that
 // makes it indexes what it finds.
-func indexDownloadRequest(tx *bolt.Tx, tenant, id string, v *DownloadRequest) error {
+func indexDownloadRequest(tx kvTx, tenant, id string, v *DownloadRequest) error {
 	sums, by, counts := tx.Bucket(bucketDownloadRequestsSummary), tx.Bucket(bucketDownloadRequestsBy), tx.Bucket(bucketCounts)
 	if sums == nil || by == nil {
 		return nil
@@ -152,20 +150,20 @@ func (s DownloadRequestSummary) folded() []string {
 	return out
 }
 
-func (d boltDownloadRequests) CountBoth(f DownloadRequestField, a string, g DownloadRequestField, b string) (int, error) {
+func (d kvDownloadRequests) CountBoth(f DownloadRequestField, a string, g DownloadRequestField, b string) (int, error) {
 	return countPair(d.tx.bucket(bucketDownloadRequestsPairs), d.tenant, requestFieldKeys, byte(f), a, byte(g), b), nil
 }
 
 // countDownloadRequestPairs writes download_requests_pairs from every stored summary (migration
 // 29).
-func countDownloadRequestPairs(tx *bolt.Tx) error {
+func countDownloadRequestPairs(tx kvTx) error {
 	return countPairsFrom(tx, bucketDownloadRequestsPairs, bucketDownloadRequestsSummary, requestFieldKeys, func(raw []byte) ([]string, error) {
 		s, err := decodeRequestSummary(raw)
 		return s.folded(), err
 	})
 }
 
-func (d boltDownloadRequests) CountBy(f DownloadRequestField, value string) (int, error) {
+func (d kvDownloadRequests) CountBy(f DownloadRequestField, value string) (int, error) {
 	folded := Fold(value)
 	if folded == "" {
 		return 0, nil
@@ -176,7 +174,7 @@ func (d boltDownloadRequests) CountBy(f DownloadRequestField, value string) (int
 	return 0, nil
 }
 
-func (d boltDownloadRequests) EachBy(f DownloadRequestField, value string, fn func(id string) error) error {
+func (d kvDownloadRequests) EachBy(f DownloadRequestField, value string, fn func(id string) error) error {
 	folded := Fold(value)
 	if folded == "" {
 		return nil
@@ -193,7 +191,7 @@ func (d boltDownloadRequests) EachBy(f DownloadRequestField, value string, fn fu
 	return nil
 }
 
-func (d boltDownloadRequests) Summary(id string) (DownloadRequestSummary, error) {
+func (d kvDownloadRequests) Summary(id string) (DownloadRequestSummary, error) {
 	raw := d.tx.bucket(bucketDownloadRequestsSummary).Get(key(d.tenant, id))
 	if raw == nil {
 		return DownloadRequestSummary{}, ErrNotFound
@@ -207,7 +205,7 @@ func (d boltDownloadRequests) Summary(id string) (DownloadRequestSummary, error)
 
 // indexDownloadRequests writes the summary and the index entries of every stored request (the
 // walk writes only other buckets).
-func indexDownloadRequests(tx *bolt.Tx) error {
+func indexDownloadRequests(tx kvTx) error {
 	return tx.Bucket(bucketDownloadRequests).ForEach(func(k, v []byte) error {
 		tenant, id, err := splitRef(k)
 		if err != nil {
@@ -222,7 +220,7 @@ func indexDownloadRequests(tx *bolt.Tx) error {
 	})
 }
 
-func (d boltDownloadRequests) SameQuery(r DownloadRequest) (active, taken int, err error) {
+func (d kvDownloadRequests) SameQuery(r DownloadRequest) (active, taken int, err error) {
 	prefix := key(d.tenant, r.QueryKey(), "")
 	c := d.tx.bucket(bucketDownloadRequestsQuery).Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
@@ -248,7 +246,7 @@ func deletePrefix(b interface {
 	return nil
 }
 
-func (d boltDownloadRequests) keysUnder(name []byte, prefix []byte) [][]byte {
+func (d kvDownloadRequests) keysUnder(name []byte, prefix []byte) [][]byte {
 	var ks [][]byte
 	c := d.tx.bucket(name).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -257,7 +255,7 @@ func (d boltDownloadRequests) keysUnder(name []byte, prefix []byte) [][]byte {
 	return ks
 }
 
-func (d boltDownloadRequests) Delete(id string) error {
+func (d kvDownloadRequests) Delete(id string) error {
 	prefix := key(d.tenant, id, "")
 	for _, name := range [][]byte{bucketDownloadPackages, bucketDownloadItems} {
 		if err := deletePrefix(d.tx.bucket(name), d.keysUnder(name, prefix)); err != nil {
@@ -283,7 +281,7 @@ func (d boltDownloadRequests) Delete(id string) error {
 	return d.del(id)
 }
 
-func (d boltDownloadRequests) List(offset, limit int) ([]DownloadRequest, int, error) {
+func (d kvDownloadRequests) List(offset, limit int) ([]DownloadRequest, int, error) {
 	return d.page(offset, limit)
 }
 
@@ -294,7 +292,7 @@ func chunkKey(prefix []byte, i uint32) []byte {
 	return binary.BigEndian.AppendUint32(bytes.Clone(prefix), i)
 }
 
-func (d boltDownloadRequests) PutPackage(requestID, packageID string, r io.Reader) (int64, error) {
+func (d kvDownloadRequests) PutPackage(requestID, packageID string, r io.Reader) (int64, error) {
 	b := d.tx.bucket(bucketDownloadPackages)
 	prefix := key(d.tenant, requestID, packageID, "")
 	if err := deletePrefix(b, d.keysUnder(bucketDownloadPackages, prefix)); err != nil {
@@ -319,16 +317,16 @@ func (d boltDownloadRequests) PutPackage(requestID, packageID string, r io.Reade
 	}
 }
 
-func (d boltDownloadRequests) PutPackageChunk(requestID, packageID string, i int, b []byte) error {
+func (d kvDownloadRequests) PutPackageChunk(requestID, packageID string, i int, b []byte) error {
 	return d.tx.bucket(bucketDownloadPackages).Put(chunkKey(key(d.tenant, requestID, packageID, ""), uint32(i)), bytes.Clone(b))
 }
 
-func (d boltDownloadRequests) DeletePackage(requestID, packageID string) error {
+func (d kvDownloadRequests) DeletePackage(requestID, packageID string) error {
 	prefix := key(d.tenant, requestID, packageID, "")
 	return deletePrefix(d.tx.bucket(bucketDownloadPackages), d.keysUnder(bucketDownloadPackages, prefix))
 }
 
-func (d boltDownloadRequests) TruncateItems(requestID, kind string, keep int) (int, error) {
+func (d kvDownloadRequests) TruncateItems(requestID, kind string, keep int) (int, error) {
 	prefix := key(d.tenant, requestID, kind, "")
 	ks := d.keysUnder(bucketDownloadItems, prefix)
 	if keep >= len(ks) {
@@ -337,7 +335,7 @@ func (d boltDownloadRequests) TruncateItems(requestID, kind string, keep int) (i
 	return len(ks) - keep, deletePrefix(d.tx.bucket(bucketDownloadItems), ks[max(keep, 0):])
 }
 
-func (d boltDownloadRequests) Package(requestID, packageID string, w io.Writer) error {
+func (d kvDownloadRequests) Package(requestID, packageID string, w io.Writer) error {
 	prefix := key(d.tenant, requestID, packageID, "")
 	c := d.tx.bucket(bucketDownloadPackages).Cursor()
 	found := false
@@ -353,7 +351,7 @@ func (d boltDownloadRequests) Package(requestID, packageID string, w io.Writer) 
 	return nil
 }
 
-func (d boltDownloadRequests) ReadPackageAt(requestID, packageID string, p []byte, off int64) error {
+func (d kvDownloadRequests) ReadPackageAt(requestID, packageID string, p []byte, off int64) error {
 	if off < 0 {
 		return fmt.Errorf("storage: package offset %d", off)
 	}
@@ -380,7 +378,7 @@ func (d boltDownloadRequests) ReadPackageAt(requestID, packageID string, p []byt
 	return nil
 }
 
-func (d boltDownloadRequests) AddItem(requestID, kind string, v []byte) error {
+func (d kvDownloadRequests) AddItem(requestID, kind string, v []byte) error {
 	prefix := key(d.tenant, requestID, kind, "")
 	return d.tx.bucket(bucketDownloadItems).Put(binary.BigEndian.AppendUint64(prefix, uint64(d.itemCount(prefix))), v)
 }
@@ -388,7 +386,7 @@ func (d boltDownloadRequests) AddItem(requestID, kind string, v []byte) error {
 // itemCount is the number of items under prefix: their sequences run from 0 without a gap
 // (AddItem appends, TruncateItems cuts the tail, Delete takes all), so it is the last one's
 // sequence and one, read from the last key without walking the others.
-func (d boltDownloadRequests) itemCount(prefix []byte) int {
+func (d kvDownloadRequests) itemCount(prefix []byte) int {
 	c := d.tx.bucket(bucketDownloadItems).Cursor()
 	// the last key under prefix: seek past it and step back
 	k, _ := c.Seek(append(bytes.Clone(prefix), 0xff))
@@ -405,7 +403,7 @@ func (d boltDownloadRequests) itemCount(prefix []byte) int {
 
 // Items reads the page from its first key (a seek, not a walk from the first item), so a page
 // costs its own items whatever the request holds.
-func (d boltDownloadRequests) Items(requestID, kind string, offset, limit int) ([][]byte, int, error) {
+func (d kvDownloadRequests) Items(requestID, kind string, offset, limit int) ([][]byte, int, error) {
 	prefix := key(d.tenant, requestID, kind, "")
 	total := d.itemCount(prefix)
 	var out [][]byte

@@ -9,21 +9,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
-func (t boltTx) Webhooks(tenantID string) Webhooks {
-	return boltWebhooks{newListed[Webhook](t, bucketWebhooks, tenantID)}
+func (t collections) Webhooks(tenantID string) Webhooks {
+	return kvWebhooks{newListed[Webhook](t, bucketWebhooks, tenantID)}
 }
 
-func (t boltTx) Events(tenantID string) Events {
-	return boltEvents{records[Event]{b: t.bucket(bucketEvents), tenant: tenantID}, t.bucket(bucketEventsByRelated),
+func (t collections) Events(tenantID string) Events {
+	return kvEvents{records[Event]{b: t.bucket(bucketEvents), tenant: tenantID}, t.bucket(bucketEventsByRelated),
 		t.bucket(bucketEventsByType), t.bucket(bucketEventsHours), t.bucket(bucketEventsRelatedHours)}
 }
 
-func (t boltTx) Deliveries(tenantID string) Deliveries {
-	return boltDeliveries{
+func (t collections) Deliveries(tenantID string) Deliveries {
+	return kvDeliveries{
 		records:   records[Delivery]{b: t.bucket(bucketDeliveries), tenant: tenantID},
 		byWebhook: t.bucket(bucketDeliveriesByWebhook),
 		pending:   t.bucket(bucketDeliveriesPending),
@@ -33,16 +31,16 @@ func (t boltTx) Deliveries(tenantID string) Deliveries {
 	}
 }
 
-func (t boltTx) Outbox() Outbox { return boltOutbox{t.bucket(bucketDeliveriesDue)} }
+func (t collections) Outbox() Outbox { return kvOutbox{t.bucket(bucketDeliveriesDue)} }
 
-type boltWebhooks struct{ records[Webhook] }
+type kvWebhooks struct{ records[Webhook] }
 
-func (w boltWebhooks) Get(id string) (Webhook, error)                 { return w.get(id) }
-func (w boltWebhooks) Put(v Webhook) error                            { return w.put(v.ID, v) }
-func (w boltWebhooks) Delete(id string) error                         { return w.del(id) }
-func (w boltWebhooks) List(offset, limit int) ([]Webhook, int, error) { return w.page(offset, limit) }
+func (w kvWebhooks) Get(id string) (Webhook, error)                 { return w.get(id) }
+func (w kvWebhooks) Put(v Webhook) error                            { return w.put(v.ID, v) }
+func (w kvWebhooks) Delete(id string) error                         { return w.del(id) }
+func (w kvWebhooks) List(offset, limit int) ([]Webhook, int, error) { return w.page(offset, limit) }
 
-func (w boltWebhooks) All() ([]Webhook, error) {
+func (w kvWebhooks) All() ([]Webhook, error) {
 	items, _, err := w.page(0, int(^uint(0)>>1))
 	return items, err
 }
@@ -63,7 +61,7 @@ func idTime(t time.Time) []byte {
 
 // newest walks the keys of b under prefix whose time part is in [from, to], newest first.
 // lo and hi bound the keys (hi exclusive).
-func newest(b *bolt.Bucket, prefix, lo, hi []byte, fn func(k, v []byte) bool) {
+func newest(b kvBucket, prefix, lo, hi []byte, fn func(k, v []byte) bool) {
 	c := b.Cursor()
 	var k, v []byte
 	if k, _ = c.Seek(hi); k == nil {
@@ -102,18 +100,18 @@ func decodeEach[T any](fn func(T) bool, get func(k, v []byte) []byte, err *error
 	}
 }
 
-type boltEvents struct {
+type kvEvents struct {
 	records[Event]
-	byRelated *bolt.Bucket
-	byType    *bolt.Bucket
-	hours     *bolt.Bucket
+	byRelated kvBucket
+	byType    kvBucket
+	hours     kvBucket
 	// relHours counts each related object's events by hour (schema 30; nil before)
-	relHours *bolt.Bucket
+	relHours kvBucket
 }
 
-func (e boltEvents) Get(id string) (Event, error) { return e.get(id) }
+func (e kvEvents) Get(id string) (Event, error) { return e.get(id) }
 
-func (e boltEvents) Put(v Event) error {
+func (e kvEvents) Put(v Event) error {
 	if err := e.byRelated.Put(key(e.tenant, v.RelatedObjectID, v.ID), []byte(v.Type)); err != nil {
 		return err
 	}
@@ -128,7 +126,7 @@ func (e boltEvents) Put(v Event) error {
 	return e.put(v.ID, v)
 }
 
-func (e boltEvents) Delete(id string) error {
+func (e kvEvents) Delete(id string) error {
 	old, err := e.get(id)
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -150,14 +148,14 @@ func (e boltEvents) Delete(id string) error {
 
 // count adds d to the counters of v's hour, of any type and of v's type, the tenant's and its
 // related object's.
-func (e boltEvents) count(v Event, d int64) error {
+func (e kvEvents) count(v Event, d int64) error {
 	if err := countEvent(e.hours, e.tenant, v, d); err != nil {
 		return err
 	}
 	return countRelated(e.relHours, e.tenant, v, d)
 }
 
-func countEvent(hours *bolt.Bucket, tenant string, v Event, d int64) error {
+func countEvent(hours kvBucket, tenant string, v Event, d int64) error {
 	at := eventTime(v)
 	for _, typ := range []string{"", v.Type} {
 		if err := addCount(hours, hourKey(tenant, typ, at), d); err != nil {
@@ -169,7 +167,7 @@ func countEvent(hours *bolt.Bucket, tenant string, v Event, d int64) error {
 
 // countRelated is countEvent for v's related object, in events_related_hours (nil before schema
 // 30: nothing is written, and migration 30 counts what it finds).
-func countRelated(relHours *bolt.Bucket, tenant string, v Event, d int64) error {
+func countRelated(relHours kvBucket, tenant string, v Event, d int64) error {
 	if relHours == nil {
 		return nil
 	}
@@ -195,7 +193,7 @@ func hourKey(tenant, typ string, t time.Time) []byte {
 }
 
 // addCount adds d to the 8-byte big-endian counter at k; a counter that reaches 0 goes.
-func addCount(b *bolt.Bucket, k []byte, d int64) error {
+func addCount(b kvBucket, k []byte, d int64) error {
 	n := int64(0)
 	if v := b.Get(k); len(v) == 8 {
 		n = int64(binary.BigEndian.Uint64(v))
@@ -209,7 +207,7 @@ func addCount(b *bolt.Bucket, k []byte, d int64) error {
 
 // indexOf is the bucket and key prefix under which a tenant's events of type typ ("" any) are
 // in time order.
-func (e boltEvents) indexOf(typ string) (*bolt.Bucket, string) {
+func (e kvEvents) indexOf(typ string) (kvBucket, string) {
 	if typ == "" {
 		return e.b, e.tenant
 	}
@@ -219,14 +217,14 @@ func (e boltEvents) indexOf(typ string) (*bolt.Bucket, string) {
 // Count adds the kept counters of the hours [from, to] overlaps, then takes away the events of
 // the first and last hour that fall outside it, counted by key: its cost grows with the hours of
 // the range and the events of those two hours, never with the events stored.
-func (e boltEvents) Count(typ string, from, to time.Time) (int, error) {
+func (e kvEvents) Count(typ string, from, to time.Time) (int, error) {
 	b, p := e.indexOf(typ)
 	return countHours(e.hours, e.tenant, typ, b, p, nil, from, to), nil
 }
 
 // CountRelated is Count over the related object's counters and index entries (whose values are
 // their types).
-func (e boltEvents) CountRelated(related, typ string, from, to time.Time) (int, error) {
+func (e kvEvents) CountRelated(related, typ string, from, to time.Time) (int, error) {
 	if e.relHours == nil {
 		return 0, errors.New("storage: events are not counted by related object before schema 30")
 	}
@@ -240,7 +238,7 @@ func (e boltEvents) CountRelated(related, typ string, from, to time.Time) (int, 
 // countHours adds the counters in hours of owner's events of type typ ("" any) over the hours
 // [from, to] overlaps, then takes away the entries of index b under p in the first and last
 // hour that fall outside it (those whose value is want, when want is not nil).
-func countHours(hours *bolt.Bucket, owner, typ string, b *bolt.Bucket, p string, want []byte, from, to time.Time) int {
+func countHours(hours kvBucket, owner, typ string, b kvBucket, p string, want []byte, from, to time.Time) int {
 	if to.Before(from) {
 		return 0
 	}
@@ -258,7 +256,7 @@ func countHours(hours *bolt.Bucket, owner, typ string, b *bolt.Bucket, p string,
 }
 
 // countRange counts the keys of b in [lo, hi) (whose value is want, when want is not nil).
-func countRange(b *bolt.Bucket, lo, hi, want []byte) int {
+func countRange(b kvBucket, lo, hi, want []byte) int {
 	n := 0
 	c := b.Cursor()
 	for k, v := c.Seek(lo); k != nil && bytes.Compare(k, hi) < 0; k, v = c.Next() {
@@ -271,7 +269,7 @@ func countRange(b *bolt.Bucket, lo, hi, want []byte) int {
 
 // Page walks the keys of [from, to] newest first, passing over offset of them unread and
 // decoding at most limit.
-func (e boltEvents) Page(typ string, from, to time.Time, offset, limit int) ([]Event, error) {
+func (e kvEvents) Page(typ string, from, to time.Time, offset, limit int) ([]Event, error) {
 	b, p := e.indexOf(typ)
 	lo, hi := timeBounds(p, from, to)
 	var out []Event
@@ -302,7 +300,7 @@ func (e boltEvents) Page(typ string, from, to time.Time, offset, limit int) ([]E
 // PageRelated walks the related object's index entries of [from, to] newest first, their types
 // read from the entries, passing over offset of those of type typ ("" any) and decoding at most
 // limit.
-func (e boltEvents) PageRelated(related, typ string, from, to time.Time, offset, limit int) ([]Event, error) {
+func (e kvEvents) PageRelated(related, typ string, from, to time.Time, offset, limit int) ([]Event, error) {
 	prefix := string(key(e.tenant, related))
 	lo, hi := timeBounds(prefix, from, to)
 	if limit <= 0 {
@@ -327,7 +325,7 @@ func (e boltEvents) PageRelated(related, typ string, from, to time.Time, offset,
 	return out, err
 }
 
-func (e boltEvents) Body(id string) ([]byte, error) {
+func (e kvEvents) Body(id string) ([]byte, error) {
 	raw := e.b.Get(key(e.tenant, id))
 	if raw == nil {
 		return nil, ErrNotFound
@@ -339,12 +337,12 @@ func (e boltEvents) Body(id string) ([]byte, error) {
 	return v.Body, nil
 }
 
-func (e boltEvents) Older(t time.Time, fn func(Event) bool) error {
+func (e kvEvents) Older(t time.Time, fn func(Event) bool) error {
 	return older(e.b, e.tenant, t, fn)
 }
 
 // older walks a tenant's records made before t, oldest first.
-func older[T any](b *bolt.Bucket, tenant string, t time.Time, fn func(T) bool) error {
+func older[T any](b kvBucket, tenant string, t time.Time, fn func(T) bool) error {
 	prefix, limit := key(tenant, ""), timeKey(tenant, t)
 	c := b.Cursor()
 	var items []T // collected first: the caller may delete what it is given
@@ -363,9 +361,9 @@ func older[T any](b *bolt.Bucket, tenant string, t time.Time, fn func(T) bool) e
 	return nil
 }
 
-type boltDeliveries struct {
+type kvDeliveries struct {
 	records[Delivery]
-	byWebhook, pending, count, due *bolt.Bucket
+	byWebhook, pending, count, due kvBucket
 	perHook                        tally // deliveries of each webhook: "<tenant>/<webhookID>"
 }
 
@@ -387,10 +385,10 @@ func dueValue(d Delivery) []byte {
 	return key(d.Kind, d.EventType, d.EventID, synthetic)
 }
 
-func (d boltDeliveries) Get(id string) (Delivery, error) { return d.get(id) }
+func (d kvDeliveries) Get(id string) (Delivery, error) { return d.get(id) }
 
 // addPending moves a webhook's pending counter by n.
-func (d boltDeliveries) addPending(webhook string, n int64) error {
+func (d kvDeliveries) addPending(webhook string, n int64) error {
 	k := key(d.tenant, webhook)
 	var c int64
 	if v := d.count.Get(k); len(v) == 8 {
@@ -403,7 +401,7 @@ func (d boltDeliveries) addPending(webhook string, n int64) error {
 	return d.count.Put(k, binary.BigEndian.AppendUint64(nil, uint64(c)))
 }
 
-func (d boltDeliveries) Put(v Delivery) error {
+func (d kvDeliveries) Put(v Delivery) error {
 	old, err := d.get(v.ID)
 	switch {
 	case err == nil:
@@ -414,7 +412,7 @@ func (d boltDeliveries) Put(v Delivery) error {
 	return err
 }
 
-func (d boltDeliveries) Update(id string, fn func(*Delivery) bool) error {
+func (d kvDeliveries) Update(id string, fn func(*Delivery) bool) error {
 	old, err := d.get(id)
 	if err != nil {
 		return err
@@ -428,7 +426,7 @@ func (d boltDeliveries) Update(id string, fn func(*Delivery) bool) error {
 	return d.replace(&old, v)
 }
 
-func (d boltDeliveries) Finish(v Delivery, due time.Time) (bool, error) {
+func (d kvDeliveries) Finish(v Delivery, due time.Time) (bool, error) {
 	if d.due.Get(dueKey(d.tenant, v.WebhookID, due, v.ID)) == nil {
 		return false, nil
 	}
@@ -436,7 +434,7 @@ func (d boltDeliveries) Finish(v Delivery, due time.Time) (bool, error) {
 }
 
 // replace saves v over old (nil when v is new), keeping the indexes and the pending counter.
-func (d boltDeliveries) replace(old *Delivery, v Delivery) error {
+func (d kvDeliveries) replace(old *Delivery, v Delivery) error {
 	v.TenantID = d.tenant
 	wasPending := false
 	if old != nil {
@@ -484,7 +482,7 @@ func (d boltDeliveries) replace(old *Delivery, v Delivery) error {
 	return d.put(v.ID, v)
 }
 
-func (d boltDeliveries) Delete(id string) error {
+func (d kvDeliveries) Delete(id string) error {
 	old, err := d.get(id)
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -502,7 +500,7 @@ func (d boltDeliveries) Delete(id string) error {
 			return err
 		}
 	}
-	for _, b := range []*bolt.Bucket{d.pending, d.byWebhook} {
+	for _, b := range []kvBucket{d.pending, d.byWebhook} {
 		if err := b.Delete(key(d.tenant, old.WebhookID, old.ID)); err != nil {
 			return err
 		}
@@ -513,11 +511,11 @@ func (d boltDeliveries) Delete(id string) error {
 	return d.del(id)
 }
 
-func (d boltDeliveries) resolve(prefix []byte) func(k, _ []byte) []byte {
+func (d kvDeliveries) resolve(prefix []byte) func(k, _ []byte) []byte {
 	return func(k, _ []byte) []byte { return d.b.Get(key(d.tenant, string(k[len(prefix):]))) }
 }
 
-func (d boltDeliveries) ByWebhook(webhookID string, since time.Time, offset, limit int) ([]Delivery, int, error) {
+func (d kvDeliveries) ByWebhook(webhookID string, since time.Time, offset, limit int) ([]Delivery, int, error) {
 	prefix := key(d.tenant, webhookID, "")
 	lo := prefix // the zero time: every delivery
 	if !since.IsZero() {
@@ -541,14 +539,14 @@ func (d boltDeliveries) ByWebhook(webhookID string, since time.Time, offset, lim
 	return out, total, err
 }
 
-func (d boltDeliveries) AllByWebhook(webhookID string, fn func(Delivery) bool) error {
+func (d kvDeliveries) AllByWebhook(webhookID string, fn func(Delivery) bool) error {
 	prefix := key(d.tenant, webhookID, "")
 	var err error
 	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), decodeEach(fn, d.resolve(prefix), &err))
 	return err
 }
 
-func (d boltDeliveries) Pending(webhookID string) ([]Delivery, error) {
+func (d kvDeliveries) Pending(webhookID string) ([]Delivery, error) {
 	prefix := key(d.tenant, webhookID, "")
 	var out []Delivery
 	c := d.pending.Cursor()
@@ -562,7 +560,7 @@ func (d boltDeliveries) Pending(webhookID string) ([]Delivery, error) {
 	return out, nil
 }
 
-func (d boltDeliveries) PendingStats(webhookID string) (PendingStats, error) {
+func (d kvDeliveries) PendingStats(webhookID string) (PendingStats, error) {
 	var st PendingStats
 	if v := d.count.Get(key(d.tenant, webhookID)); len(v) == 8 {
 		st.Count = int(binary.BigEndian.Uint64(v))
@@ -588,11 +586,11 @@ func uuidTime(id string) time.Time {
 	return time.UnixMilli(int64(ms)).UTC()
 }
 
-func (d boltDeliveries) Older(t time.Time, fn func(Delivery) bool) error {
+func (d kvDeliveries) Older(t time.Time, fn func(Delivery) bool) error {
 	return older(d.b, d.tenant, t, fn)
 }
 
-type boltOutbox struct{ b *bolt.Bucket }
+type kvOutbox struct{ b kvBucket }
 
 // splitDue reads a due key: its tenant, webhook, due time and delivery id.
 func splitDue(k []byte) (tenant, webhook string, due time.Time, id string, err error) {
@@ -608,7 +606,7 @@ func splitDue(k []byte) (tenant, webhook string, due time.Time, id string, err e
 	return string(k[:i]), string(k[i+1 : i+1+j]), time.Unix(0, int64(binary.BigEndian.Uint64(rest[:8]))), string(rest[8:]), nil
 }
 
-func (o boltOutbox) Destinations(tenant string, fn func(Destination) bool) error {
+func (o kvOutbox) Destinations(tenant string, fn func(Destination) bool) error {
 	var prefix []byte
 	if tenant != "" {
 		prefix = key(tenant, "")
@@ -628,7 +626,7 @@ func (o boltOutbox) Destinations(tenant string, fn func(Destination) bool) error
 	return nil
 }
 
-func (o boltOutbox) Due(tenant, webhook string, after *Queued, now time.Time, limit int, skip func(string) bool) ([]Queued, time.Time, error) {
+func (o kvOutbox) Due(tenant, webhook string, after *Queued, now time.Time, limit int, skip func(string) bool) ([]Queued, time.Time, error) {
 	prefix := key(tenant, webhook, "")
 	var out []Queued
 	c := o.b.Cursor()
@@ -664,7 +662,7 @@ func (o boltOutbox) Due(tenant, webhook string, after *Queued, now time.Time, li
 	return out, time.Time{}, nil
 }
 
-func (o boltOutbox) Empty() bool {
+func (o kvOutbox) Empty() bool {
 	k, _ := o.b.Cursor().First()
 	return k == nil
 }

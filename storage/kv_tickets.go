@@ -5,23 +5,21 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
-func (t boltTx) Tickets(tenantID string) Tickets {
-	return boltTickets{newListed[Ticket](t, bucketTickets, tenantID), t.bucket(bucketTicketsByNumber),
+func (t collections) Tickets(tenantID string) Tickets {
+	return kvTickets{newListed[Ticket](t, bucketTickets, tenantID), t.bucket(bucketTicketsByNumber),
 		t.bucket(bucketTicketsByPaid), t.bucket(bucketTicketsByRecorded), t.bucket(bucketTicketsBy), t.bucket(bucketTicketsInStatus)}
 }
 
-type boltTickets struct {
+type kvTickets struct {
 	records[Ticket]
-	byNumber, byPaid, byRecorded, by, inStatus *bolt.Bucket
+	byNumber, byPaid, byRecorded, by, inStatus kvBucket
 }
 
-func (s boltTickets) Get(id string) (Ticket, error) { return s.get(id) }
+func (s kvTickets) Get(id string) (Ticket, error) { return s.get(id) }
 
-func (s boltTickets) ByNumber(number string) (Ticket, error) {
+func (s kvTickets) ByNumber(number string) (Ticket, error) {
 	id := s.byNumber.Get(key(s.tenant, number))
 	if id == nil {
 		return Ticket{}, ErrNotFound
@@ -31,7 +29,7 @@ func (s boltTickets) ByNumber(number string) (Ticket, error) {
 
 // Put saves the ticket and its indexes: number → id; paid day/id → issuer/recorder/status (the
 // status changes, so the value is rewritten on every Put); recorded day/id → recorder.
-func (s boltTickets) Put(v Ticket) error {
+func (s kvTickets) Put(v Ticket) error {
 	v.TenantID = s.tenant
 	if len(v.PaidDay) != 10 || len(v.RecordedDay) != 10 {
 		return fmt.Errorf("storage: ticket %s without its days", v.ID)
@@ -78,7 +76,7 @@ func countKeyTickets(prefix []byte) []byte {
 // recorder, once when the same), under its issuer and under its status, moving it from its old status's (oldStatus; "" when new) and counting. Issuer,
 // recorder and payment day never change. Before schema 17 (an older migration writing through
 // Put) there is no index: nothing is written, and migration 17 indexes what it finds.
-func indexTicket(by, counts *bolt.Bucket, tenant string, v Ticket, oldStatus string, entry []byte) error {
+func indexTicket(by, counts kvBucket, tenant string, v Ticket, oldStatus string, entry []byte) error {
 	if by == nil || oldStatus == v.Status {
 		return nil // the entries are the same: issuer, recorder and day never change
 	}
@@ -125,7 +123,7 @@ func inStatusKey(tenant string, ix TicketIndex, value, status string) []byte {
 // when new) to its status: under its issuer and recorder as people (once when the same) and
 // under its issuer. Before schema 28 (an older migration writing through Put) there are none:
 // nothing is written, and migration 28 counts what it finds.
-func countTicketInStatus(b *bolt.Bucket, tenant string, v Ticket, oldStatus string) error {
+func countTicketInStatus(b kvBucket, tenant string, v Ticket, oldStatus string) error {
 	if b == nil || oldStatus == v.Status {
 		return nil
 	}
@@ -150,7 +148,7 @@ func countTicketInStatus(b *bolt.Bucket, tenant string, v Ticket, oldStatus stri
 }
 
 // countTicketsInStatus writes tickets_in_status from every payment-day entry (migration 28).
-func countTicketsInStatus(tx *bolt.Tx) error {
+func countTicketsInStatus(tx kvTx) error {
 	b, err := tx.CreateBucketIfNotExists(bucketTicketsInStatus)
 	if err != nil {
 		return err
@@ -166,7 +164,7 @@ func countTicketsInStatus(tx *bolt.Tx) error {
 	})
 }
 
-func (s boltTickets) CountIn(ix TicketIndex, value, status string) (int, error) {
+func (s kvTickets) CountIn(ix TicketIndex, value, status string) (int, error) {
 	if s.inStatus == nil {
 		return 0, nil
 	}
@@ -176,19 +174,19 @@ func (s boltTickets) CountIn(ix TicketIndex, value, status string) (int, error) 
 	return 0, nil
 }
 
-func (s boltTickets) CountBy(ix TicketIndex, value string) (int, error) {
+func (s kvTickets) CountBy(ix TicketIndex, value string) (int, error) {
 	if v := s.tally.counts.Get(countKeyTickets(ticketsBy(s.tenant, ix, value))); len(v) == 8 {
 		return int(binary.BigEndian.Uint64(v)), nil
 	}
 	return 0, nil
 }
 
-func (s boltTickets) EachPaidBy(ix TicketIndex, value, from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
+func (s kvTickets) EachPaidBy(ix TicketIndex, value, from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
 	return s.days(s.by, ticketsBy(s.tenant, ix, value), from, to, reverse, paidEntry(fn))
 }
 
 // indexTicketsBy writes tickets_by and its counters from every payment-day entry (migration 17).
-func indexTicketsBy(tx *bolt.Tx) error {
+func indexTicketsBy(tx kvTx) error {
 	by, counts := tx.Bucket(bucketTicketsBy), tx.Bucket(bucketCounts)
 	return tx.Bucket(bucketTicketsByPaid).ForEach(func(k, entry []byte) error {
 		parts := bytes.SplitN(k, []byte("/"), 3) // tenant/day/id
@@ -201,12 +199,12 @@ func indexTicketsBy(tx *bolt.Tx) error {
 	})
 }
 
-func (s boltTickets) List(offset, limit int) ([]Ticket, int, error) { return s.page(offset, limit) }
+func (s kvTickets) List(offset, limit int) ([]Ticket, int, error) { return s.page(offset, limit) }
 
 // days walks the index entries under prefix (the tenant's, or one value's of tickets_by: ending
 // in '/') from day from to day to, both included ("" leaves a side open), calling fn with the
 // ticket id and the entry's value; backwards when reverse.
-func (s boltTickets) days(b *bolt.Bucket, prefix []byte, from, to string, reverse bool, fn func(id string, v []byte) error) error {
+func (s kvTickets) days(b kvBucket, prefix []byte, from, to string, reverse bool, fn func(id string, v []byte) error) error {
 	first := append(bytes.Clone(prefix), from...)
 	last := append(bytes.Clone(prefix), to+"/\xff"...)
 	if to == "" {
@@ -239,7 +237,7 @@ func (s boltTickets) days(b *bolt.Bucket, prefix []byte, from, to string, revers
 	return nil
 }
 
-func (s boltTickets) EachPaid(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
+func (s kvTickets) EachPaid(from, to string, reverse bool, fn func(id, issuerID, recordedByID, status string) error) error {
 	return s.days(s.byPaid, key(s.tenant, ""), from, to, reverse, paidEntry(fn))
 }
 
@@ -254,6 +252,6 @@ func paidEntry(fn func(id, issuerID, recordedByID, status string) error) func(id
 	}
 }
 
-func (s boltTickets) EachRecorded(from, to string, fn func(id, recordedByID string) error) error {
+func (s kvTickets) EachRecorded(from, to string, fn func(id, recordedByID string) error) error {
 	return s.days(s.byRecorded, key(s.tenant, ""), from, to, false, func(id string, v []byte) error { return fn(id, string(v)) })
 }

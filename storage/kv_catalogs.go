@@ -3,23 +3,21 @@ package storage
 import (
 	"encoding/json"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 var catalogSetKey = []byte("current")
 
-// boltCatalogs keeps each table in a nested bucket of catalog_rows. It remembers the bucket of
+// kvCatalogs keeps each table in a nested bucket of catalog_rows. It remembers the bucket of
 // the last table written, because an import writes a table's rows one after another.
-type boltCatalogs struct {
-	tx        *bolt.Tx
+type kvCatalogs struct {
+	tx        kvTx
 	lastName  string
-	lastTable *bolt.Bucket
+	lastTable kvBucket
 }
 
-func (t boltTx) Catalogs() Catalogs { return &boltCatalogs{tx: t.tx} }
+func (t collections) Catalogs() Catalogs { return &kvCatalogs{tx: t.tx} }
 
-func (c *boltCatalogs) Set() (CatalogSet, error) {
+func (c *kvCatalogs) Set() (CatalogSet, error) {
 	var s CatalogSet
 	raw := c.tx.Bucket(bucketCatalogSet).Get(catalogSetKey)
 	if raw == nil {
@@ -31,7 +29,7 @@ func (c *boltCatalogs) Set() (CatalogSet, error) {
 	return s, nil
 }
 
-func (c *boltCatalogs) PutSet(s CatalogSet) error {
+func (c *kvCatalogs) PutSet(s CatalogSet) error {
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -39,7 +37,7 @@ func (c *boltCatalogs) PutSet(s CatalogSet) error {
 	return c.tx.Bucket(bucketCatalogSet).Put(catalogSetKey, raw)
 }
 
-func (c *boltCatalogs) Clear() error {
+func (c *kvCatalogs) Clear() error {
 	if err := c.tx.DeleteBucket(bucketCatalogRows); err != nil {
 		return err
 	}
@@ -50,20 +48,20 @@ func (c *boltCatalogs) Clear() error {
 	return c.tx.Bucket(bucketCatalogSet).Delete(catalogSetKey)
 }
 
-func (c *boltCatalogs) PutRow(table string, key, row []byte) error {
+func (c *kvCatalogs) PutRow(table string, key, row []byte) error {
 	if c.lastTable == nil || c.lastName != table {
 		b, err := c.tx.Bucket(bucketCatalogRows).CreateBucketIfNotExists([]byte(table))
 		if err != nil {
 			return fmt.Errorf("storage: catalog table %q: %w", table, err)
 		}
 		// Sources list rows mostly in key order: full pages keep the file small.
-		b.FillPercent = 0.9
+		b.InOrder()
 		c.lastName, c.lastTable = table, b
 	}
 	return c.lastTable.Put(key, row)
 }
 
-func (c *boltCatalogs) Row(table string, key []byte) ([]byte, error) {
+func (c *kvCatalogs) Row(table string, key []byte) ([]byte, error) {
 	b := c.tx.Bucket(bucketCatalogRows).Bucket([]byte(table))
 	if b == nil {
 		return nil, ErrNotFound
@@ -75,7 +73,7 @@ func (c *boltCatalogs) Row(table string, key []byte) ([]byte, error) {
 	return v, nil
 }
 
-func (c *boltCatalogs) Rows(table string, fn func(key, row []byte) error) error {
+func (c *kvCatalogs) Rows(table string, fn func(key, row []byte) error) error {
 	b := c.tx.Bucket(bucketCatalogRows).Bucket([]byte(table))
 	if b == nil {
 		return nil

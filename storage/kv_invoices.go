@@ -7,22 +7,20 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
-func (t boltTx) Invoices(tenantID string) Invoices {
-	return boltInvoices{newListed[Invoice](t, bucketInvoices, tenantID), t.bucket(bucketInvoicesByUUID),
+func (t collections) Invoices(tenantID string) Invoices {
+	return kvInvoices{newListed[Invoice](t, bucketInvoices, tenantID), t.bucket(bucketInvoicesByUUID),
 		t.bucket(bucketInvoicesSummary), t.bucket(bucketInvoicesCanceling), t.bucket(bucketInvoicesBy), t.bucket(bucketInvoicesPairs),
 		t.bucket(bucketInvoicesDays)}
 }
 
-type boltInvoices struct {
+type kvInvoices struct {
 	records[Invoice]
-	byUUID, summary, canceling, by, pairs, days *bolt.Bucket
+	byUUID, summary, canceling, by, pairs, days kvBucket
 }
 
-func (t boltTx) PendingCancellations() ([]PendingCancellation, error) {
+func (t collections) PendingCancellations() ([]PendingCancellation, error) {
 	var out []PendingCancellation
 	err := t.bucket(bucketInvoicesCanceling).ForEach(func(k, v []byte) error {
 		tenant, id, err := splitRef(k)
@@ -39,9 +37,9 @@ func (t boltTx) PendingCancellations() ([]PendingCancellation, error) {
 	return out, err
 }
 
-func (s boltInvoices) Get(id string) (Invoice, error) { return s.get(id) }
+func (s kvInvoices) Get(id string) (Invoice, error) { return s.get(id) }
 
-func (s boltInvoices) ByUUID(uuid string) (Invoice, error) {
+func (s kvInvoices) ByUUID(uuid string) (Invoice, error) {
 	id := s.byUUID.Get(key(s.tenant, strings.ToUpper(uuid)))
 	if id == nil {
 		return Invoice{}, ErrNotFound
@@ -51,7 +49,7 @@ func (s boltInvoices) ByUUID(uuid string) (Invoice, error) {
 
 // Put saves an invoice with its UUID index and its summary (rewritten on every Put: the status
 // changes).
-func (s boltInvoices) Put(v Invoice) error {
+func (s kvInvoices) Put(v Invoice) error {
 	v.TenantID = s.tenant
 	v.UUID = strings.ToUpper(v.UUID)
 	if err := invoiceDates(&v); err != nil {
@@ -140,9 +138,9 @@ func decodeStrings(b []byte, fields []*string) bool {
 	return len(b) == 0
 }
 
-func (s boltInvoices) List(offset, limit int) ([]Invoice, int, error) { return s.page(offset, limit) }
+func (s kvInvoices) List(offset, limit int) ([]Invoice, int, error) { return s.page(offset, limit) }
 
-func (s boltInvoices) EachSummary(from, to time.Time, fn func(InvoiceSummary) error) error {
+func (s kvInvoices) EachSummary(from, to time.Time, fn func(InvoiceSummary) error) error {
 	prefix := key(s.tenant, "")
 	lo, hi := prefix, append(bytes.Clone(prefix), 0xff)
 	if !from.IsZero() {
@@ -190,7 +188,7 @@ func countKeyIn(index, prefix []byte) []byte {
 // indexSummary moves an invoice's index entries and counters from its old summary (nil: new)
 // to sum, for the fields that changed. Before schema 16 (an older migration writing through Put)
 // there is no index: nothing is written, and migration 16 indexes what it finds.
-func indexSummary(by, counts *bolt.Bucket, tenant string, old *InvoiceSummary, sum InvoiceSummary) error {
+func indexSummary(by, counts kvBucket, tenant string, old *InvoiceSummary, sum InvoiceSummary) error {
 	if by == nil {
 		return nil
 	}
@@ -245,7 +243,7 @@ func (r *InvoiceSummary) folded() []string {
 	return out
 }
 
-func (s boltInvoices) CountBoth(f InvoiceField, a string, g InvoiceField, b string) (int, error) {
+func (s kvInvoices) CountBoth(f InvoiceField, a string, g InvoiceField, b string) (int, error) {
 	return countPair(s.pairs, s.tenant, invoiceFieldKeys, byte(f), a, byte(g), b), nil
 }
 
@@ -267,7 +265,7 @@ func dayKey(tenant string, f InvoiceField, value, day string) []byte {
 // invoice and of each field's value, where the value or the day changed. Before schema 31 (an
 // older migration writing through Put) there are none: nothing is written, and migration 31
 // counts what it finds.
-func moveDays(b *bolt.Bucket, tenant string, old *InvoiceSummary, sum InvoiceSummary) error {
+func moveDays(b kvBucket, tenant string, old *InvoiceSummary, sum InvoiceSummary) error {
 	if b == nil {
 		return nil
 	}
@@ -294,7 +292,7 @@ func moveDays(b *bolt.Bucket, tenant string, old *InvoiceSummary, sum InvoiceSum
 	return nil
 }
 
-func (s boltInvoices) CountDays(f InvoiceField, value, from, to string) (int, error) {
+func (s kvInvoices) CountDays(f InvoiceField, value, from, to string) (int, error) {
 	if s.days == nil {
 		return 0, errors.New("storage: invoices are not counted by day before schema 31")
 	}
@@ -319,7 +317,7 @@ func (s boltInvoices) CountDays(f InvoiceField, value, from, to string) (int, er
 }
 
 // countInvoiceDays writes invoices_days from every stored summary (migration 31).
-func countInvoiceDays(tx *bolt.Tx) error {
+func countInvoiceDays(tx kvTx) error {
 	b, err := tx.CreateBucketIfNotExists(bucketInvoicesDays)
 	if err != nil {
 		return err
@@ -328,7 +326,7 @@ func countInvoiceDays(tx *bolt.Tx) error {
 }
 
 // eachStoredSummary calls fn with every stored invoice summary and its tenant (a migration).
-func eachStoredSummary(tx *bolt.Tx, fn func(tenant string, sum InvoiceSummary) error) error {
+func eachStoredSummary(tx kvTx, fn func(tenant string, sum InvoiceSummary) error) error {
 	return tx.Bucket(bucketInvoicesSummary).ForEach(func(k, v []byte) error {
 		tenant, _, err := splitRef(k)
 		if err != nil {
@@ -343,14 +341,14 @@ func eachStoredSummary(tx *bolt.Tx, fn func(tenant string, sum InvoiceSummary) e
 }
 
 // countInvoicePairs writes invoices_pairs from every stored summary (migration 27).
-func countInvoicePairs(tx *bolt.Tx) error {
+func countInvoicePairs(tx kvTx) error {
 	return countPairsFrom(tx, bucketInvoicesPairs, bucketInvoicesSummary, invoiceFieldKeys, func(raw []byte) ([]string, error) {
 		sum, err := decodeSummary(raw)
 		return sum.folded(), err
 	})
 }
 
-func (s boltInvoices) CountBy(f InvoiceField, value string) (int, error) {
+func (s kvInvoices) CountBy(f InvoiceField, value string) (int, error) {
 	folded := Fold(value)
 	if folded == "" {
 		return 0, nil
@@ -361,7 +359,7 @@ func (s boltInvoices) CountBy(f InvoiceField, value string) (int, error) {
 	return 0, nil
 }
 
-func (s boltInvoices) EachBy(f InvoiceField, value string, from, to time.Time, fn func(InvoiceSummary) error) error {
+func (s kvInvoices) EachBy(f InvoiceField, value string, from, to time.Time, fn func(InvoiceSummary) error) error {
 	folded := Fold(value)
 	if folded == "" {
 		return nil
@@ -395,13 +393,13 @@ func (s boltInvoices) EachBy(f InvoiceField, value string, from, to time.Time, f
 }
 
 // indexInvoicesBy writes invoices_by and its counters from every stored summary (migration 16).
-func indexInvoicesBy(tx *bolt.Tx) error {
+func indexInvoicesBy(tx kvTx) error {
 	by, counts := tx.Bucket(bucketInvoicesBy), tx.Bucket(bucketCounts)
 	return eachStoredSummary(tx, func(tenant string, sum InvoiceSummary) error { return indexSummary(by, counts, tenant, nil, sum) })
 }
 
 // indexInvoices writes the summary of every stored invoice (migration 12).
-func indexInvoices(tx *bolt.Tx) error {
+func indexInvoices(tx kvTx) error {
 	b := tx.Bucket(bucketInvoices)
 	var all []Invoice
 	if err := b.ForEach(func(k, raw []byte) error {

@@ -1,0 +1,40 @@
+package storage
+
+// The collections (people, invoices, events, …), their indexes and counters, and the migrations
+// are written once, over ordered key-value buckets: kvTx, kvBucket and kvCursor, the part of
+// bbolt's model they use. Each backend provides them: bbolt itself (bolt.go) and PostgreSQL
+// (postgres_kv.go). No rule lives in a backend.
+
+// kvTx is one transaction's buckets.
+type kvTx interface {
+	// Bucket is the named top-level bucket, nil when it does not exist.
+	Bucket(name []byte) kvBucket
+	CreateBucket(name []byte) (kvBucket, error)
+	CreateBucketIfNotExists(name []byte) (kvBucket, error)
+	DeleteBucket(name []byte) error
+	Writable() bool
+}
+
+// kvBucket is an ordered set of keys and values, and of nested buckets. A value returned is
+// valid until the transaction ends and must not be changed.
+type kvBucket interface {
+	Get(key []byte) []byte
+	Put(key, value []byte) error
+	Delete(key []byte) error
+	Cursor() kvCursor
+	// ForEach calls fn for every key in order; the bucket must not change meanwhile.
+	ForEach(fn func(k, v []byte) error) error
+	Bucket(name []byte) kvBucket
+	CreateBucketIfNotExists(name []byte) (kvBucket, error)
+	// InOrder tells that keys will mostly be put in order (bbolt then fills its pages).
+	InOrder()
+}
+
+// kvCursor walks a bucket's keys in order; a nil key is the end.
+type kvCursor interface {
+	First() (key, value []byte)
+	Last() (key, value []byte)
+	Next() (key, value []byte)
+	Prev() (key, value []byte)
+	Seek(seek []byte) (key, value []byte)
+}
