@@ -185,7 +185,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		b.Cleanup(func() { t.Close() })
 		srv := t.Server(slog.New(slog.DiscardHandler))
-		hook, invB := fillScale(b, t.Data.Store, srv.Accounts(), t.Creds.TenantKey, t.Creds.PersonID, n, now)
+		hook, invB := fillScale(b, t.Data.Store.(*storage.Bolt), srv.Accounts(), t.Creds.TenantKey, t.Creds.PersonID, n, now)
 		dbs[i] = db{t: t, h: srv.Handler(), header: t.Header(), hook: hook, invB: invB}
 	}
 	weekFrom, weekTo, weekCount := scaleWeek(now)
@@ -241,7 +241,7 @@ func BenchmarkScale(b *testing.B) {
 		for range b.N {
 			for i, n := range sizes {
 				t0 := time.Now()
-				written, err := dbs[i].t.Data.Store.WriteBackup(context.Background(), io.Discard)
+				written, err := dbs[i].t.Data.Store.(*storage.Bolt).WriteBackup(context.Background(), io.Discard)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/accounts"
@@ -14,8 +15,13 @@ import (
 
 // DataOptions say which database to open and how.
 type DataOptions struct {
+	// Path is the bbolt file.
 	Path string
+	// Database, when set, is a PostgreSQL URL: the database instead of the file at Path, which
+	// several server nodes may share.
+	Database string
 	// MasterKeyFile holds the master key; default Path + ".key", made beside a new database.
+	// Required with Database (every node of it needs the same key).
 	MasterKeyFile string
 	// Environment is the environment asked for; empty takes the stored one (test for a new
 	// database). A database made for one environment never opens for the other.
@@ -26,9 +32,15 @@ type DataOptions struct {
 
 // Data is an open database with its keys.
 type Data struct {
-	Path          string
+	// Path is the bbolt file; empty on PostgreSQL.
+	Path string
+	// Name is the database as messages name it: the file, or PostgreSQL's schema.
+	Name string
+	// Files is where the files of the database's service go (the operator token, the first
+	// credentials), by suffix: the bbolt file, or the master key file without ".key".
+	Files         string
 	MasterKeyFile string
-	Store         *storage.Bolt
+	Store         storage.Store
 	Keys          *secrets.Keys
 	Environment   string
 	// Created tells the database was made by this open.
@@ -41,6 +53,9 @@ const keyCheckPlain = "timbra master key check"
 func OpenData(opt DataOptions) (*Data, error) {
 	if opt.Environment != "" && opt.Environment != accounts.EnvTest && opt.Environment != accounts.EnvProduction {
 		return nil, fmt.Errorf("environment %q: use test or production", opt.Environment)
+	}
+	if opt.Database != "" {
+		return openPostgres(opt)
 	}
 	if opt.MasterKeyFile == "" {
 		opt.MasterKeyFile = opt.Path + ".key"
@@ -65,8 +80,66 @@ func OpenData(opt DataOptions) (*Data, error) {
 		}
 		return nil, err
 	}
-	d := &Data{Path: opt.Path, MasterKeyFile: opt.MasterKeyFile, Store: store, Keys: keys}
-	err = store.Update(context.Background(), func(tx storage.Tx) error {
+	d := &Data{Path: opt.Path, Name: opt.Path, Files: opt.Path, MasterKeyFile: opt.MasterKeyFile, Store: store, Keys: keys}
+	if err := d.settle(opt); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// ErrPostgresKeyFile says why a PostgreSQL database needs its master key file named.
+const ErrPostgresKeyFile = "a PostgreSQL database needs --master-key-file (TIMBRA_MASTER_KEY_FILE): the key that seals its secrets lives outside it, the same file on every node (made with a new database)"
+
+// openPostgres is OpenData on PostgreSQL: the database exists when its environment is stored.
+func openPostgres(opt DataOptions) (*Data, error) {
+	if opt.MasterKeyFile == "" {
+		return nil, errors.New(ErrPostgresKeyFile)
+	}
+	ctx := context.Background()
+	store, err := storage.OpenPostgres(ctx, opt.Database)
+	if err != nil {
+		return nil, err
+	}
+	name := "PostgreSQL schema " + store.Schema()
+	exists := false
+	err = store.View(ctx, func(tx storage.Tx) error {
+		env, err := tx.Meta().Get(storage.MetaEnvironment)
+		exists = env != nil
+		return err
+	})
+	if err == nil && opt.New && exists {
+		err = fmt.Errorf("%s already holds a timbra database: start it with 'timbra server --database ...', or give another search_path", name)
+	}
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	keys, keyCreated, err := secrets.LoadOrCreate(opt.MasterKeyFile)
+	if err == nil && exists && keyCreated {
+		os.Remove(opt.MasterKeyFile)
+		err = fmt.Errorf("%s exists but the master key %s is missing: copy the key file of the nodes that made it", name, opt.MasterKeyFile)
+	}
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	d := &Data{Name: name, Files: strings.TrimSuffix(opt.MasterKeyFile, ".key"), MasterKeyFile: opt.MasterKeyFile, Store: store, Keys: keys}
+	if err := d.settle(opt); err != nil {
+		store.Close()
+		if keyCreated {
+			os.Remove(opt.MasterKeyFile)
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+// settle stores the environment and the master key's check in a new database, or checks them in
+// one made before.
+func (d *Data) settle(opt DataOptions) error {
+	keys := d.Keys
+	return d.Store.Update(context.Background(), func(tx storage.Tx) error {
 		meta := tx.Meta()
 		env, err := meta.Get(storage.MetaEnvironment)
 		if err != nil {
@@ -88,20 +161,28 @@ func OpenData(opt DataOptions) (*Data, error) {
 		}
 		d.Environment = string(env)
 		if opt.Environment != "" && opt.Environment != d.Environment {
-			return fmt.Errorf("database %s was created for the %s environment and cannot run as %s", opt.Path, d.Environment, opt.Environment)
+			return fmt.Errorf("database %s was created for the %s environment and cannot run as %s", d.Name, d.Environment, opt.Environment)
 		}
 		check, err := meta.Get(storage.MetaKeyCheck)
 		if err != nil {
 			return err
 		}
 		if plain, err := keys.Open(check, storage.MetaKeyCheck); err != nil || string(plain) != keyCheckPlain {
-			return errors.New("the master key " + opt.MasterKeyFile + " does not belong to database " + opt.Path)
+			return errors.New("the master key " + d.MasterKeyFile + " does not belong to database " + d.Name)
 		}
 		return nil
 	})
-	if err != nil {
-		store.Close()
-		return nil, err
+}
+
+// Discard closes and removes a database this open made, and its master key, so that a retry
+// starts clean (a failed first start).
+func (d *Data) Discard() {
+	if p, ok := d.Store.(*storage.Postgres); ok && d.Created {
+		p.Drop(context.Background())
 	}
-	return d, nil
+	d.Store.Close()
+	if d.Path != "" {
+		os.Remove(d.Path)
+	}
+	os.Remove(d.MasterKeyFile)
 }

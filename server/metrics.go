@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/internal/webhooks"
 	"github.com/timbra-mx/timbra/storage"
@@ -112,10 +113,14 @@ func (m *metrics) delivery(a webhook.Attempt) {
 	m.mu.Unlock()
 }
 
-// opsStore is what the operations endpoints need of the bbolt backend.
-type opsStore interface {
-	WriteBackup(ctx context.Context, w io.Writer) (int64, error)
+// gaugedStore is what the metrics read of a backend (both have it).
+type gaugedStore interface {
 	Gauges(ctx context.Context) (storage.Gauges, error)
+}
+
+// backupStore is a backend that copies itself (bbolt; PostgreSQL has pg_dump).
+type backupStore interface {
+	WriteBackup(ctx context.Context, w io.Writer) (int64, error)
 }
 
 // serveMetrics answers GET /metrics, guarded by the operator token.
@@ -170,10 +175,10 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	m.mu.Unlock()
 	fmt.Fprintf(&b, "# HELP timbra_listener_sessions Open listen sessions.\n# TYPE timbra_listener_sessions gauge\ntimbra_listener_sessions %d\n", s.hub.Len())
 	s.queueMetrics(r.Context(), &b)
-	if s.ops != nil {
-		if g, err := s.ops.Gauges(r.Context()); err == nil {
+	if s.gauges != nil {
+		if g, err := s.gauges.Gauges(r.Context()); err == nil {
 			fmt.Fprintf(&b, "# HELP timbra_outbox_depth Pending webhook deliveries.\n# TYPE timbra_outbox_depth gauge\ntimbra_outbox_depth %d\n", g.OutboxDepth)
-			fmt.Fprintf(&b, "# HELP timbra_db_size_bytes Size of the database file.\n# TYPE timbra_db_size_bytes gauge\ntimbra_db_size_bytes %d\n", g.SizeBytes)
+			fmt.Fprintf(&b, "# HELP timbra_db_size_bytes Size of the database (bbolt: its file; PostgreSQL: timbra's tables).\n# TYPE timbra_db_size_bytes gauge\ntimbra_db_size_bytes %d\n", g.SizeBytes)
 		} else {
 			s.log.Warn("metrics: read the database gauges", "error", err.Error())
 		}
@@ -233,13 +238,14 @@ func (s *Server) serveBackup(w http.ResponseWriter, r *http.Request) {
 	if !s.operator(w, r) {
 		return
 	}
-	if s.ops == nil {
-		s.writeError(w, r, fmt.Errorf("backup: the store is not a bbolt database"))
+	backup, ok := s.store.(backupStore)
+	if !ok {
+		s.writeError(w, r, apierr.Conflict("This server's database is PostgreSQL: back it up with pg_dump (docs/guides/postgres.md); GET /admin/v1/backup copies a bbolt database."))
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="timbra-backup.db"`)
-	if n, err := s.ops.WriteBackup(r.Context(), w); err != nil {
+	if n, err := backup.WriteBackup(r.Context(), w); err != nil {
 		// The status is sent: abort the response so the client sees a cut body, not a short file.
 		s.log.Error("backup failed", "written", n, "error", err.Error())
 		panic(http.ErrAbortHandler)

@@ -23,8 +23,8 @@ var routeDocs = []routeDoc{
 
 	// Operator API.
 	{pattern: "GET /metrics", summary: "Prometheus metrics", tag: "Operator", sec: secOperator, media: "text/plain"},
-	{pattern: "GET /admin/v1/backup", summary: "A consistent copy of the database", tag: "Operator", sec: secOperator, media: "application/octet-stream",
-		notes: "Streams the bbolt file as of the start of the request; the master key is never in it."},
+	{pattern: "GET /admin/v1/backup", summary: "A consistent copy of the database", tag: "Operator", sec: secOperator, media: "application/octet-stream", errors: []int{409},
+		notes: "Streams the bbolt file as of the start of the request; the master key is never in it. A server on PostgreSQL answers 409: its database is backed up with pg_dump."},
 	{pattern: "GET /admin/v1/tenants", summary: "List tenants", tag: "Operator", sec: secOperator, data: of[[]api.Tenant]()},
 	{pattern: "POST /admin/v1/tenants", summary: "Create a tenant and its owner", tag: "Operator", sec: secOperator, body: of[api.TenantCreate](), data: of[api.Credentials]()},
 	{pattern: "POST /admin/v1/tenants/{tenantKey}/credits", summary: "Grant or withdraw credits", tag: "Operator", sec: secOperator, body: of[api.CreditGrant](), data: of[api.CreditBalances](), errors: []int{404}},

@@ -84,6 +84,13 @@ func TestBackupWhileWriting(t *testing.T) {
 	if resp, _ := f.raw("/admin/v1/backup", ""); resp.StatusCode != 401 {
 		t.Fatalf("backup without the operator token: %d", resp.StatusCode)
 	}
+	if _, ok := f.srv.store.(*storage.Postgres); ok {
+		r := f.do("GET", "/admin/v1/backup", "", "Authorization", "Bearer op-token")
+		if r.status != 409 || !strings.Contains(string(r.raw), "pg_dump") {
+			t.Fatalf("backup of a PostgreSQL database: %d %s", r.status, r.raw)
+		}
+		return
+	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for i := range 4 {

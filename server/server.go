@@ -115,7 +115,8 @@ type Server struct {
 	ws          *websocket.Upgrader // opens listen sessions
 	mux         *routeMux
 	metrics     *metrics
-	ops         opsStore // the bbolt backend's backup and gauges; nil over another store
+	store       storage.Store
+	gauges      gaugedStore // the store's figures for /metrics; nil when it has none
 
 	validations *validations.Service // SAT validations (spec 3 §4.7)
 
@@ -157,7 +158,8 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		probes:         ratelimit.Family{Name: "Probe", Limit: cfg.AnonymousLimit, Window: time.Minute},
 		operatorFamily: ratelimit.Family{Name: "Operator", Limit: cfg.AnonymousLimit, Window: time.Minute},
 	}
-	s.ops, _ = store.(opsStore)
+	s.store = store
+	s.gauges, _ = store.(gaugedStore)
 	var err error
 	if s.catalogs, err = catalogs.New(context.Background(), store); err != nil {
 		return nil, err

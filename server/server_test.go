@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/storage/pgtest"
 )
 
 type fixture struct {
@@ -26,7 +28,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, mutate ...func(*Config)) *fixture {
 	t.Helper()
-	d, err := OpenData(DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
+	d, err := OpenData(testData(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,6 +346,16 @@ func TestAdminAPI(t *testing.T) {
 	if len(ts) != 2 {
 		t.Fatalf("tenants: %s", r.raw)
 	}
+}
+
+// testData is a new database of the test's own: a bbolt file, or a PostgreSQL schema when
+// TIMBRA_TEST_BACKEND is postgres (the server's tests run on both in CI).
+func testData(t *testing.T) DataOptions {
+	dir := t.TempDir()
+	if os.Getenv("TIMBRA_TEST_BACKEND") == "postgres" {
+		return DataOptions{Database: pgtest.URL(t), MasterKeyFile: filepath.Join(dir, "master.key")}
+	}
+	return DataOptions{Path: filepath.Join(dir, "t.db")}
 }
 
 func TestGracefulShutdown(t *testing.T) {

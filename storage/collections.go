@@ -56,6 +56,8 @@ func (t collections) bucket(name []byte) kvBucket {
 }
 
 func (t collections) Meta() Meta       { return kvMeta{t.bucket(bucketMeta)} }
+func (t collections) Leases() Leases   { return kvLeases{t.bucket(bucketLeases)} }
+func (t collections) Nodes() Nodes     { return kvNodes{t.bucket(bucketNodes)} }
 func (t collections) Tenants() Tenants { return kvTenants{t.bucket(bucketTenants)} }
 func (t collections) People(tenantID string) People {
 	return kvPeople{newListed[Person](t, bucketPeople, tenantID), t.bucket(bucketPeopleByEmail)}

@@ -256,6 +256,15 @@ var migrations = []func(tx kvTx) error{
 	// 31: invoices are counted by the day of their date, of all and of each filtered value
 	// (invoices_days), so that a list between two dates knows its total from a counter a day.
 	countInvoiceDays,
+	// 32: the leases of the work several server nodes share, and the nodes (cluster.go).
+	func(tx kvTx) error {
+		for _, b := range [][]byte{bucketLeases, bucketNodes} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }
 
 // listedBuckets are the buckets whose keys are counted per tenant in counts.

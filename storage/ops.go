@@ -45,18 +45,48 @@ func (b *Bolt) Gauges(ctx context.Context) (Gauges, error) {
 	}
 	err := b.db.View(func(tx *bolt.Tx) error {
 		g.SizeBytes = tx.Size()
-		if b := tx.Bucket(bucketDeliveriesPendingCount); b != nil {
-			// one counter per webhook with pending deliveries: the cost grows with the webhooks
-			return b.ForEach(func(_, v []byte) error {
-				if len(v) == 8 {
-					g.OutboxDepth += int(binary.BigEndian.Uint64(v))
-				}
-				return nil
-			})
+		var err error
+		g.OutboxDepth, err = outboxDepth(boltKV{tx})
+		return err
+	})
+	return g, err
+}
+
+// outboxDepth is the number of pending deliveries of every tenant: the sum of one counter per
+// webhook with pending deliveries (the cost grows with the webhooks, not the deliveries).
+func outboxDepth(tx kvTx) (int, error) {
+	b := tx.Bucket(bucketDeliveriesPendingCount)
+	if b == nil {
+		return 0, nil
+	}
+	n := 0
+	err := b.ForEach(func(_, v []byte) error {
+		if len(v) == 8 {
+			n += int(binary.BigEndian.Uint64(v))
 		}
 		return nil
 	})
-	return g, err
+	return n, err
+}
+
+// readMeta reads the schema version, the environment and the key check of meta (nil: none).
+func (r *Report) readMeta(meta kvBucket) {
+	if meta == nil {
+		r.Problems = append(r.Problems, "no meta bucket: "+ErrNotTimbra.Error())
+		return
+	}
+	v, err := strconv.Atoi(string(meta.Get([]byte(MetaSchema))))
+	switch {
+	case err != nil:
+		r.Problems = append(r.Problems, fmt.Sprintf("schema version %q is not a number", meta.Get([]byte(MetaSchema))))
+	case v < 1 || v > SchemaVersion:
+		r.Problems = append(r.Problems, fmt.Sprintf("schema version %d is not one this timbra knows (1 to %d)", v, SchemaVersion))
+	}
+	r.Schema = v
+	r.Environment = string(meta.Get([]byte(MetaEnvironment)))
+	if kc := meta.Get([]byte(MetaKeyCheck)); kc != nil {
+		r.KeyCheck = append([]byte(nil), kc...)
+	}
 }
 
 // Report is what Inspect found in a database file.
@@ -110,23 +140,7 @@ func Inspect(path string) (r Report, err error) {
 				r.Problems = append(r.Problems, "integrity: "+cerr.Error())
 			}
 		}
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			r.Problems = append(r.Problems, "no meta bucket: "+ErrNotTimbra.Error())
-		} else {
-			v, err := strconv.Atoi(string(meta.Get([]byte(MetaSchema))))
-			switch {
-			case err != nil:
-				r.Problems = append(r.Problems, fmt.Sprintf("schema version %q is not a number", meta.Get([]byte(MetaSchema))))
-			case v < 1 || v > SchemaVersion:
-				r.Problems = append(r.Problems, fmt.Sprintf("schema version %d is not one this timbra knows (1 to %d)", v, SchemaVersion))
-			}
-			r.Schema = v
-			r.Environment = string(meta.Get([]byte(MetaEnvironment)))
-			if kc := meta.Get([]byte(MetaKeyCheck)); kc != nil {
-				r.KeyCheck = append([]byte(nil), kc...)
-			}
-		}
+		r.readMeta(boltKV{tx}.Bucket(bucketMeta))
 		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
 			n := 0
 			c := b.Cursor()

@@ -81,6 +81,9 @@
 //	                       (p: under the issuer and the recorder; i: the issuer; s: the status; each counted)
 //	stamp_transactions   <tenantID>/<transactionID>       → StampTransaction (counted in counts; never changed)
 //	manifests            <tenantID>/<personID>/<manifestID> → Manifest (every signed letter, the XML as signed; never changed)
+//	leases               <name, such as d/<tenantID>/<webhookID>> → 8-byte big-endian Unix ns until when, then the node
+//	                       (which node sends a destination's deliveries, when several share the database)
+//	nodes                <node name>                      → 8-byte big-endian Unix ns it last said it was up
 //
 // The outbox (deliveries_due) is an index of pending deliveries, one queue per webhook by due
 // time, kept by Deliveries.Put in the same transaction as the delivery: a pending delivery is
@@ -128,6 +131,9 @@ var (
 	bucketDeliveriesPendingCount = []byte("deliveries_pending_count")
 
 	bucketCounts = []byte("counts")
+
+	bucketLeases = []byte("leases")
+	bucketNodes  = []byte("nodes")
 
 	bucketCatalogSet  = []byte("catalog_set")
 	bucketCatalogRows = []byte("catalog_rows")

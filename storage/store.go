@@ -69,6 +69,9 @@ type Tx interface {
 	StampTransactions(tenantID string) StampTransactions
 	// Manifests is the signed cartas manifiesto of a tenant's people, every version kept.
 	Manifests(tenantID string) Manifests
+	// Leases and Nodes are the work several server nodes share, and those nodes (cluster.go).
+	Leases() Leases
+	Nodes() Nodes
 }
 
 // Meta holds database-wide values.

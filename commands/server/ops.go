@@ -132,6 +132,9 @@ Examples:
 
 func restoreRun(_ *cli.Context, o *restoreOptions) error {
 	w, file := o.f.IO.Out, o.File
+	if o.Database != "" {
+		return errors.New("restore writes a bbolt backup to a database file (--data): a PostgreSQL database is restored with pg_restore (docs/guides/postgres.md)")
+	}
 	if o.Data == "" {
 		o.Data = cmdutil.DefaultDataPath()
 	}
@@ -221,14 +224,16 @@ func newCheckCmd(f *cmdutil.Factory, run cmdutil.RunFunc[checkOptions]) *cli.Com
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "Check a database's integrity, schema and master key (server stopped)",
-		UsageText: "timbra server check [--data PATH] [--master-key-file FILE]",
+		UsageText: "timbra server check [--data PATH | --database URL] [--master-key-file FILE]",
 		Description: `With the server stopped, opens the database read-only and checks bbolt's integrity (every page),
 the schema version, that the master key belongs to it (its key check), and counts the keys of each
-bucket. Exit 1 on any problem.
+bucket. Exit 1 on any problem. With --database it reads a PostgreSQL database the same way,
+without writing (its servers may run meanwhile); PostgreSQL keeps its pages' integrity itself.
 
 Examples:
   timbra server check --data ./t.db
-  timbra server check --data ./restored.db --master-key-file ./old.key`,
+  timbra server check --data ./restored.db --master-key-file ./old.key
+  timbra server check --database postgres://timbra@db:5432/timbra --master-key-file /etc/timbra/master.key`,
 		Flags: dataFlags(&o.dataOptions),
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.ExactArgs(c); err != nil {
@@ -239,17 +244,26 @@ Examples:
 	}
 }
 
-func checkRun(_ *cli.Context, o *checkOptions) error {
+func checkRun(c *cli.Context, o *checkOptions) error {
 	w := o.f.IO.Out
-	if o.Data == "" {
-		o.Data = cmdutil.DefaultDataPath()
+	var rep storage.Report
+	var err error
+	var name string
+	if err := o.check(); err != nil {
+		return err
 	}
-	if o.MasterKeyFile == "" {
-		o.MasterKeyFile = o.Data + ".key"
+	if o.Database != "" {
+		name = "the PostgreSQL database"
+		rep, err = storage.InspectPostgres(c.Context, o.Database)
+	} else {
+		if o.MasterKeyFile == "" {
+			o.MasterKeyFile = o.Data + ".key"
+		}
+		name = o.Data
+		rep, err = storage.Inspect(o.Data)
 	}
-	rep, err := storage.Inspect(o.Data)
 	if err != nil {
-		return cli.Exit(fmt.Sprintf("check %s: %v", o.Data, err), 1)
+		return cli.Exit(fmt.Sprintf("check %s: %v", name, err), 1)
 	}
 	problems := rep.Problems
 	switch _, err := os.Stat(o.MasterKeyFile); {
@@ -265,7 +279,7 @@ func checkRun(_ *cli.Context, o *checkOptions) error {
 			problems = append(problems, fmt.Sprintf("the master key %s does not belong to this database", o.MasterKeyFile))
 		}
 	}
-	fmt.Fprintf(w, "database     %s\nschema       %d (this timbra: %d)\nenvironment  %s\n\n", o.Data, rep.Schema, storage.SchemaVersion, rep.Environment)
+	fmt.Fprintf(w, "database     %s\nschema       %d (this timbra: %d)\nenvironment  %s\n\n", name, rep.Schema, storage.SchemaVersion, rep.Environment)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BUCKET\tKEYS")
 	for _, b := range rep.Buckets {
@@ -277,7 +291,11 @@ func checkRun(_ *cli.Context, o *checkOptions) error {
 		for _, p := range problems {
 			fmt.Fprintln(w, "PROBLEM: "+p)
 		}
-		return cli.Exit(fmt.Sprintf("%d problem(s) found in %s", len(problems), o.Data), 1)
+		return cli.Exit(fmt.Sprintf("%d problem(s) found in %s", len(problems), name), 1)
+	}
+	if o.Database != "" {
+		fmt.Fprintln(w, "OK: tables, schema and master key (PostgreSQL keeps its pages' integrity)")
+		return nil
 	}
 	fmt.Fprintln(w, "OK: integrity, schema and master key")
 	return nil

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	apiserver "github.com/timbra-mx/timbra/server"
+
 	"github.com/timbra-mx/timbra/commands/cmdutil"
 	"github.com/timbra-mx/timbra/internal/api"
 )
@@ -90,7 +92,8 @@ func TestFirstCredentialsOnlyToATerminal(t *testing.T) {
 		t.Run(map[bool]string{true: "terminal", false: "journal"}[tty], func(t *testing.T) {
 			var out bytes.Buffer
 			db := filepath.Join(t.TempDir(), "t.db")
-			if err := firstCredentials(&cmdutil.IOStreams{Out: &out, OutTTY: tty}, db, creds); err != nil {
+			d := &apiserver.Data{Name: db, Files: db}
+			if err := firstCredentials(&cmdutil.IOStreams{Out: &out, OutTTY: tty}, d, creds); err != nil {
 				t.Fatal(err)
 			}
 			file := db + credentialsSuffix
@@ -111,7 +114,7 @@ func TestFirstCredentialsOnlyToATerminal(t *testing.T) {
 			if st, _ := os.Stat(file); runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
 				t.Errorf("the file's mode is %o", st.Mode().Perm())
 			}
-			if err := firstCredentials(&cmdutil.IOStreams{Out: &out}, db, api.Credentials{APIKey: "sk_other"}); err == nil {
+			if err := firstCredentials(&cmdutil.IOStreams{Out: &out}, d, api.Credentials{APIKey: "sk_other"}); err == nil {
 				t.Error("an old credentials file was overwritten")
 			}
 			if again, _ := os.ReadFile(file); string(again) != string(raw) {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -38,13 +39,57 @@ const DefaultOwnerEmail = "owner@timbra.local"
 
 // dataOptions are the flags that find a database and its master key.
 type dataOptions struct {
-	Data, Environment, MasterKeyFile string
+	Data, Database, Environment, MasterKeyFile string
+}
+
+// open opens (or makes) the database the flags name: the bbolt file, or PostgreSQL with
+// --database.
+func (o *dataOptions) open(makeNew bool) (*apiserver.Data, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	return apiserver.OpenData(apiserver.DataOptions{Path: o.Data, Database: o.Database, MasterKeyFile: o.MasterKeyFile, Environment: o.Environment, New: makeNew})
+}
+
+// check refuses flags that name no database or two, and fills in the default file.
+func (o *dataOptions) check() error {
+	switch {
+	case o.Database == "":
+		if o.Data == "" {
+			o.Data = cmdutil.DefaultDataPath()
+		}
+		return nil
+	case o.Data != "":
+		return errors.New("--data and --database name two databases: give one (--data is the bbolt file, --database PostgreSQL)")
+	case o.MasterKeyFile == "":
+		return errors.New(apiserver.ErrPostgresKeyFile)
+	}
+	return checkDatabaseURL(o.Database)
+}
+
+// checkDatabaseURL refuses a PostgreSQL connection string that holds a password: a flag's value
+// shows in the process list and an environment variable in the service's unit. The password
+// goes where libpq and pgx look for it: PGPASSWORD or a password file (~/.pgpass, PGPASSFILE).
+func checkDatabaseURL(s string) error {
+	const say = "--database: no password in the connection string (it would show in the process list): put it in PGPASSWORD or in a password file (~/.pgpass, or PGPASSFILE)"
+	if u, err := url.Parse(s); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		if _, ok := u.User.Password(); ok || u.Query().Has("password") {
+			return errors.New(say)
+		}
+		return nil
+	}
+	if strings.Contains(strings.ToLower(s), "password") {
+		return errors.New(say)
+	}
+	return nil
 }
 
 func dataFlags(o *dataOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "data", EnvVars: []string{"TIMBRA_DATA"}, Destination: &o.Data, DefaultText: "the user data folder's timbra/timbra.db",
 			Usage: "database file `PATH`; its master key lives beside it as PATH.key"},
+		&cli.StringFlag{Name: "database", EnvVars: []string{"TIMBRA_DATABASE"}, Destination: &o.Database,
+			Usage: "PostgreSQL instead of the file: `URL` postgres://USER@HOST:5432/DB?sslmode=require (search_path=SCHEMA to use one; the password from PGPASSWORD or ~/.pgpass); several server nodes may share it; needs --master-key-file"},
 		&cli.StringFlag{Name: "environment", EnvVars: []string{"TIMBRA_ENVIRONMENT"}, Destination: &o.Environment, DefaultText: "test for a new database, else the stored one",
 			Usage: "`test` or production; stored in the database when it is made and checked at every start"},
 		&cli.StringFlag{Name: "master-key-file", EnvVars: []string{"TIMBRA_MASTER_KEY_FILE"}, Destination: &o.MasterKeyFile, DefaultText: "PATH.key beside the database",
@@ -94,12 +139,14 @@ func newServeCmd(f *cmdutil.Factory, run cmdutil.RunFunc[serveOptions]) *cli.Com
 	return &cli.Command{
 		Name:  "server",
 		Usage: "Run the invoicing API on an embedded database",
-		Description: `Runs the whole API (spec: /api/v4) on one bbolt file. On a missing database it first makes one
-with a tenant and its owner, and prints their credentials once.
+		Description: `Runs the whole API (spec: /api/v4) on one bbolt file, or on PostgreSQL with --database (several
+nodes may share one: docs/guides/postgres.md). On a missing database it first makes one with a
+tenant and its owner, and prints their credentials once.
 
 Examples:
   timbra server                                   # 127.0.0.1:8080, the default database
   timbra server --addr 127.0.0.1:0 --addr-file addr --data ./t.db
+  PGPASSWORD=... timbra server --database postgres://timbra@db:5432/timbra --master-key-file /etc/timbra/master.key
   TIMBRA_ADMIN_TOKEN=... timbra server            # operator token from the environment
 
 The operator API (/admin/v1, used by 'timbra admin') is guarded by a token: TIMBRA_ADMIN_TOKEN, or
@@ -232,21 +279,18 @@ Examples:
 }
 
 func initRun(c *cli.Context, o *initOptions) error {
-	if o.Data == "" {
-		o.Data = cmdutil.DefaultDataPath()
-	}
 	now := o.f.Now()
 	stamp, err := o.Stamp.open(now)
 	if err != nil {
 		return err
 	}
-	d, err := apiserver.OpenData(apiserver.DataOptions{Path: o.Data, MasterKeyFile: o.MasterKeyFile, Environment: o.Environment, New: true})
+	d, err := o.open(true)
 	if err != nil {
 		return err
 	}
 	var said bytes.Buffer
 	if err := installStamping(c.Context, d, stamp, now, printSay(&said)); err != nil {
-		discard(d)
+		d.Discard()
 		return err
 	}
 	creds, err := bootstrap(c.Context, d, o.OwnerEmail)
@@ -260,7 +304,7 @@ func initRun(c *cli.Context, o *initOptions) error {
 		enc := json.NewEncoder(o.f.IO.Out)
 		return enc.Encode(creds)
 	}
-	printCredentials(o.f.IO.Out, o.Data, creds)
+	printCredentials(o.f.IO.Out, d.Name, creds)
 	if stamp != nil {
 		_, err = o.f.IO.Out.Write(said.Bytes())
 	}
@@ -275,18 +319,11 @@ func bootstrap(ctx context.Context, d *apiserver.Data, ownerEmail string) (api.C
 	if err == nil {
 		return creds, nil
 	}
-	discard(d)
+	d.Discard()
 	if e, ok := apierr.As(err); ok && len(e.Failures) > 0 {
 		return creds, fmt.Errorf("--owner-email: %s", e.Failures[0].ErrorMessage)
 	}
 	return creds, err
-}
-
-// discard closes and removes a database this open made, and its master key.
-func discard(d *apiserver.Data) {
-	d.Store.Close()
-	os.Remove(d.Path)
-	os.Remove(d.MasterKeyFile)
 }
 
 // credentialsSuffix is added to the database path to name the file of the first credentials.
@@ -294,21 +331,22 @@ const credentialsSuffix = ".credentials"
 
 // firstCredentials tells the credentials of a database the server has just made: on a terminal,
 // printed; elsewhere (a service whose output goes to a journal) written to a file beside the
-// database, readable by the server's user only, and only its path printed.
-func firstCredentials(ios *cmdutil.IOStreams, path string, c api.Credentials) error {
+// database (its master key on PostgreSQL), readable by the server's user only, and only its path
+// printed.
+func firstCredentials(ios *cmdutil.IOStreams, d *apiserver.Data, c api.Credentials) error {
 	if ios.OutTTY {
-		printCredentials(ios.Out, path, c)
+		printCredentials(ios.Out, d.Name, c)
 		return nil
 	}
 	raw, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
-	file := path + credentialsSuffix
+	file := d.Files + credentialsSuffix
 	if err := secrets.WriteFileExclusive(file, append(raw, '\n')); err != nil {
 		return fmt.Errorf("write the first credentials (move away an old %s and start again): %w", file, err)
 	}
-	fmt.Fprintf(ios.Out, "Created a new %s database at %s with one tenant and its owner.\n", c.Environment, path)
+	fmt.Fprintf(ios.Out, "Created a new %s database at %s with one tenant and its owner.\n", c.Environment, d.Name)
 	fmt.Fprintf(ios.Out, "Its tenant key and the owner's API key are in %s, readable by this user only:\n"+
 		"read them once, keep them in a password manager, then delete the file.\n\n", file)
 	return nil
@@ -368,21 +406,18 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Data == "" {
-		o.Data = cmdutil.DefaultDataPath()
-	}
 	stamp, err := o.Stamp.open(f.Now())
 	if err != nil {
 		return err
 	}
-	d, err := apiserver.OpenData(apiserver.DataOptions{Path: o.Data, MasterKeyFile: o.MasterKeyFile, Environment: o.Environment})
+	d, err := o.open(false)
 	if err != nil {
 		return err
 	}
 	defer d.Store.Close()
 	if err := installStamping(c.Context, d, stamp, f.Now(), logSay(log)); err != nil {
 		if d.Created {
-			discard(d) // a retry starts clean
+			d.Discard() // a retry starts clean
 		}
 		return err
 	}
@@ -391,8 +426,8 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := firstCredentials(f.IO, o.Data, creds); err != nil {
-			discard(d) // a retry starts clean, rather than with credentials nobody saw
+		if err := firstCredentials(f.IO, d, creds); err != nil {
+			d.Discard() // a retry starts clean, rather than with credentials nobody saw
 			return err
 		}
 	}
@@ -406,7 +441,7 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 		return err
 	}
 	if o.AdminTokenFile == "" {
-		o.AdminTokenFile = o.Data + cmdutil.AdminTokenSuffix
+		o.AdminTokenFile = d.Files + cmdutil.AdminTokenSuffix
 	}
 	token, err := adminToken(o.AdminTokenFile)
 	if err != nil {
@@ -437,7 +472,7 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "addr", scheme+"://"+addr, "environment", d.Environment, "data", o.Data, "version", f.Version)
+	log.Info("listening", "addr", scheme+"://"+addr, "environment", d.Environment, "data", d.Name, "version", f.Version)
 	if err := srv.Serve(c.Context, serving); err != nil {
 		return err
 	}

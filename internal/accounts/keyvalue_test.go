@@ -3,7 +3,6 @@ package accounts
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -12,11 +11,12 @@ import (
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 func newService(t *testing.T) *Service {
 	t.Helper()
-	store, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	store, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

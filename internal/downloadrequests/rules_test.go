@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/internal/downloadrules"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 type emitted struct{ tenant, typ, related, person string }
@@ -43,7 +43,7 @@ func (r *recorder) WakeEngine(tenant string) {
 
 func openStore(t *testing.T) storage.Store {
 	t.Helper()
-	s, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	s, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

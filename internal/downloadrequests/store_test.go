@@ -14,6 +14,7 @@ import (
 
 	"github.com/timbra-mx/timbra/internal/api"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 // cfdiOf is a stamped CFDI of a package (its Folio and the start of its UUID).
@@ -27,7 +28,7 @@ const cfdiOf = `<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" xmlns
 // the package (a few dozen bytes) and reads back the CFDI; an entry of the JSON form written
 // before reads its CFDI from itself.
 func TestStoreInBatches(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	db, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestStoreInBatches(t *testing.T) {
 // TestReadXMLEntryChecks: an entry reads its CFDI from the stored package, deflated or stored;
 // a package whose bytes changed since (or that is gone) is an error, not another CFDI.
 func TestReadXMLEntryChecks(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	db, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestReadXMLEntryChecks(t *testing.T) {
 // written (still a CFDI that reads), or that is cut short, is not stored: the store is an error
 // and the request does not count the package as downloaded.
 func TestStoreRefusesDamagedPackage(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	db, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 // TestListAgreesWithAScan: for filters on none to three fields, in any case, with dates or
@@ -20,7 +20,7 @@ import (
 // finds, in creation order, and its total is theirs; again after cancellations moved some
 // between statuses.
 func TestListAgreesWithAScan(t *testing.T) {
-	st, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	st, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

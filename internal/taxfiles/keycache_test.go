@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 // cacheEnv is a tax files service over a new database whose clock the test moves.
@@ -30,7 +30,7 @@ type cacheEnv struct {
 
 func newCacheEnv(t *testing.T) *cacheEnv {
 	t.Helper()
-	store, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	store, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

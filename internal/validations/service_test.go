@@ -3,7 +3,6 @@ package validations
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 type checkFunc func(ctx context.Context, in Input, types []string) (map[string]Outcome, error)
@@ -21,7 +21,7 @@ func (f checkFunc) Check(ctx context.Context, in Input, types []string) (map[str
 
 func serviceWithBalance(t *testing.T, balance int64) (*Service, auth.Caller) {
 	t.Helper()
-	st, err := storage.Open(filepath.Join(t.TempDir(), "v.db"))
+	st, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

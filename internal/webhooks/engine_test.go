@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/secrets"
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 func TestRetryDelay(t *testing.T) {
@@ -74,7 +74,7 @@ func newEngineRig(t testing.TB, configure func(*Engine)) *engineRig {
 // newStoppedRig makes the rig without running its engine (start runs it).
 func newStoppedRig(t testing.TB, configure func(*Engine)) *engineRig {
 	t.Helper()
-	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	db, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

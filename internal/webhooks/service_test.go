@@ -3,7 +3,6 @@ package webhooks
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,11 +10,11 @@ import (
 	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
 	"github.com/timbra-mx/timbra/internal/secrets"
-	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/storagetest"
 )
 
 func TestConcurrentChangeIs409(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "t.db"))
+	db, err := storagetest.Open(t)
 	if err != nil {
 		t.Fatal(err)
 	}

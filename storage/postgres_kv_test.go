@@ -1,0 +1,318 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	neturl "net/url"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/timbra-mx/timbra/storage/pgtest"
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestPostgresKVAgreesWithBolt runs the same random operations on PostgreSQL's buckets and on
+// bbolt's, and compares every answer: gets, puts and deletes, cursors walking both ways across
+// their batches (more keys than a batch, values large enough to shrink one), seeks between keys
+// and past the ends, changes of direction, nested buckets, and a bucket deleted and made again.
+func TestPostgresKVAgreesWithBolt(t *testing.T) {
+	ctx := context.Background()
+	pg, err := OpenPostgres(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "kv.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	randKey := func(r *rand.Rand) []byte {
+		k := make([]byte, 1+r.IntN(3))
+		for i := range k {
+			k[i] = byte('a' + r.IntN(8))
+		}
+		if r.IntN(10) == 0 {
+			k = append(k, 0xff) // bytes above ASCII order as bytes, not as text
+		}
+		return k
+	}
+	randValue := func(r *rand.Rand) []byte {
+		switch r.IntN(20) {
+		case 0:
+			return []byte{} // empty: present, not absent
+		case 1:
+			return bytes.Repeat([]byte{byte(r.IntN(256))}, 300_000) // a batch's bytes stop its growth
+		}
+		return []byte(fmt.Sprint(r.Int()))
+	}
+	// leaves: two top-level buckets, and two nested in a third that holds only them (a walk
+	// of a bucket with nested buckets is bbolt's own: it shows them as keys without values)
+	names := [][]byte{[]byte("one"), []byte("two")}
+	outer, inner := []byte("outer"), [][]byte{[]byte("in1"), []byte("in2")}
+
+	// each step runs the same function on both and compares what it logged
+	step := func(i int, write bool, fn func(tx kvTx, log *bytes.Buffer) error) {
+		t.Helper()
+		var pgLog, boltLog bytes.Buffer
+		run := func(tx kvTx, log *bytes.Buffer) error { return fn(tx, log) }
+		var pgErr, boltErr error
+		if write {
+			pgErr = pg.write(ctx, func(tx kvTx) error { return run(tx, &pgLog) })
+			boltErr = db.Update(func(tx *bolt.Tx) error { return run(boltKV{tx}, &boltLog) })
+		} else {
+			pgTx, err := pg.pool.BeginTx(ctx, pgxReadOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kv := newPgKV(ctx, pgTx, false, &pg.buckets)
+			pgErr = kv.outcome(run(kv, &pgLog))
+			pgTx.Rollback(ctx)
+			boltErr = db.View(func(tx *bolt.Tx) error { return run(boltKV{tx}, &boltLog) })
+		}
+		if (pgErr == nil) != (boltErr == nil) {
+			t.Fatalf("step %d: PostgreSQL %v, bbolt %v", i, pgErr, boltErr)
+		}
+		if !bytes.Equal(pgLog.Bytes(), boltLog.Bytes()) {
+			t.Fatalf("step %d differs:\nPostgreSQL %s\nbbolt      %s", i, short(pgLog.Bytes()), short(boltLog.Bytes()))
+		}
+	}
+	logKV := func(log *bytes.Buffer, what string, k, v []byte) {
+		fmt.Fprintf(log, "%s %q=", what, k)
+		if v == nil {
+			log.WriteString("nil;")
+		} else {
+			fmt.Fprintf(log, "%d:%x;", len(v), v[:min(len(v), 8)])
+		}
+	}
+	bucketOf := func(tx kvTx, r *rand.Rand) kvBucket {
+		if i := r.IntN(4); i < 2 {
+			return tx.Bucket(names[i])
+		} else if b := tx.Bucket(outer); b != nil {
+			return b.Bucket(inner[i-2])
+		}
+		return nil
+	}
+	makeOuter := func(tx kvTx) error {
+		b, err := tx.CreateBucket(outer)
+		if err != nil {
+			return err
+		}
+		for _, n := range inner {
+			if _, err := b.CreateBucketIfNotExists(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	step(-1, true, func(tx kvTx, _ *bytes.Buffer) error {
+		for _, n := range names {
+			if _, err := tx.CreateBucket(n); err != nil {
+				return err
+			}
+		}
+		return makeOuter(tx)
+	})
+	for i := range 400 {
+		seed := rng.Uint64()
+		op := rng.IntN(10)
+		switch {
+		case op < 4: // writes
+			step(i, true, func(tx kvTx, log *bytes.Buffer) error {
+				r := rand.New(rand.NewPCG(seed, 0))
+				for range 1 + r.IntN(40) {
+					b := bucketOf(tx, r)
+					if b == nil {
+						log.WriteString("no bucket;")
+						continue
+					}
+					k := randKey(r)
+					if r.IntN(4) == 0 {
+						if err := b.Delete(k); err != nil {
+							return err
+						}
+						continue
+					}
+					if err := b.Put(k, randValue(r)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		case op == 4 && rng.IntN(4) == 0: // a bucket removed and made again, as the catalogs do
+			step(i, true, func(tx kvTx, log *bytes.Buffer) error {
+				if err := tx.DeleteBucket(outer); err != nil {
+					return err
+				}
+				if tx.Bucket(outer) != nil {
+					log.WriteString("still there;")
+				}
+				b, err := tx.CreateBucket(outer)
+				if err != nil {
+					return err
+				}
+				if b.Bucket(inner[0]) != nil {
+					log.WriteString("nested kept;")
+				}
+				if tx.DeleteBucket(outer) != nil || makeOuter(tx) != nil {
+					log.WriteString("not made again;")
+				}
+				return nil
+			})
+		default: // reads: a walk from a seek, first or last, with turns
+			step(i, false, func(tx kvTx, log *bytes.Buffer) error {
+				r := rand.New(rand.NewPCG(seed, 1))
+				b := bucketOf(tx, r)
+				if b == nil {
+					log.WriteString("no bucket;")
+					return nil
+				}
+				k := randKey(r)
+				logKV(log, "get", k, b.Get(k))
+				c := b.Cursor()
+				var ck, cv []byte
+				switch r.IntN(3) {
+				case 0:
+					ck, cv = c.Seek(k)
+				case 1:
+					ck, cv = c.First()
+				default:
+					ck, cv = c.Last()
+				}
+				logKV(log, "at", ck, cv)
+				forward := r.IntN(2) == 0
+				for range r.IntN(600) {
+					if ck == nil {
+						break
+					}
+					if r.IntN(30) == 0 {
+						forward = !forward
+					}
+					if forward {
+						ck, cv = c.Next()
+					} else {
+						ck, cv = c.Prev()
+					}
+					logKV(log, "step", ck, cv)
+				}
+				n := 0
+				err := b.ForEach(func(k, v []byte) error {
+					n++
+					return nil
+				})
+				fmt.Fprintf(log, "keys %d;", n)
+				return err
+			})
+		}
+	}
+}
+
+func short(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
+}
+
+// TestPostgresLeadOneAtATime: three nodes ask for the same lead; one leads at a time. When the
+// leader's connection dies (terminated by the server, as when its machine goes), another node
+// leads within seconds; when a node stops, its lead goes to another.
+func TestPostgresLeadOneAtATime(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var leading, most, turns atomic.Int64
+	var mu sync.Mutex
+	leaders := map[int]bool{}
+	stops := make([]context.CancelFunc, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		s, err := OpenPostgres(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		nctx, stop := context.WithCancel(ctx)
+		stops[i] = stop
+		wg.Go(func() {
+			s.Lead(nctx, "scheduler", func(lctx context.Context) {
+				n := leading.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				turns.Add(1)
+				mu.Lock()
+				leaders[i] = true
+				mu.Unlock()
+				<-lctx.Done()
+				mu.Lock()
+				delete(leaders, i)
+				mu.Unlock()
+				leading.Add(-1)
+			})
+		})
+	}
+	leader := func(want int64) int {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			n := len(leaders)
+			who := -1
+			for i := range leaders {
+				who = i
+			}
+			mu.Unlock()
+			if n == 1 && turns.Load() >= want {
+				return who
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("no single leader after %d turns", turns.Load())
+		return -1
+	}
+	first := leader(1)
+
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// the lead's lock, by its key: other tests share the database
+	key := uint64(lockKey("timbra lead scheduler " + schemaOf(t, url)))
+	var killed int
+	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 1`,
+		uint32(key>>32), uint32(key)).Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminated %d leaders (%v)", killed, err)
+	}
+	second := leader(2)
+	stops[second]()
+	third := leader(3)
+	if third == second {
+		t.Fatalf("a stopped node leads again")
+	}
+	cancel()
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Fatalf("%d nodes led at once", most.Load())
+	}
+	t.Logf("leaders in turn: %d, %d, %d", first, second, third)
+}
+
+// schemaOf is the search_path of a pgtest URL.
+func schemaOf(t *testing.T, url string) string {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get("search_path")
+}
