@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -37,6 +38,9 @@ type Hub struct {
 	PingEvery, PongWait, RenewEvery, AckWait time.Duration
 	// Now is the clock of deadlines; nil uses time.Now.
 	Now func() time.Time
+	// Changed, when set, is called when a listener's session opens (before its Ready is sent)
+	// and when its last session closes: the other nodes of a shared database learn of it.
+	Changed func(tenant, listenerID string)
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -82,6 +86,11 @@ type outFrame struct {
 
 func hubKey(tenant, listenerID string) string { return tenant + "/" + listenerID }
 
+func splitHubKey(key string) (tenant, listenerID string) {
+	tenant, listenerID, _ = strings.Cut(key, "/")
+	return tenant, listenerID
+}
+
 func (h *Hub) now() time.Time {
 	if h.Now != nil {
 		return h.Now()
@@ -110,13 +119,20 @@ func (h *Hub) ServeThen(conn *websocket.Conn, tenant, listenerID string, ready R
 	if old != nil {
 		old.retire()
 	}
+	if h.Changed != nil {
+		h.Changed(tenant, listenerID) // before the Ready: the other nodes know once the client does
+	}
 	defer func() {
 		h.mu.Lock()
-		if h.sessions[s.key] == s {
+		gone := h.sessions[s.key] == s
+		if gone {
 			delete(h.sessions, s.key)
 		}
 		h.mu.Unlock()
 		s.close(websocket.CloseNormalClosure, "")
+		if gone && h.Changed != nil {
+			h.Changed(tenant, listenerID)
+		}
 	}()
 	ready.Type = TypeReady
 	ready.ServerTime = formatDeadline(h.now())
@@ -169,6 +185,24 @@ func Probe(conn *websocket.Conn, ready Ready) {
 		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	}
 	conn.Close()
+}
+
+// Each calls fn with every open session: its tenant, listener and event types.
+func (h *Hub) Each(fn func(tenant, listenerID string, events []string)) {
+	h.mu.Lock()
+	type open struct {
+		key    string
+		events []string
+	}
+	all := make([]open, 0, len(h.sessions))
+	for k, s := range h.sessions {
+		all = append(all, open{k, s.events})
+	}
+	h.mu.Unlock()
+	for _, o := range all {
+		tenant, listenerID := splitHubKey(o.key)
+		fn(tenant, listenerID, o.events)
+	}
 }
 
 // Connected tells whether a listener has an open session, and the event types it asked for.

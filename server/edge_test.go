@@ -47,6 +47,12 @@ func serveWith(t *testing.T, ln net.Listener, mutate func(*Config)) (*Server, fu
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveData(t, d, ln, mutate)
+}
+
+// serveData starts a server on ln over the open database d, as serveWith does.
+func serveData(t *testing.T, d *Data, ln net.Listener, mutate func(*Config)) (*Server, func() error) {
+	t.Helper()
 	cfg := Config{Environment: d.Environment, Logger: slog.New(slog.DiscardHandler)}
 	if mutate != nil {
 		mutate(&cfg)

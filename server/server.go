@@ -79,6 +79,9 @@ type Config struct {
 	// DownloadRulesEvery is how often an approved download rule creates its Automatic request
 	// (downloadrequests.DefaultRulesEvery, a day, when 0).
 	DownloadRulesEvery time.Duration
+	// Node names this server among the nodes of a shared database (PostgreSQL); empty: the
+	// host's name and the process id.
+	Node string
 }
 
 // Defaults of Config.
@@ -116,7 +119,8 @@ type Server struct {
 	mux         *routeMux
 	metrics     *metrics
 	store       storage.Store
-	gauges      gaugedStore // the store's figures for /metrics; nil when it has none
+	gauges      gaugedStore    // the store's figures for /metrics; nil when it has none
+	shared      storage.Shared // the other nodes of a shared database; nil: this node is alone
 
 	validations *validations.Service // SAT validations (spec 3 §4.7)
 
@@ -160,6 +164,11 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	}
 	s.store = store
 	s.gauges, _ = store.(gaugedStore)
+	if s.shared, _ = store.(storage.Shared); s.shared != nil && cfg.Node == "" {
+		host, _ := os.Hostname()
+		cfg.Node = fmt.Sprintf("%s-%d", host, os.Getpid())
+		s.cfg.Node = cfg.Node
+	}
 	var err error
 	if s.catalogs, err = catalogs.New(context.Background(), store); err != nil {
 		return nil, err
@@ -209,8 +218,13 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 		},
 		Log:            cfg.Logger,
 		PerDestination: cfg.WebhookConcurrency,
+		Shared:         s.shared,
+		Node:           cfg.Node,
 	})
 	s.engine = s.webhooks.Engine()
+	if s.shared != nil {
+		s.hub.Changed = s.webhooks.ListenerChanged // the other nodes learn of this node's sessions
+	}
 	s.worker.Events = s.webhooks
 	s.invoices = &invoices.Service{Store: store, Keys: keys, Catalogs: s.catalogs, TaxFiles: s.taxFiles, Events: s.webhooks,
 		Environment: cfg.Environment, Now: cfg.Now, Log: cfg.Logger}
@@ -266,18 +280,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.engine.Run(engineCtx)
 	}()
 	defer func() { stopEngine(); <-engineDone }() // after HTTP: in-flight attempts finish too
-	workerDone := make(chan struct{})
+	scheduledDone := make(chan struct{})
 	go func() {
-		defer close(workerDone)
-		s.worker.Run(engineCtx)
+		defer close(scheduledDone)
+		if s.shared == nil {
+			s.scheduled(engineCtx)
+			return
+		}
+		// with other nodes, one of them at a time does the scheduled work
+		s.shared.Lead(engineCtx, "scheduled", func(ctx context.Context) {
+			s.log.Info("leading the scheduled work (download requests, cancellations, purges)", "node", s.cfg.Node)
+			s.scheduled(ctx)
+		})
 	}()
-	defer func() { stopEngine(); <-workerDone }()
-	sweepDone := make(chan struct{})
-	go func() {
-		defer close(sweepDone)
-		s.sweepCancellations(engineCtx)
-	}()
-	defer func() { stopEngine(); <-sweepDone }()
+	defer func() { stopEngine(); <-scheduledDone }()
 	srv.RegisterOnShutdown(s.requests.CloseAll) // tails are streams: Shutdown would wait for them
 	serving := envelopeErrors(ln, s.log)
 	// a connection that has not sent a byte yet (a preconnect, a client's spare dial) holds
@@ -302,6 +318,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// scheduled does the work that runs on its own, not asked by a request, until ctx ends: the
+// download requests' worker and rules, the expiry of unanswered cancellations and, with other
+// nodes (a node alone purges from its engine), the purge of old events.
+func (s *Server) scheduled(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { s.worker.Run(ctx) })
+	wg.Go(func() { s.sweepCancellations(ctx) })
+	if s.shared != nil {
+		wg.Go(func() { s.engine.PurgeEvery(ctx, time.Hour) })
+	}
+	wg.Wait()
 }
 
 // CancellationSweep is how often the server accepts the cancellations whose recipient did not

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,8 @@ import (
 type Lease struct {
 	Node  string
 	Until time.Time
+	// Note is what the holder tells the others with it (a listen session's event types).
+	Note string
 }
 
 // Leases are the leases of the work the nodes share, by name.
@@ -30,6 +33,8 @@ type Leases interface {
 // Nodes are the server nodes of the database, each with when it last said it was up.
 type Nodes interface {
 	Seen(node string, at time.Time) error
+	// Gone forgets a node (it stopped).
+	Gone(node string) error
 	// Live names the nodes seen at or after since, and forgets those seen before forget.
 	Live(since, forget time.Time) ([]string, error)
 }
@@ -57,15 +62,20 @@ func (l kvLeases) Get(name string) (Lease, bool, error) {
 	if len(v) < 8 {
 		return Lease{}, false, fmt.Errorf("storage: malformed lease %q", name)
 	}
-	return Lease{Until: time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC(), Node: string(v[8:])}, true, nil
+	node, note, _ := strings.Cut(string(v[8:]), "\x00")
+	return Lease{Until: time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC(), Node: node, Note: note}, true, nil
 }
 
 func (l kvLeases) Put(name string, v Lease) error {
-	if name == "" || v.Node == "" {
+	if name == "" || v.Node == "" || strings.IndexByte(v.Node, 0) >= 0 {
 		return errors.New("storage: a lease needs a name and a node")
 	}
 	raw := binary.BigEndian.AppendUint64(nil, uint64(v.Until.UnixNano()))
-	return l.b.Put([]byte(name), append(raw, v.Node...))
+	raw = append(raw, v.Node...)
+	if v.Note != "" {
+		raw = append(append(raw, 0), v.Note...)
+	}
+	return l.b.Put([]byte(name), raw)
 }
 
 func (l kvLeases) Delete(name string) error { return l.b.Delete([]byte(name)) }
@@ -75,6 +85,8 @@ type kvNodes struct{ b kvBucket }
 func (n kvNodes) Seen(node string, at time.Time) error {
 	return n.b.Put([]byte(node), binary.BigEndian.AppendUint64(nil, uint64(at.UnixNano())))
 }
+
+func (n kvNodes) Gone(node string) error { return n.b.Delete([]byte(node)) }
 
 func (n kvNodes) Live(since, forget time.Time) ([]string, error) {
 	var live []string

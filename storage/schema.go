@@ -81,8 +81,10 @@
 //	                       (p: under the issuer and the recorder; i: the issuer; s: the status; each counted)
 //	stamp_transactions   <tenantID>/<transactionID>       → StampTransaction (counted in counts; never changed)
 //	manifests            <tenantID>/<personID>/<manifestID> → Manifest (every signed letter, the XML as signed; never changed)
-//	leases               <name, such as d/<tenantID>/<webhookID>> → 8-byte big-endian Unix ns until when, then the node
-//	                       (which node sends a destination's deliveries, when several share the database)
+//	leases               d/<tenantID>/<webhookID>         → 8-byte big-endian Unix ns until when, the node (which
+//	                       node sends a destination's deliveries, when several share the database)
+//	                     l/<tenantID>/<listenerID>        → the same, then 0x00 and the event types joined by ","
+//	                       (the node a listen session is connected to)
 //	nodes                <node name>                      → 8-byte big-endian Unix ns it last said it was up
 //
 // The outbox (deliveries_due) is an index of pending deliveries, one queue per webhook by due

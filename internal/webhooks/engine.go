@@ -97,6 +97,8 @@ type Engine struct {
 	attempts   sync.WaitGroup
 	running    bool
 	stopping   bool
+	// cluster shares the outbox with the other nodes of the database; nil: this node is alone.
+	cluster *cluster
 }
 
 type destKey struct{ tenant, webhook string }
@@ -291,12 +293,30 @@ func (e *Engine) Run(ctx context.Context) error {
 	purgeDone := make(chan struct{})
 	go func() {
 		defer close(purgeDone)
-		e.purgeEvery(ctx, time.Hour)
+		if e.cluster == nil { // with other nodes, the leader purges (PurgeEvery)
+			e.PurgeEvery(ctx, time.Hour)
+		}
+	}()
+	clusterDone := make(chan struct{})
+	clusterCtx, stopCluster := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		defer close(clusterDone)
+		if e.cluster != nil {
+			e.cluster.run(clusterCtx)
+		}
 	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	lastScan := time.Now()
 	for ctx.Err() == nil {
+		if e.cluster != nil && time.Since(lastScan) >= rescanEvery {
+			e.Wake() // a node that died leaves work that no wake announces
+			lastScan = time.Now()
+		}
 		wait := e.step()
+		if e.cluster != nil {
+			wait = min(wait, rescanEvery)
+		}
 		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
@@ -311,7 +331,49 @@ func (e *Engine) Run(ctx context.Context) error {
 	close(e.results)
 	<-recorded
 	<-purgeDone
+	stopCluster()
+	<-clusterDone
+	if e.cluster != nil {
+		if err := e.cluster.release(); err != nil {
+			e.Log.Warn("cluster: give the leases back (the other nodes take them when they expire)", "err", err)
+		}
+	}
 	return nil
+}
+
+// drop gives back what a destination read and has not started (it is another node's now).
+// Called with e.mu held.
+func (e *Engine) drop(d *dest) {
+	for _, j := range d.queue {
+		delete(d.taken, j.DeliveryID)
+	}
+	clear(d.queue)
+	d.queue, d.cursor = nil, nil
+}
+
+// lost tells the engine that another node holds a destination now.
+func (e *Engine) lost(k destKey) {
+	e.mu.Lock()
+	if d := e.dests[k]; d != nil {
+		e.drop(d)
+	}
+	e.mu.Unlock()
+}
+
+// gained tells the engine that this node holds a destination now: its queue is read.
+func (e *Engine) gained(k destKey) {
+	e.mu.Lock()
+	e.mark(e.dest(k), true)
+	e.mu.Unlock()
+	e.kick()
+}
+
+// busy tells whether a destination has attempts in flight, outcomes to record or work queued.
+func (e *Engine) busy(k destKey) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.dests[k]
+	return d != nil && (d.inFlight > 0 || d.unrecorded > 0 || len(d.queue) > 0 || len(d.taken) > 0)
 }
 
 // step reads the queues that need it, starts what the limits allow and tells how long to
@@ -374,7 +436,13 @@ func (e *Engine) refill(now time.Time) error {
 	clear(e.dirty)
 	return e.Svc.Store.View(context.Background(), func(tx storage.Tx) error {
 		found := func(d storage.Destination) bool {
-			x := e.dest(destKey{d.TenantID, d.WebhookID})
+			k := destKey{d.TenantID, d.WebhookID}
+			if e.cluster != nil {
+				if e.cluster.want(k, now); !e.cluster.owns(k, now) {
+					return true // another node's, or asked for: read once held
+				}
+			}
+			x := e.dest(k)
 			if !d.Next.After(now) || x.next.IsZero() || d.Next.Before(x.next) {
 				dirty[x] = true
 			}
@@ -394,6 +462,9 @@ func (e *Engine) refill(now time.Time) error {
 			return err
 		}
 		for d, fromStart := range dirty {
+			if e.cluster != nil && !e.cluster.owns(d.key, now) {
+				continue
+			}
 			if err := e.fill(tx, d, now, fromStart); err != nil {
 				// this destination waits for its timer or the next wake; the others go on
 				e.Log.Error("webhook outbox: read a destination", "tenant", d.key.tenant, "webhook", d.key.webhook, "err", err)
@@ -634,6 +705,9 @@ func (e *Engine) pick(t *tenantQueue) *dest {
 			t.rr = 0
 		}
 		d := t.ready[t.rr]
+		if len(d.queue) > 0 && e.cluster != nil && !e.cluster.owns(d.key, e.Svc.Now().UTC()) {
+			e.drop(d) // another node's now: what it read stays in the outbox for that node
+		}
 		if len(d.queue) == 0 {
 			t.ready = append(t.ready[:t.rr], t.ready[t.rr+1:]...)
 			continue
@@ -703,6 +777,13 @@ func (e *Engine) attempt(h hookInfo, j job) outcome {
 		return o
 	}
 	isListener := h.kind == KindListener
+	if isListener && e.cluster != nil && e.cluster.openElsewhere(j.TenantID, j.WebhookID) {
+		// the session moved to another node, which sends it: nothing is recorded here
+		o.abandoned = true
+		e.lost(destKey{j.TenantID, j.WebhookID})
+		e.cluster.notify("wake " + j.TenantID)
+		return o
+	}
 	if isListener {
 		o.attempt = e.toListener(e.stopped, h, j, webhook.Headers(j.EventID, now, sig))
 		if err := e.stopped.Err(); err != nil && o.attempt.Error == err.Error() {
@@ -1071,8 +1152,9 @@ func (h *dueHeap) Pop() any {
 	return x
 }
 
-// purgeEvery deletes old events and deliveries now and then every period until ctx ends.
-func (e *Engine) purgeEvery(ctx context.Context, period time.Duration) {
+// PurgeEvery deletes old events and deliveries now and then every period until ctx ends. Run
+// calls it on a node alone; with other nodes, only the leader does.
+func (e *Engine) PurgeEvery(ctx context.Context, period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {

@@ -179,7 +179,7 @@ func (s *Service) target(tx storage.Tx, c auth.Caller, webhookID *string, sessio
 		return storage.Webhook{}, err
 	}
 	if w.Kind == KindListener {
-		if _, open := s.connected(w); !open {
+		if _, open := s.connected(tx, w); !open {
 			return storage.Webhook{}, apierr.Conflict(MsgListenerNotOpen)
 		}
 		return w, nil
@@ -321,6 +321,9 @@ func (s *Service) EmitIn(tx storage.Tx, tenant, typ, relatedID string, personID 
 func (s *Service) WakeEngine(tenant string) {
 	if s.engine != nil {
 		s.engine.WakeTenant(tenant)
+		if c := s.engine.cluster; c != nil {
+			c.notify("wake " + tenant) // the node that holds its destinations may be another
+		}
 	}
 }
 
@@ -335,7 +338,7 @@ func (s *Service) emitIn(tx storage.Tx, e storage.Event, now time.Time) error {
 	for _, w := range hooks {
 		if w.Kind == KindListener {
 			// a listener receives the tenant's real events only while its session is open
-			if events, open := s.connected(w); !open || !Subscribed(events, e.Type) {
+			if events, open := s.connected(tx, w); !open || !Subscribed(events, e.Type) {
 				continue
 			}
 		} else if w.Status != StatusEnabled || !Subscribed(w.EnabledEvents, e.Type) {

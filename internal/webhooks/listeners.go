@@ -101,7 +101,7 @@ func (s *Service) openListener(tx storage.Tx, c auth.Caller, session string) (st
 		if err != nil {
 			return storage.Webhook{}, err
 		}
-		if _, open := s.connected(w); !ok || !open {
+		if _, open := s.connected(tx, w); !ok || !open {
 			return storage.Webhook{}, apierr.Conflict(fmt.Sprintf(MsgSessionNotOpen, session, session))
 		}
 		return w, nil
@@ -112,7 +112,7 @@ func (s *Service) openListener(tx storage.Tx, c auth.Caller, session string) (st
 	}
 	var open []storage.Webhook
 	for _, w := range all {
-		if _, ok := s.connected(w); ok {
+		if _, ok := s.connected(tx, w); ok {
 			if sessionOf(w) == DefaultSession {
 				return w, nil
 			}
@@ -133,12 +133,27 @@ func (s *Service) openListener(tx storage.Tx, c auth.Caller, session string) (st
 	return storage.Webhook{}, apierr.Conflict(fmt.Sprintf(MsgSessionAmbiguous, strings.Join(names, ", ")))
 }
 
-// connected tells whether a listener webhook has an open session, and the types it asked for.
-func (s *Service) connected(w storage.Webhook) ([]string, bool) {
+// connected tells whether a listener webhook has an open session, on this node or (with other
+// nodes) another, and the types it asked for.
+func (s *Service) connected(tx storage.Tx, w storage.Webhook) ([]string, bool) {
 	if s.Listeners == nil || w.Kind != KindListener || w.ID == "" {
 		return nil, false
 	}
-	return s.Listeners.Connected(w.TenantID, w.ID)
+	if events, ok := s.Listeners.Connected(w.TenantID, w.ID); ok {
+		return events, true
+	}
+	if s.engine != nil && s.engine.cluster != nil {
+		return s.engine.cluster.connectedElsewhere(tx, w.TenantID, w.ID)
+	}
+	return nil, false
+}
+
+// ListenerChanged tells the other nodes that a listen session of this node opened or closed
+// (listener.Hub.Changed).
+func (s *Service) ListenerChanged(tenant, listenerID string) {
+	if s.engine != nil && s.engine.cluster != nil {
+		s.engine.cluster.sessionChanged(tenant, listenerID)
+	}
 }
 
 // validListenTypes checks a session's event types: exact types of the catalog, "namespace.*"

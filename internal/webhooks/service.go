@@ -62,6 +62,10 @@ type Config struct {
 	Log  *slog.Logger
 	// PerDestination bounds the attempts in flight to one destination; 0: DefaultPerDestination.
 	PerDestination int
+	// Shared, when the database has other server nodes, is how the engine shares the outbox
+	// with them (cluster.go); Node names this node among them.
+	Shared storage.Shared
+	Node   string
 }
 
 // New returns the events and webhooks service and, when cfg.Send is set, its delivery engine
@@ -73,6 +77,9 @@ func New(cfg Config) *Service {
 		s.engine = newEngine(s, cfg.Send, cfg.Log)
 		if cfg.PerDestination > 0 {
 			s.engine.PerDestination = cfg.PerDestination
+		}
+		if cfg.Shared != nil {
+			s.engine.cluster = newCluster(s.engine, cfg.Shared, cfg.Node)
 		}
 	}
 	return s
@@ -96,6 +103,9 @@ func (s *Service) enqueue(ctx context.Context, tenant string, fn func(tx storage
 func (s *Service) hookChanged(tenant, webhook string) {
 	if s.engine != nil {
 		s.engine.HookChanged(tenant, webhook)
+		if c := s.engine.cluster; c != nil {
+			c.notify("hook " + tenant + " " + webhook)
+		}
 	}
 }
 
