@@ -222,8 +222,9 @@ type proc struct {
 	killed bool
 }
 
-// startServer starts `timbra server` on a free loopback port and waits until it answers.
-func startServer(t *testing.T, bin, dir, db, caFile, name string) *proc {
+// startServer starts `timbra server` on a free loopback port and waits until it answers; db
+// names its database (--data PATH, or --database URL --master-key-file FILE).
+func startServer(t *testing.T, bin, dir string, db []string, caFile, name string) *proc {
 	t.Helper()
 	addrFile := filepath.Join(dir, name+".addr")
 	p := &proc{done: make(chan struct{}), logs: filepath.Join(dir, name+".log")}
@@ -231,8 +232,9 @@ func startServer(t *testing.T, bin, dir, db, caFile, name string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.cmd = exec.Command(bin, "server", "--data", db, "--addr", "127.0.0.1:0", "--addr-file", addrFile,
-		"--webhook-allow-cidr", "127.0.0.1/32", "--webhook-ca-file", caFile)
+	args := append([]string{"server"}, db...)
+	p.cmd = exec.Command(bin, append(args, "--addr", "127.0.0.1:0", "--addr-file", addrFile,
+		"--webhook-allow-cidr", "127.0.0.1/32", "--webhook-ca-file", caFile)...)
 	p.cmd.Env = childEnv()
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	if err := p.cmd.Start(); err != nil {
@@ -312,11 +314,11 @@ func (p *proc) stop(t *testing.T) {
 	}
 }
 
-// outboxState reads the outbox of a stopped server's database: how many deliveries are still
-// pending.
-func outboxState(t *testing.T, db string) (pending int) {
+// outboxState reads the outbox of a database (a bbolt file's server stopped): how many
+// deliveries are still pending.
+func outboxState(t *testing.T, open func() (storage.Store, error)) (pending int) {
 	t.Helper()
-	st, err := storage.Open(db)
+	st, err := open()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,9 +345,9 @@ func outboxState(t *testing.T, db string) (pending int) {
 }
 
 // deliveryStates counts a webhook's deliveries by status (and by lastError for failed ones).
-func deliveryStates(t *testing.T, db, tenant, hook string) map[string]int {
+func deliveryStates(t *testing.T, open func() (storage.Store, error), tenant, hook string) map[string]int {
 	t.Helper()
-	st, err := storage.Open(db)
+	st, err := open()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,10 +402,10 @@ func pendingDeliveries(t *testing.T, hc *http.Client, base string, creds api.Cre
 }
 
 // initDatabase makes a test database with `timbra server init --json` and answers its
-// credentials.
-func initDatabase(t *testing.T, bin, db string) api.Credentials {
+// credentials; db names it as startServer's.
+func initDatabase(t *testing.T, bin string, db []string) api.Credentials {
 	t.Helper()
-	initCmd := exec.Command(bin, "server", "init", "--data", db, "--json")
+	initCmd := exec.Command(bin, append(append([]string{"server", "init"}, db...), "--json")...)
 	initCmd.Env = childEnv()
 	out, err := initCmd.Output()
 	if err != nil {
@@ -417,15 +419,39 @@ func initDatabase(t *testing.T, bin, db string) api.Credentials {
 }
 
 func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	db := []string{"--data", filepath.Join(dir, "timbra.db")}
+	drainThroughAKill(t, deployment{
+		dir: dir, db: db, nodes: 1,
+		open: func() (storage.Store, error) { return storage.Open(db[1]) },
+	})
+}
+
+// deployment is how the drain's servers find their database.
+type deployment struct {
+	dir   string
+	db    []string // startServer's database flags
+	nodes int      // servers sharing the database: 1 (a file; a new one is started after the kill), or more
+	open  func() (storage.Store, error)
+	// holder names the node that sends to the webhook (several nodes): the one killed
+	holder func(t *testing.T, tenant, hook string, nodes []*proc) int
+}
+
+// drainThroughAKill: thousands of triggers for a slow local receiver; the server sending them
+// is killed with SIGKILL while most are pending; then (a new server on the file, or the nodes
+// still up) every accepted event reaches the receiver at least once.
+func drainThroughAKill(t *testing.T, dep deployment) {
 	start := time.Now()
 	bin := timbraBinary(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "timbra.db")
-
-	creds := initDatabase(t, bin, db)
+	dir := dep.dir
+	creds := initDatabase(t, bin, dep.db)
 
 	rc := newReceiver(t)
-	first := startServer(t, bin, dir, db, rc.caFile, "first")
+	var nodes []*proc
+	for i := range dep.nodes {
+		nodes = append(nodes, startServer(t, bin, dir, dep.db, rc.caFile, fmt.Sprintf("node%d", i+1)))
+	}
+	first := nodes[0]
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 2 * triggerClients}}
 	defer hc.CloseIdleConnections()
 	ctx := context.Background()
@@ -448,7 +474,9 @@ func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
 		if err != nil {
 			t.Fatalf("create API key: %v", err)
 		}
-		keys = append(keys, apiClient(first.base, api.Credentials{TenantKey: creds.TenantKey, APIKey: k.APIKeyValue}, hc))
+		// the keys' requests go to every node in turn
+		base := nodes[len(keys)%len(nodes)].base
+		keys = append(keys, apiClient(base, api.Credentials{TenantKey: creds.TenantKey, APIKey: k.APIKeyValue}, hc))
 	}
 
 	// Trigger every event; each 202 gives the event id the receiver must see.
@@ -485,24 +513,40 @@ func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
 	}
 	triggered := time.Now()
 
-	// SIGKILL while most deliveries are pending and some are on the wire.
+	// SIGKILL while most deliveries are pending and some are on the wire: the server sending
+	// them (the node holding the webhook, when several share the database).
+	victim := first
+	if dep.nodes > 1 {
+		victim = nodes[dep.holder(t, creds.TenantKey, hook.ID, nodes)]
+	}
 	receivedAtKill, heldAtKill := rc.unique(), int(rc.holding.Load())
-	first.kill()
+	victim.kill()
 	killedAt := time.Now()
 	rc.released.Store(true)
-	if !first.killed {
-		t.Fatalf("the server had exited before the kill: %v\n%s", first.err, first.log())
+	if !victim.killed {
+		t.Fatalf("the server had exited before the kill: %v\n%s", victim.err, victim.log())
 	}
-	pendingAtKill := outboxState(t, db)
+	pendingAtKill := outboxState(t, dep.open)
 	t.Logf("at the kill: %d accepted, %d received, %d pending in the outbox, %d requests held by the receiver",
 		events, receivedAtKill, pendingAtKill, heldAtKill)
 	if pendingAtKill == 0 {
 		t.Fatal("nothing was pending at the kill: the test proves nothing")
 	}
 
-	// A new server on the same database. The dead one's claims were only in its memory: every
-	// delivery it had not recorded is due as it was.
-	second := startServer(t, bin, dir, db, rc.caFile, "second")
+	// A new server on the same file, or a node still up on the shared database. The dead one's
+	// claims were only in its memory (and, shared, in a lease that expires): every delivery it had
+	// not recorded is due as it was.
+	var second *proc
+	if dep.nodes == 1 {
+		second = startServer(t, bin, dir, dep.db, rc.caFile, "second")
+	} else {
+		for _, n := range nodes {
+			if n != victim {
+				second = n
+				break
+			}
+		}
+	}
 	restarted := time.Now()
 	deadline := restarted.Add(5 * time.Minute)
 	missing := func() []string {
@@ -536,8 +580,12 @@ func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("%d deliveries still pending long after every event arrived", pending)
 		}
 	}
-	second.stop(t)
-	states := deliveryStates(t, db, creds.TenantKey, hook.ID)
+	for _, n := range append(nodes, second) {
+		if n != victim && !n.exited() {
+			n.stop(t)
+		}
+	}
+	states := deliveryStates(t, dep.open, creds.TenantKey, hook.ID)
 
 	rc.mu.Lock()
 	requests, unique, badSig, badBody, firstBad := rc.requests, len(rc.got), rc.badSig, rc.badBody, rc.firstBad

@@ -34,7 +34,7 @@ func TestSlowReceiverIsNotTimedOutByTheEngineQueue(t *testing.T) {
 	)
 	bin := timbraBinary(t)
 	dir := t.TempDir()
-	db := filepath.Join(dir, "timbra.db")
+	db := []string{"--data", filepath.Join(dir, "timbra.db")}
 	creds := initDatabase(t, bin, db)
 
 	var requests, now, peak atomic.Int64
