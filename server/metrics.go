@@ -173,6 +173,11 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(&b, "timbra_webhook_deliveries_total{outcome=%s} %d\n", quote(o), m.deliveries[o])
 	}
 	m.mu.Unlock()
+	db := "bbolt"
+	if s.shared != nil {
+		db = "postgresql"
+	}
+	fmt.Fprintf(&b, "# HELP timbra_node_info This server: its node name (with other nodes on the database) and its database.\n# TYPE timbra_node_info gauge\ntimbra_node_info{node=%s,database=%s} 1\n", quote(s.cfg.Node), quote(db))
 	fmt.Fprintf(&b, "# HELP timbra_listener_sessions Open listen sessions.\n# TYPE timbra_listener_sessions gauge\ntimbra_listener_sessions %d\n", s.hub.Len())
 	s.queueMetrics(r.Context(), &b)
 	if s.gauges != nil {

@@ -17,7 +17,8 @@ import (
 // and 400 for the X-TIME-ZONE of the API) and its body (400, 413).
 var routeDocs = []routeDoc{
 	// Health and this document.
-	{pattern: "GET /healthz", summary: "Server status, version and environment", tag: "Health", sec: secPublic, data: of[api.Health]()},
+	{pattern: "GET /healthz", summary: "Server status, version, environment and database", tag: "Health", sec: secPublic, data: of[api.Health](), errors: []int{503},
+		notes: "Answers once the database has answered a read; 503 when it does not within 2 s."},
 	{pattern: "GET /healthz/catalogs", summary: "Status of the imported SAT catalogs", tag: "Health", sec: secPublic, data: of[api.CatalogsStatus]()},
 	{pattern: "GET " + OpenAPIPath, summary: "This OpenAPI document", tag: "Health", sec: secPublic, media: "application/json"},
 

@@ -1,11 +1,15 @@
 package server
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"github.com/timbra-mx/timbra/internal/accounts"
 	"github.com/timbra-mx/timbra/internal/api"
+	"github.com/timbra-mx/timbra/internal/apierr"
 	"github.com/timbra-mx/timbra/internal/auth"
+	"github.com/timbra-mx/timbra/storage"
 )
 
 // routes is the whole route table.
@@ -57,8 +61,26 @@ func caller(r *http.Request) auth.Caller {
 	return c
 }
 
+// MsgDatabaseDown is /healthz's answer when the database does not answer.
+const MsgDatabaseDown = "The database does not answer: the server cannot serve requests."
+
+// health answers GET /healthz once the database has answered a read (within 2 s).
 func (s *Server) health(r *http.Request) (any, error) {
-	return api.Health{Status: "ok", Version: s.cfg.Version, Environment: s.cfg.Environment}, nil
+	h := api.Health{Status: "ok", Version: s.cfg.Version, Environment: s.cfg.Environment, Database: "bbolt"}
+	if s.shared != nil {
+		h.Database, h.Node = "postgresql", s.cfg.Node
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		_, err := tx.Meta().Get(storage.MetaEnvironment)
+		return err
+	})
+	if err != nil {
+		s.log.Error("health: the database does not answer", "err", err)
+		return nil, &apierr.Error{Status: http.StatusServiceUnavailable, Details: MsgDatabaseDown}
+	}
+	return h, nil
 }
 
 // API keys.

@@ -234,7 +234,11 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	s.tickets = &tickets.Service{Store: store, Invoices: s.invoices, Environment: cfg.Environment, Now: cfg.Now, Catalogs: s.catalogs,
 		Mail: &invoices.Sender{Store: store, Transport: cfg.Mail, From: cfg.MailFrom, PDF: invoices.SendPDF, Now: cfg.Now}}
 	// Tickets left in progress by a stop while stamping go back to pending before any request.
-	if n, err := tickets.Recover(context.Background(), store, cfg.Now()); err != nil {
+	var before time.Time // alone: every ticket left stamping is this server's
+	if s.shared != nil {
+		before = cfg.Now().Add(-tickets.RecoverAfter)
+	}
+	if n, err := tickets.Recover(context.Background(), store, cfg.Now(), before); err != nil {
 		return nil, fmt.Errorf("recover tickets: %w", err)
 	} else if n > 0 {
 		cfg.Logger.Warn("tickets left in progress by the last stop are pending again", "tickets", n)
@@ -329,8 +333,29 @@ func (s *Server) scheduled(ctx context.Context) {
 	wg.Go(func() { s.sweepCancellations(ctx) })
 	if s.shared != nil {
 		wg.Go(func() { s.engine.PurgeEvery(ctx, time.Hour) })
+		wg.Go(func() { s.recoverTickets(ctx) })
 	}
 	wg.Wait()
+}
+
+// recoverTickets puts back to pending, every minute until ctx ends, the tickets a node of the
+// shared database left stamping when it died (tickets.RecoverAfter).
+func (s *Server) recoverTickets(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := s.cfg.Now()
+		if n, err := tickets.Recover(ctx, s.store, now, now.Add(-tickets.RecoverAfter)); err != nil && ctx.Err() == nil {
+			s.log.Error("recover tickets left stamping", "err", err)
+		} else if n > 0 {
+			s.log.Warn("tickets left stamping by a node that stopped are pending again", "tickets", n)
+		}
+	}
 }
 
 // CancellationSweep is how often the server accepts the cancellations whose recipient did not

@@ -34,10 +34,58 @@ type pgKV struct {
 	known    *bucketSet
 	// local is what this transaction made or removed (true: made), told to known at commit.
 	local map[string]bool
+	// seen holds, by bucket path and key, what this transaction read or wrote: a key read again
+	// costs no query, and the writes (dirty) wait and go in one statement each for puts and
+	// deletes before the next range read, bucket change or commit (flush). Within a write
+	// transaction nobody else writes (the writer lock), within a read one the snapshot holds:
+	// what was read stays true.
+	seen       map[kvKey]kvSeen
+	dirty      map[kvKey]bool
+	dirtyBytes int
 }
 
+type kvKey struct{ bucket, key string }
+
+type kvSeen struct {
+	value []byte // nil: absent
+}
+
+// flushBytes is how much written data waits before it is sent anyway.
+const flushBytes = 4 << 20
+
 func newPgKV(ctx context.Context, tx pgx.Tx, writable bool, known *bucketSet) *pgKV {
-	return &pgKV{ctx: ctx, tx: tx, writable: writable, known: known}
+	return &pgKV{ctx: ctx, tx: tx, writable: writable, known: known, seen: map[kvKey]kvSeen{}}
+}
+
+// flush sends the writes waiting: the puts in one statement, the deletes in another.
+func (k *pgKV) flush() {
+	if len(k.dirty) == 0 || k.err != nil {
+		return
+	}
+	var pb, pk, pv, db, dk [][]byte
+	for key := range k.dirty {
+		if v := k.seen[key].value; v != nil {
+			pb, pk, pv = append(pb, []byte(key.bucket)), append(pk, []byte(key.key)), append(pv, v)
+		} else {
+			db, dk = append(db, []byte(key.bucket)), append(dk, []byte(key.key))
+		}
+	}
+	clear(k.dirty)
+	k.dirtyBytes = 0
+	if len(pb) > 0 {
+		if _, err := k.tx.Exec(k.ctx, `INSERT INTO timbra_kv (bucket, key, value)
+			SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[])
+			ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, pb, pk, pv); err != nil {
+			k.fail(err)
+			return
+		}
+	}
+	if len(db) > 0 {
+		if _, err := k.tx.Exec(k.ctx, `DELETE FROM timbra_kv t USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key)
+			WHERE t.bucket = d.bucket AND t.key = d.key`, db, dk); err != nil {
+			k.fail(err)
+		}
+	}
 }
 
 // fail keeps the transaction's first failure.
@@ -47,8 +95,12 @@ func (k *pgKV) fail(err error) {
 	}
 }
 
-// outcome is the transaction's error: its first failure, else fn's.
+// outcome is the transaction's error: its first failure, else fn's. A write transaction's
+// waiting writes are sent first (only a commit follows).
 func (k *pgKV) outcome(fnErr error) error {
+	if fnErr == nil {
+		k.flush()
+	}
 	if k.err != nil {
 		return k.err
 	}
@@ -81,6 +133,8 @@ func (k *pgKV) DeleteBucket(name []byte) error {
 	if k.bucket(name) == nil {
 		return fmt.Errorf("storage: no bucket %q", name)
 	}
+	k.flush()
+	clear(k.seen) // what was read of it is gone
 	// the bucket, its keys, and its nested buckets and theirs
 	under := append(bytes.Clone(name), 0)
 	if _, err := k.tx.Exec(k.ctx, `DELETE FROM timbra_kv WHERE bucket = $1 OR (bucket >= $2 AND bucket < $3)`,
@@ -172,9 +226,14 @@ func (b *pgBucket) Get(key []byte) []byte {
 	if k.err != nil {
 		return nil
 	}
+	id := kvKey{string(b.path), string(key)}
+	if s, ok := k.seen[id]; ok {
+		return s.value
+	}
 	var v []byte
 	err := k.tx.QueryRow(k.ctx, `SELECT value FROM timbra_kv WHERE bucket = $1 AND key = $2`, b.path, key).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
+		k.seen[id] = kvSeen{}
 		return nil
 	}
 	if err != nil {
@@ -184,6 +243,7 @@ func (b *pgBucket) Get(key []byte) []byte {
 	if v == nil {
 		v = []byte{} // present, empty
 	}
+	k.seen[id] = kvSeen{value: v}
 	return v
 }
 
@@ -197,15 +257,10 @@ func (b *pgBucket) Put(key, value []byte) error {
 	case k.err != nil:
 		return k.err
 	}
-	if value == nil {
-		value = []byte{}
-	}
-	if _, err := k.tx.Exec(k.ctx, `INSERT INTO timbra_kv (bucket, key, value) VALUES ($1, $2, $3)
-		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, b.path, key, value); err != nil {
-		k.fail(err)
-		return k.err
-	}
-	return nil
+	v := make([]byte, len(value)) // the caller may reuse its slice, as bbolt allows after Put
+	copy(v, value)
+	b.write(kvKey{string(b.path), string(key)}, v)
+	return k.err
 }
 
 func (b *pgBucket) Delete(key []byte) error {
@@ -216,11 +271,21 @@ func (b *pgBucket) Delete(key []byte) error {
 	case k.err != nil:
 		return k.err
 	}
-	if _, err := k.tx.Exec(k.ctx, `DELETE FROM timbra_kv WHERE bucket = $1 AND key = $2`, b.path, key); err != nil {
-		k.fail(err)
-		return k.err
+	b.write(kvKey{string(b.path), string(key)}, nil)
+	return k.err
+}
+
+// write keeps a put (value) or a delete (nil) to send with the others.
+func (b *pgBucket) write(id kvKey, value []byte) {
+	k := b.kv
+	if k.dirty == nil {
+		k.dirty = map[kvKey]bool{}
 	}
-	return nil
+	k.seen[id] = kvSeen{value: value}
+	k.dirty[id] = true
+	if k.dirtyBytes += len(id.key) + len(value); k.dirtyBytes > flushBytes {
+		k.flush()
+	}
 }
 
 func (b *pgBucket) Cursor() kvCursor { return &pgCursor{b: b} }
@@ -282,6 +347,7 @@ func (c *pgCursor) current() ([]byte, []byte) {
 func (c *pgCursor) fetch(from []byte, forward, after bool) ([]byte, []byte) {
 	k := c.b.kv
 	c.rows, c.at, c.forward, c.more = c.rows[:0], 0, forward, false
+	k.flush() // the range reads what this transaction wrote
 	if k.err != nil {
 		return nil, nil
 	}

@@ -47,4 +47,8 @@ type Health struct {
 	Status      string `json:"status"`
 	Version     string `json:"version"`
 	Environment string `json:"environment"`
+	// Database is the backend that answered: "bbolt" or "postgresql".
+	Database string `json:"database"`
+	// Node names the server among the nodes of a shared database; absent alone.
+	Node string `json:"node,omitempty"`
 }

@@ -485,8 +485,14 @@ func notPending(t storage.Ticket) error {
 
 // Recover puts back to pending every ticket left invoicing or globalizing by a server that
 // stopped while stamping (the final state commits with the invoice, so such a ticket has
-// none). It runs at start, before the server answers; it returns how many it put back.
-func Recover(ctx context.Context, st storage.Store, now time.Time) (int, error) {
+// none), and returns how many it put back. A server alone runs it at start, before it answers
+// (before zero: every such ticket). With other nodes on the database a ticket may be stamping
+// on one of them: only those unchanged since before are taken for abandoned (RecoverAfter).
+// RecoverAfter is how long a ticket stays invoicing or globalizing before a node of a shared
+// database takes it for abandoned (a stamp takes seconds).
+const RecoverAfter = 5 * time.Minute
+
+func Recover(ctx context.Context, st storage.Store, now, before time.Time) (int, error) {
 	n := 0
 	err := st.Update(ctx, func(tx storage.Tx) error {
 		tenants, err := tx.Tenants().List()
@@ -509,6 +515,9 @@ func Recover(ctx context.Context, st storage.Store, now time.Time) (int, error) 
 				t, err := ts.Get(id)
 				if err != nil {
 					return err
+				}
+				if !before.IsZero() && !t.UpdatedAt.Before(before) {
+					continue // maybe stamping on another node now
 				}
 				t.Status, t.UpdatedAt = api.TicketPending, now.UTC()
 				if err := ts.Put(t); err != nil {
