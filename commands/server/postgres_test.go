@@ -72,3 +72,50 @@ func TestDatabaseFlagRules(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresMigrateData: a bbolt database made by `server init` is copied by `server
+// migrate-data` into PostgreSQL (JSON report: every bucket verified); `server check` on
+// PostgreSQL with the file's master key finds it sound, with its tenant; a second copy into
+// it is refused without --replace; a password in --to is refused.
+func TestPostgresMigrateData(t *testing.T) {
+	cmdtest.Isolate(t)
+	url := pgtest.URL(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	cmdtest.WantCode(t, runArgs(t, "server", "init", "--data", db, "--json"), 0)
+
+	r := runArgs(t, "server", "migrate-data", "--from", db, "--to", url, "-o", "json")
+	cmdtest.WantCode(t, r, 0)
+	var rep struct {
+		Buckets []struct {
+			Bucket string
+			Keys   int
+			Sha256 string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil || len(rep.Buckets) < 10 {
+		t.Fatalf("report %q (%v)", r.Out, err)
+	}
+	keys := map[string]int{}
+	for _, b := range rep.Buckets {
+		keys[b.Bucket] = b.Keys
+	}
+	if keys["tenants"] != 1 || keys["people"] != 1 || keys["apikeys"] != 1 {
+		t.Fatalf("copied: %v", keys)
+	}
+	r = runArgs(t, "server", "check", "--database", url, "--master-key-file", db+".key")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "check", r.Out, "OK: tables, schema and master key")
+
+	r = runArgs(t, "server", "migrate-data", "--from", db, "--to", url)
+	cmdtest.WantCode(t, r, 1)
+	cmdtest.WantContains(t, "copy again", r.Err, "--replace")
+	r = runArgs(t, "server", "migrate-data", "--from", db, "--to", url, "--replace")
+	cmdtest.WantCode(t, r, 0)
+	cmdtest.WantContains(t, "replace", r.Out, "each bucket verified", db+".key")
+
+	r = runArgs(t, "server", "migrate-data", "--from", db, "--to", "postgres://u:hunter2pw@127.0.0.1/x")
+	if r.Code == 0 || strings.Contains(r.Out+r.Err, "hunter2pw") || !strings.Contains(r.Err, "--to: no password") {
+		t.Fatalf("a password in --to: %d %s %s", r.Code, r.Out, r.Err)
+	}
+}

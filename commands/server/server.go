@@ -64,14 +64,14 @@ func (o *dataOptions) check() error {
 	case o.MasterKeyFile == "":
 		return errors.New(apiserver.ErrPostgresKeyFile)
 	}
-	return checkDatabaseURL(o.Database)
+	return checkDatabaseURL("--database", o.Database)
 }
 
 // checkDatabaseURL refuses a PostgreSQL connection string that holds a password: a flag's value
 // shows in the process list and an environment variable in the service's unit. The password
 // goes where libpq and pgx look for it: PGPASSWORD or a password file (~/.pgpass, PGPASSFILE).
-func checkDatabaseURL(s string) error {
-	const say = "--database: no password in the connection string (it would show in the process list): put it in PGPASSWORD or in a password file (~/.pgpass, or PGPASSFILE)"
+func checkDatabaseURL(flag, s string) error {
+	say := flag + ": no password in the connection string (it would show in the process list): put it in PGPASSWORD or in a password file (~/.pgpass, or PGPASSFILE)"
 	if u, err := url.Parse(s); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		if _, ok := u.User.Password(); ok || u.Query().Has("password") {
 			return errors.New(say)
@@ -235,7 +235,7 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 			o.log, o.policy = log, policy
 			return run(c, o)
 		},
-		Subcommands: []*cli.Command{newInitCmd(f, nil), newBackupCmd(f, nil), newRestoreCmd(f, nil), newCheckCmd(f, nil)},
+		Subcommands: []*cli.Command{newInitCmd(f, nil), newBackupCmd(f, nil), newRestoreCmd(f, nil), newCheckCmd(f, nil), newMigrateCmd(f, nil)},
 	}
 }
 
