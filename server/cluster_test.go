@@ -282,3 +282,41 @@ func waitReceived(t *testing.T, rc *countingReceiver, want int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestPostgresRateLimitAcrossNodes: one API key's limit counts its requests on every node: 30 a
+// minute over two nodes lets 30 of 50 requests through, the others answered 429 with Retry-After.
+func TestPostgresRateLimitAcrossNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	key := filepath.Join(t.TempDir(), "master.key")
+	limit := func(c *Config) { c.StandardLimit = 30 }
+	a := startNode(t, url, key, "node-a", limit)
+	b := startNode(t, url, key, "node-b", limit)
+	creds, err := a.srv.Accounts().CreateTenant(context.Background(), api.TenantCreate{OwnerEmail: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, refused := 0, 0
+	for i := range 50 {
+		n := []*node{a, b}[i%2]
+		req, _ := http.NewRequest("GET", n.base+"/api/v4/people/"+creds.PersonID, nil)
+		req.Header.Set("X-Tenant-Key", creds.TenantKey)
+		req.Header.Set("X-Api-Key", creds.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == 200:
+			ok++
+		case resp.StatusCode == 429 && resp.Header.Get("Retry-After") != "":
+			refused++
+		default:
+			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		}
+	}
+	if ok != 30 || refused != 20 {
+		t.Fatalf("%d allowed and %d refused over two nodes, want 30 and 20", ok, refused)
+	}
+}

@@ -164,6 +164,12 @@ func New(cfg Config, store storage.Store, keys *secrets.Keys) (*Server, error) {
 	}
 	s.store = store
 	s.gauges, _ = store.(gaugedStore)
+	if p, ok := store.(interface{ RateTimes() storage.RateTimes }); ok {
+		// with other nodes on the database, a subject's limit counts the requests of all
+		s.limiter.Share(p.RateTimes(), func(err error) {
+			cfg.Logger.Warn("rate limit: the shared times did not answer; the request passed", "err", err)
+		})
+	}
 	if s.shared, _ = store.(storage.Shared); s.shared != nil && cfg.Node == "" {
 		host, _ := os.Hostname()
 		cfg.Node = fmt.Sprintf("%s-%d", host, os.Getpid())

@@ -93,6 +93,12 @@ var postgresMigrations = [][]string{
 		`CREATE TABLE timbra_kv (bucket bytea NOT NULL, key bytea NOT NULL, value bytea NOT NULL,
 			PRIMARY KEY (bucket, key))`,
 	},
+	// 2: the rate limiter's times, shared by the nodes (RateTimes); unlogged: after a crash
+	// every subject starts with its whole limit, and no request waits for the log.
+	{
+		`CREATE UNLOGGED TABLE timbra_rate (subject text NOT NULL, family text NOT NULL, tat bigint NOT NULL,
+			PRIMARY KEY (subject, family))`,
+	},
 }
 
 func (p *Postgres) migrate(ctx context.Context) error {
@@ -204,7 +210,7 @@ func (p *Postgres) Gauges(ctx context.Context) (Gauges, error) {
 // Drop removes timbra's tables from the schema, everything in them with them: a database made
 // by a first start that failed, so that the next starts clean.
 func (p *Postgres) Drop(ctx context.Context) error {
-	_, err := p.pool.Exec(ctx, "DROP TABLE IF EXISTS timbra_kv, timbra_buckets, timbra_schema_migrations")
+	_, err := p.pool.Exec(ctx, "DROP TABLE IF EXISTS timbra_kv, timbra_buckets, timbra_rate, timbra_schema_migrations")
 	return err
 }
 

@@ -4,6 +4,8 @@
 package ratelimit
 
 import (
+	"context"
+	"errors"
 	"hash/maphash"
 	"sync"
 	"time"
@@ -65,7 +67,32 @@ type Limiter struct {
 	now    func() time.Time
 	seed   maphash.Seed
 	shards [shards]shard
+	// shared, when set, keeps the times where every node of a shared database reads them, so
+	// a subject's limit holds across the nodes (Share).
+	shared    Times
+	sweptMu   sync.Mutex
+	lastSwept time.Time
+	log       func(err error)
 }
+
+// Times keeps each subject's time where several nodes share it (PostgreSQL).
+type Times interface {
+	// Load is the slot's time; zero when it has none.
+	Load(ctx context.Context, subject, family string) (time.Time, error)
+	// Swap sets the slot's time to next if it is still old (zero: none), and tells whether it did.
+	Swap(ctx context.Context, subject, family string, old, next time.Time) (bool, error)
+	// Forget removes the times before t (those subjects have their whole limit again).
+	Forget(ctx context.Context, t time.Time) error
+}
+
+// Share keeps the limiter's times in t from now on; a failure to reach t lets the request
+// through (logged with log): the limit is a guard, the database answers for the rest.
+func (l *Limiter) Share(t Times, log func(err error)) {
+	l.shared, l.log = t, log
+}
+
+// maxSwaps bounds the tries of a shared Take whose time other nodes keep changing.
+const maxSwaps = 16
 
 // New returns a limiter reading the time from now (time.Now when nil).
 func New(now func() time.Time) *Limiter {
@@ -82,7 +109,9 @@ func New(now func() time.Time) *Limiter {
 // Take counts one request of subject in family f, unless it is refused.
 func (l *Limiter) Take(subject string, f Family) Decision {
 	now := l.now()
-	interval := f.Window / time.Duration(max(f.Limit, 1))
+	if l.shared != nil {
+		return l.takeShared(subject, f, now)
+	}
 	sh := &l.shards[maphash.String(l.seed, subject)%shards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -90,7 +119,17 @@ func (l *Limiter) Take(subject string, f Family) Decision {
 		sh.sweep(now)
 	}
 	k := slot{subject, f.Name}
-	tat := sh.tats[k]
+	d, next := decide(f, sh.tats[k], now)
+	if d.Allowed {
+		sh.tats[k] = next
+	}
+	return d
+}
+
+// decide is the rule: the decision for a request at now of a slot whose time is tat, and the
+// slot's next time when it is allowed.
+func decide(f Family, tat, now time.Time) (Decision, time.Time) {
+	interval := f.Window / time.Duration(max(f.Limit, 1))
 	if tat.Before(now) {
 		tat = now
 	}
@@ -99,13 +138,83 @@ func (l *Limiter) Take(subject string, f Family) Decision {
 	if over := next.Sub(now) - f.Window; over > 0 || f.Limit <= 0 {
 		d.Reset = tat.Sub(now)
 		d.RetryAfter = over
-		return d
+		return d, time.Time{}
 	}
-	sh.tats[k] = next
 	d.Allowed = true
 	d.Reset = next.Sub(now)
 	d.Remaining = int((f.Window - next.Sub(now)) / interval)
-	return d
+	return d, next
+}
+
+// takeShared is Take on the shared times: decide on the time this node last knew of the slot
+// and swap it for the next if nobody changed it meanwhile (one statement); else read it and
+// try again. A slot's time only grows (a time forgotten was past, which decides as now), so a
+// request refused on the time known is refused on the real one too, without a statement.
+func (l *Limiter) takeShared(subject string, f Family, now time.Time) Decision {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	l.forgetShared(ctx, now)
+	sh := &l.shards[maphash.String(l.seed, subject)%shards]
+	k := slot{subject, f.Name}
+	sh.mu.Lock()
+	old, known := sh.tats[k]
+	sh.mu.Unlock()
+	for range maxSwaps {
+		if !known {
+			var err error
+			if old, err = l.shared.Load(ctx, subject, f.Name); err != nil {
+				return l.failOpen(f, err)
+			}
+		}
+		d, next := decide(f, old, now)
+		if !d.Allowed {
+			l.remember(sh, k, old)
+			return d
+		}
+		ok, err := l.shared.Swap(ctx, subject, f.Name, old, next)
+		if err != nil {
+			return l.failOpen(f, err)
+		}
+		if ok {
+			l.remember(sh, k, next)
+			return d
+		}
+		known, now = false, l.now() // another node changed it: read it
+	}
+	return l.failOpen(f, errors.New("ratelimit: the time of "+f.Name+" kept changing"))
+}
+
+// remember keeps the shared time of a slot as this node last saw it.
+func (l *Limiter) remember(sh *shard, k slot, tat time.Time) {
+	sh.mu.Lock()
+	if now := l.now(); now.Sub(sh.lastSweep) > time.Minute {
+		sh.sweep(now)
+	}
+	sh.tats[k] = tat
+	sh.mu.Unlock()
+}
+
+// failOpen lets a request through when the shared times cannot be read or written.
+func (l *Limiter) failOpen(f Family, err error) Decision {
+	if l.log != nil {
+		l.log(err)
+	}
+	return Decision{Allowed: true, Limit: f.Limit, Remaining: 0, Reset: f.Window}
+}
+
+// forgetShared removes the shared times past, once a minute.
+func (l *Limiter) forgetShared(ctx context.Context, now time.Time) {
+	l.sweptMu.Lock()
+	due := now.Sub(l.lastSwept) > time.Minute
+	if due {
+		l.lastSwept = now
+	}
+	l.sweptMu.Unlock()
+	if due {
+		if err := l.shared.Forget(ctx, now); err != nil && l.log != nil {
+			l.log(err)
+		}
+	}
 }
 
 // sweep forgets the slots whose subjects have their whole limit again.

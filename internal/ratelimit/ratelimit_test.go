@@ -1,7 +1,10 @@
 package ratelimit
 
 import (
+	"context"
+	"errors"
 	"hash/maphash"
+	"sync"
 	"testing"
 	"time"
 )
@@ -93,5 +96,76 @@ func TestSweepForgetsRecoveredSubjects(t *testing.T) {
 	}
 	if _, ok := sh.tats[slot{"a", "F"}]; !ok {
 		t.Error("the live slot was swept")
+	}
+}
+
+// memTimes is Times in memory, as PostgreSQL keeps them; busy makes the next swaps fail as if
+// another node had changed the time.
+type memTimes struct {
+	mu    sync.Mutex
+	tats  map[string]time.Time
+	busy  int
+	fail  error
+	swaps int
+}
+
+func (m *memTimes) Load(_ context.Context, subject, family string) (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tats[subject+"/"+family], m.fail
+}
+
+func (m *memTimes) Swap(_ context.Context, subject, family string, old, next time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.swaps++
+	if m.busy > 0 {
+		m.busy--
+		return false, nil
+	}
+	if !m.tats[subject+"/"+family].Equal(old) {
+		return false, nil
+	}
+	m.tats[subject+"/"+family] = next
+	return true, nil
+}
+
+func (m *memTimes) Forget(_ context.Context, t time.Time) error { return nil }
+
+// TestSharedLimit: with shared times, two limiters (two nodes) decide as one would: a subject's
+// requests count together, whichever node takes them; a swap lost to another node is tried
+// again; times that cannot be read let the request through and say so.
+func TestSharedLimit(t *testing.T) {
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { return now }
+	times := &memTimes{tats: map[string]time.Time{}}
+	var logged []error
+	nodes := []*Limiter{New(clock), New(clock)}
+	for _, l := range nodes {
+		l.Share(times, func(err error) { logged = append(logged, err) })
+	}
+	f := Family{Name: "F", Limit: 3, Window: time.Minute}
+	allowed := 0
+	for i := range 5 {
+		if nodes[i%2].Take("k", f).Allowed {
+			allowed++
+		}
+	}
+	if allowed != 3 {
+		t.Fatalf("%d of 5 requests allowed over two nodes, want 3", allowed)
+	}
+	d := nodes[0].Take("k", f)
+	if d.Allowed || d.RetryAfterSeconds() != 20 {
+		t.Fatalf("refused request: %+v", d)
+	}
+	now = now.Add(20 * time.Second)
+	times.busy = 2 // another node changed the time twice meanwhile
+	before := times.swaps
+	if !nodes[1].Take("k", f).Allowed || times.swaps != before+3 {
+		t.Fatalf("after two lost swaps: %d swaps", times.swaps-before)
+	}
+	times.fail = errors.New("connection refused")
+	if d := nodes[0].Take("k", f); !d.Allowed || len(logged) != 1 {
+		t.Fatalf("times that do not answer: %+v, logged %v", d, logged)
 	}
 }

@@ -233,7 +233,7 @@ func (c *cluster) heard(note string) {
 			c.mu.Lock()
 			_, held := c.held[k]
 			delete(c.held, k)
-			c.elsewhr[k] = time.Now().Add(LeaseTTL)
+			c.elsewhr[k] = c.e.Svc.Now().UTC().Add(askAgain)
 			c.mu.Unlock()
 			if held {
 				c.e.lost(k)
