@@ -256,3 +256,38 @@ func TestPostgresNotifyReachesEveryNode(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresReadIsOneSnapshot: a read transaction sees the database as of its first
+// statement, whatever commits meanwhile (its BEGIN goes with that statement).
+func TestPostgresReadIsOneSnapshot(t *testing.T) {
+	s := openPostgres(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	put := func(id string) {
+		t.Helper()
+		err := s.Update(ctx, func(tx storage.Tx) error {
+			return tx.People("t").Put(storage.Person{ID: id, TenantID: "t", Email: id + "@example.com", CreatedAt: now, UpdatedAt: now})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("p1")
+	err := s.View(ctx, func(tx storage.Tx) error {
+		if n, err := tx.People("t").Count(); err != nil || n != 1 {
+			return fmt.Errorf("count %d (%v)", n, err)
+		}
+		put("p2") // committed by another transaction while this one reads
+		people, total, err := tx.People("t").List(0, 10)
+		if err != nil || total != 1 || len(people) != 1 {
+			return fmt.Errorf("after another commit the read saw %d people of %d (%v), want its snapshot's 1", len(people), total, err)
+		}
+		if _, err := tx.People("t").Get("p2"); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("a person committed after the read began: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

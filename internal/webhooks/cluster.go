@@ -2,7 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +58,8 @@ type cluster struct {
 	wanted  map[destKey]time.Time // destinations this node found with work, when last
 	elsewhr map[destKey]time.Time // leases another node holds, until when (not asked before)
 	notes   chan string           // notifications to send, in order
+	// sessionsRenewed is when this node last renewed its listen sessions' leases (step only).
+	sessionsRenewed time.Time
 }
 
 func newCluster(e *Engine, shared storage.Shared, node string) *cluster {
@@ -286,15 +287,19 @@ func (c *cluster) step() error {
 		events           []string
 	}
 	var sessions []session
-	if hub, ok := c.e.Svc.Listeners.(interface {
+	hub, ok := c.e.Svc.Listeners.(interface {
 		Each(func(tenant, listenerID string, events []string))
-	}); ok {
+	})
+	if ok && now.Sub(c.sessionsRenewed) >= LeaseTTL/3 { // a new session's lease is written at once
+		c.sessionsRenewed = now
 		hub.Each(func(tenant, listenerID string, events []string) {
 			sessions = append(sessions, session{tenant, listenerID, events})
 		})
 	}
+	renewed := map[destKey]bool{}
 	err := c.e.Svc.Store.Batch(context.Background(), func(tx storage.Tx) error {
 		taken, lost, forced, others = taken[:0], lost[:0], forced[:0], map[destKey]time.Time{}
+		clear(renewed)
 		for _, s := range sessions {
 			if err := tx.Leases().Put(sessionLease(s.tenant, s.listener), storage.Lease{Node: c.node, Until: until, Note: strings.Join(s.events, ",")}); err != nil {
 				return err
@@ -311,6 +316,10 @@ func (c *cluster) step() error {
 		leases := tx.Leases()
 		mine := 0
 		for k, kept := range keep {
+			if kept && held[k].Sub(now) > LeaseTTL/2 {
+				mine++ // renewed when half its time is gone: a write a lease every few seconds
+				continue
+			}
 			l, ok, err := leases.Get(leaseName(k))
 			if err != nil {
 				return err
@@ -323,6 +332,7 @@ func (c *cluster) step() error {
 				if err := leases.Put(leaseName(k), storage.Lease{Node: c.node, Until: until}); err != nil {
 					return err
 				}
+				renewed[k] = true
 				mine++
 			default:
 				if ok && l.Node == c.node {
@@ -377,10 +387,8 @@ func (c *cluster) step() error {
 	for _, k := range lost {
 		delete(c.held, k)
 	}
-	for k := range keep {
-		if !slices.Contains(lost, k) {
-			c.held[k] = until
-		}
+	for k := range renewed {
+		c.held[k] = until
 	}
 	for _, k := range taken {
 		c.held[k] = until
