@@ -127,6 +127,8 @@ type serveOptions struct {
 	SatDownloadPoll time.Duration
 	// DownloadRulesEvery is how often an approved download rule creates its request (0: a day).
 	DownloadRulesEvery time.Duration
+	// NodeName names this server among the nodes of a shared database.
+	NodeName string
 
 	// made from the flags above when they are checked
 	log    *slog.Logger   // --log-format, --log-level
@@ -202,6 +204,8 @@ SIGINT or SIGTERM stop it cleanly: in-flight requests finish, the database close
 				Usage: "SAT's bulk download service of withholding CFDIs (query type Retenciones): sat (SAT's own retenciones addresses) or the `URL` of one at SAT's paths; default: sat with --sat-download-url sat, else that URL + /retenciones (timbra sat serve answers both)"},
 			&cli.DurationFlag{Name: "sat-download-poll", EnvVars: []string{"TIMBRA_SAT_DOWNLOAD_POLL"}, Destination: &o.SatDownloadPoll,
 				Usage: "wait `D` before verifying a download request again (doubling up to 30m) and between the worker's rounds; 0: 1m and 30s, SAT's pace (a local SAT: 200ms)"},
+			&cli.StringFlag{Name: "node-name", EnvVars: []string{"TIMBRA_NODE_NAME"}, Destination: &o.NodeName, DefaultText: "the host's name and the process id",
+				Usage: "this server's `NAME` among the nodes of a shared PostgreSQL database (/healthz, /metrics, the logs); unique per node"},
 			&cli.DurationFlag{Name: "download-rules-every", EnvVars: []string{"TIMBRA_DOWNLOAD_RULES_EVERY"}, Value: 24 * time.Hour, Destination: &o.DownloadRulesEvery,
 				Usage: "every approved download rule creates an Automatic download request every `D`, for the period since its last one"},
 		}, append(append(append(o.Validations.flags(), o.Mail.flags()...), o.Stamp.flags()...), dataFlags(&o.dataOptions)...)...),
@@ -467,7 +471,7 @@ func serveRun(c *cli.Context, o *serveOptions) error {
 		Mail: mailer, MailFrom: mailFrom, SatDownload: satDownload(o.SatDownloadURL),
 		SatRetenciones:      satRetenciones(o.SatRetencionesURL, o.SatDownloadURL),
 		SatDownloadInterval: o.SatDownloadPoll, SatDownloadBackoff: satDownloadBackoff(o.SatDownloadPoll),
-		DownloadRulesEvery: o.DownloadRulesEvery,
+		DownloadRulesEvery: o.DownloadRulesEvery, Node: o.NodeName,
 	}, d.Store, d.Keys)
 	if err != nil {
 		return err
