@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -352,7 +351,7 @@ func TestAdminAPI(t *testing.T) {
 // TIMBRA_TEST_BACKEND is postgres (the server's tests run on both in CI).
 func testData(t *testing.T) DataOptions {
 	dir := t.TempDir()
-	if os.Getenv("TIMBRA_TEST_BACKEND") == "postgres" {
+	if pgtest.Chosen() {
 		return DataOptions{Database: pgtest.URL(t), MasterKeyFile: filepath.Join(dir, "master.key")}
 	}
 	return DataOptions{Path: filepath.Join(dir, "t.db")}

@@ -16,6 +16,13 @@ import (
 // Env names the PostgreSQL database of the tests: a postgres:// URL.
 const Env = "TIMBRA_TEST_POSTGRES"
 
+// BackendEnv chooses the backend of the tests that can run on either: "postgres", or bbolt when
+// unset. CI runs those tests on both.
+const BackendEnv = "TIMBRA_TEST_BACKEND"
+
+// Chosen tells whether the tests that can run on either backend run on PostgreSQL.
+func Chosen() bool { return os.Getenv(BackendEnv) == "postgres" }
+
 // URL is the URL of a new, empty schema of the test database (TIMBRA_TEST_POSTGRES),
 // dropped when the test ends. Without the variable the test is skipped, or fails where CI is
 // set (CI runs every PostgreSQL test); a database that cannot be reached fails it.

@@ -13,6 +13,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/catalogs/source"
 	"github.com/timbra-mx/timbra/internal/testpaths"
 	"github.com/timbra-mx/timbra/server"
+	"github.com/timbra-mx/timbra/storage/pgtest"
 )
 
 // nodeOrSkip returns node when it and the fiscalapi package are installed. Without them the test
@@ -45,7 +46,11 @@ func nodeModuleOrSkip(t *testing.T, folder, module string) string {
 // Everything is closed when the test ends.
 func newServer(t *testing.T, cfg server.Config) (*server.Server, *server.Data, *httptest.Server) {
 	t.Helper()
-	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")})
+	opt := server.DataOptions{Path: filepath.Join(t.TempDir(), "t.db")}
+	if pgtest.Chosen() { // TIMBRA_TEST_BACKEND=postgres: the oracles against a server on PostgreSQL
+		opt = server.DataOptions{Database: pgtest.URL(t), MasterKeyFile: filepath.Join(t.TempDir(), "master.key")}
+	}
+	d, err := server.OpenData(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
