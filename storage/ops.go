@@ -98,6 +98,16 @@ type Report struct {
 	Buckets []BucketCount
 	// Problems lists what is wrong: integrity errors, an unknown schema, missing meta.
 	Problems []string
+	// Nodes are the server nodes of a shared database (PostgreSQL), with when each last said it
+	// was up and how many leases it holds (the webhooks it sends to, its listen sessions).
+	Nodes []NodeSeen
+}
+
+// NodeSeen is one node of a shared database as Inspect reads it.
+type NodeSeen struct {
+	Name   string
+	Seen   time.Time
+	Leases int // unexpired
 }
 
 // BucketCount is one bucket's number of keys.

@@ -2,12 +2,14 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -166,6 +168,9 @@ func InspectPostgres(ctx context.Context, url string) (r Report, err error) {
 	defer tx.Rollback(ctx)
 	kv := newPgKV(ctx, tx, false, &bucketSet{})
 	r.readMeta(kv.Bucket(bucketMeta))
+	if r.Nodes, err = inspectNodes(kv, time.Now()); err != nil {
+		return r, err
+	}
 	rows, err := tx.Query(ctx, `SELECT b.path, (SELECT count(*) FROM timbra_kv k WHERE k.bucket = b.path)
 		+ (SELECT count(*) FROM timbra_buckets n WHERE n.path > b.path || '\x00'::bytea AND n.path < b.path || '\x01'::bytea
 			AND position('\x00'::bytea IN substring(n.path FROM length(b.path) + 2)) = 0)
@@ -205,6 +210,34 @@ func (p *Postgres) Gauges(ctx context.Context) (Gauges, error) {
 	n, err := outboxDepth(kv)
 	g.OutboxDepth = n
 	return g, kv.outcome(err)
+}
+
+// inspectNodes reads the nodes and how many unexpired leases each holds.
+func inspectNodes(kv kvTx, now time.Time) ([]NodeSeen, error) {
+	nodes, leases := kv.Bucket(bucketNodes), kv.Bucket(bucketLeases)
+	if nodes == nil || leases == nil {
+		return nil, nil
+	}
+	var out []NodeSeen
+	at := map[string]int{}
+	err := nodes.ForEach(func(k, v []byte) error {
+		if len(v) == 8 {
+			at[string(k)] = len(out)
+			out = append(out, NodeSeen{Name: string(k), Seen: time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = leases.ForEach(func(k, _ []byte) error {
+		l, ok, err := (kvLeases{leases}).Get(string(k))
+		if i, known := at[l.Node]; err == nil && ok && known && l.Until.After(now) {
+			out[i].Leases++
+		}
+		return err
+	})
+	return out, err
 }
 
 // Drop removes timbra's tables from the schema, everything in them with them: a database made

@@ -291,3 +291,47 @@ func TestPostgresReadIsOneSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPostgresInspectNodes: check reads the nodes of a shared database and the unexpired leases
+// each holds, without writing.
+func TestPostgresInspectNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	s, err := storage.OpenPostgres(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now().UTC()
+	err = s.Update(ctx, func(tx storage.Tx) error {
+		for _, n := range []string{"node-a", "node-b"} {
+			if err := tx.Nodes().Seen(n, now); err != nil {
+				return err
+			}
+		}
+		for name, l := range map[string]storage.Lease{
+			"d/t/w1": {Node: "node-a", Until: now.Add(time.Minute)},
+			"l/t/w2": {Node: "node-a", Until: now.Add(time.Minute), Note: "*"},
+			"d/t/w3": {Node: "node-b", Until: now.Add(-time.Second)}, // expired
+		} {
+			if err := tx.Leases().Put(name, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := storage.InspectPostgres(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, n := range rep.Nodes {
+		got[n.Name] = n.Leases
+	}
+	if len(got) != 2 || got["node-a"] != 2 || got["node-b"] != 0 {
+		t.Fatalf("nodes: %+v", rep.Nodes)
+	}
+}

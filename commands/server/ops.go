@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -280,6 +281,15 @@ func checkRun(c *cli.Context, o *checkOptions) error {
 		}
 	}
 	fmt.Fprintf(w, "database     %s\nschema       %d (this timbra: %d)\nenvironment  %s\n\n", name, rep.Schema, storage.SchemaVersion, rep.Environment)
+	if len(rep.Nodes) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NODE\tLAST SEEN\tLEASES")
+		for _, n := range rep.Nodes {
+			fmt.Fprintf(tw, "%s\t%s ago\t%d\n", n.Name, o.f.Now().Sub(n.Seen).Round(time.Second), n.Leases)
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BUCKET\tKEYS")
 	for _, b := range rep.Buckets {
