@@ -245,9 +245,7 @@ func (p *Postgres) copyBucket(ctx context.Context, src *bolt.DB, path []byte, pr
 				for i := range paths {
 					paths[i] = path
 				}
-				if _, err := tx.Exec(ctx, `INSERT INTO timbra_kv (bucket, key, value)
-					SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[])
-					ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, paths, keys, values); err != nil {
+				if err := upsertRows(ctx, tx, paths, keys, values); err != nil {
 					return err
 				}
 			}

@@ -57,6 +57,14 @@ func newPgKV(ctx context.Context, tx pgx.Tx, writable bool, known *bucketSet) *p
 	return &pgKV{ctx: ctx, tx: tx, writable: writable, known: known, seen: map[kvKey]kvSeen{}}
 }
 
+// upsertRows puts keys and values, each in its bucket, in one statement.
+func upsertRows(ctx context.Context, tx pgx.Tx, buckets, keys, values [][]byte) error {
+	_, err := tx.Exec(ctx, `INSERT INTO timbra_kv (bucket, key, value)
+		SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[])
+		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, buckets, keys, values)
+	return err
+}
+
 // flush sends the writes waiting: the puts in one statement, the deletes in another.
 func (k *pgKV) flush() {
 	if len(k.dirty) == 0 || k.err != nil {
@@ -73,9 +81,7 @@ func (k *pgKV) flush() {
 	clear(k.dirty)
 	k.dirtyBytes = 0
 	if len(pb) > 0 {
-		if _, err := k.tx.Exec(k.ctx, `INSERT INTO timbra_kv (bucket, key, value)
-			SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[])
-			ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, pb, pk, pv); err != nil {
+		if err := upsertRows(k.ctx, k.tx, pb, pk, pv); err != nil {
 			k.fail(err)
 			return
 		}

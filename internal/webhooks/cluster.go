@@ -252,32 +252,35 @@ func (c *cluster) step() error {
 	for k, v := range c.held {
 		held[k] = v
 	}
-	var asked []destKey
+	var candidates []destKey                  // wanted, not held
+	elsewhere := map[destKey]bool{}           // of those, held by another node as last seen
+	keep := make(map[destKey]bool, len(held)) // held and found with work lately
 	for k, at := range c.wanted {
 		if now.Sub(at) > LeaseTTL {
 			delete(c.wanted, k)
 			continue
 		}
 		if _, ok := held[k]; ok {
+			keep[k] = true
 			continue
 		}
-		if until, ok := c.elsewhr[k]; ok && until.After(now) && !c.isLocal(k) {
-			continue
+		candidates = append(candidates, k)
+		if until, ok := c.elsewhr[k]; ok && until.After(now) {
+			elsewhere[k] = true
 		}
-		asked = append(asked, k)
 	}
 	c.mu.Unlock()
-	// kept: held and still in use (work found lately, or attempts or outcomes outstanding)
-	keep := map[destKey]bool{}
+	// kept also: held with attempts or outcomes outstanding; asked: the candidates free as far
+	// as this node knows, or whose listen session is here
 	for k := range held {
-		c.mu.Lock()
-		at, found := c.wanted[k]
-		c.mu.Unlock()
-		keep[k] = (found && now.Sub(at) <= LeaseTTL) || c.e.busy(k)
+		keep[k] = keep[k] || c.e.busy(k)
 	}
+	var asked []destKey
 	local := map[destKey]bool{}
-	for _, k := range asked {
-		local[k] = c.isLocal(k)
+	for _, k := range candidates {
+		if local[k] = c.isLocal(k); local[k] || !elsewhere[k] {
+			asked = append(asked, k)
+		}
 	}
 	until := now.Add(LeaseTTL)
 	var taken, lost, forced []destKey
@@ -287,12 +290,9 @@ func (c *cluster) step() error {
 		events           []string
 	}
 	var sessions []session
-	hub, ok := c.e.Svc.Listeners.(interface {
-		Each(func(tenant, listenerID string, events []string))
-	})
-	if ok && now.Sub(c.sessionsRenewed) >= LeaseTTL/3 { // a new session's lease is written at once
+	if c.e.Svc.Listeners != nil && now.Sub(c.sessionsRenewed) >= LeaseTTL/3 { // a new session's lease is written at once
 		c.sessionsRenewed = now
-		hub.Each(func(tenant, listenerID string, events []string) {
+		c.e.Svc.Listeners.Each(func(tenant, listenerID string, events []string) {
 			sessions = append(sessions, session{tenant, listenerID, events})
 		})
 	}

@@ -21,6 +21,8 @@ import (
 type Listeners interface {
 	Connected(tenant, listenerID string) ([]string, bool)
 	Deliver(ctx context.Context, tenant, listenerID string, ev listener.Event) (listener.Ack, error)
+	// Each calls fn with every open session (the cluster renews their leases).
+	Each(fn func(tenant, listenerID string, events []string))
 }
 
 // DefaultSession is the name of a listen session not named (and of every listener stored
