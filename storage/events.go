@@ -152,8 +152,8 @@ type Deliveries interface {
 	ByWebhook(webhookID string, since time.Time, offset, limit int) ([]Delivery, int, error)
 	// AllByWebhook calls fn for every delivery of a webhook, newest first, until fn returns false.
 	AllByWebhook(webhookID string, fn func(Delivery) bool) error
-	// Pending returns the pending deliveries of a webhook.
-	Pending(webhookID string) ([]Delivery, error)
+	// Pending returns a webhook's first limit pending deliveries, oldest first.
+	Pending(webhookID string, limit int) ([]Delivery, error)
 	// PendingStats counts a webhook's pending deliveries (a kept counter, not a walk) and tells
 	// when the oldest was made.
 	PendingStats(webhookID string) (PendingStats, error)

@@ -341,24 +341,36 @@ func (e kvEvents) Older(t time.Time, fn func(Event) bool) error {
 	return older(e.b, e.tenant, t, fn)
 }
 
-// older walks a tenant's records made before t, oldest first.
+// olderBatch is how many records older reads before it hands them to its caller.
+const olderBatch = 256
+
+// older walks a tenant's records made before t, oldest first. It reads them a batch at a time,
+// each batch before the caller sees it (the caller may delete what it is given), so that a walk
+// stopped early costs what it read, not every record older than t.
 func older[T any](b kvBucket, tenant string, t time.Time, fn func(T) bool) error {
 	prefix, limit := key(tenant, ""), timeKey(tenant, t)
-	c := b.Cursor()
-	var items []T // collected first: the caller may delete what it is given
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, limit) < 0; k, v = c.Next() {
-		var item T
-		if err := decodeRecord(v, &item); err != nil {
-			return fmt.Errorf("storage: decode %s: %w", k, err)
+	from, next := prefix, []byte(nil)
+	for {
+		items := make([]T, 0, olderBatch)
+		c := b.Cursor()
+		for k, v := c.Seek(from); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, limit) < 0 && len(items) < olderBatch; k, v = c.Next() {
+			var item T
+			if err := decodeRecord(v, &item); err != nil {
+				return fmt.Errorf("storage: decode %s: %w", k, err)
+			}
+			items = append(items, item)
+			next = append(append(next[:0], k...), 0) // the first key after k
 		}
-		items = append(items, item)
-	}
-	for _, item := range items {
-		if !fn(item) {
-			break
+		for _, item := range items {
+			if !fn(item) {
+				return nil
+			}
 		}
+		if len(items) < olderBatch {
+			return nil
+		}
+		from = next
 	}
-	return nil
 }
 
 type kvDeliveries struct {
@@ -546,11 +558,11 @@ func (d kvDeliveries) AllByWebhook(webhookID string, fn func(Delivery) bool) err
 	return err
 }
 
-func (d kvDeliveries) Pending(webhookID string) ([]Delivery, error) {
+func (d kvDeliveries) Pending(webhookID string, limit int) ([]Delivery, error) {
 	prefix := key(d.tenant, webhookID, "")
 	var out []Delivery
 	c := d.pending.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, _ = c.Next() {
 		v, err := d.get(string(k[len(prefix):]))
 		if err != nil {
 			return nil, fmt.Errorf("storage: pending index %s: %w", k, err)

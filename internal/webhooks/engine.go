@@ -95,6 +95,7 @@ type Engine struct {
 	kickCh     chan struct{}
 	stopped    context.Context // done once Run's context ends: listen attempts stop waiting
 	attempts   sync.WaitGroup
+	closers    sync.WaitGroup // closeRest of webhooks this engine disabled
 	running    bool
 	stopping   bool
 	// cluster shares the outbox with the other nodes of the database; nil: this node is alone.
@@ -330,6 +331,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.attempts.Wait()
 	close(e.results)
 	<-recorded
+	e.closers.Wait()
 	<-purgeDone
 	stopCluster()
 	<-clusterDone
@@ -927,9 +929,16 @@ func (e *Engine) recorder(settled <-chan []outcome) {
 			}
 		}
 		linger.Stop()
-		retries, changed, err := e.record(batch)
+		retries, changed, rest, err := e.record(batch)
 		if err != nil {
 			e.Log.Error("webhook outbox: record attempts", "attempts", len(batch), "err", err)
+		}
+		for _, k := range rest {
+			e.closers.Go(func() {
+				if err := e.Svc.closeRest(e.stopped, k.tenant, k.webhook, "WebhookDisabled"); err != nil && e.stopped.Err() == nil {
+					e.Log.Error("webhook disabled: close its pending deliveries", "tenant", k.tenant, "webhook", k.webhook, "err", err)
+				}
+			})
 		}
 		e.mu.Lock()
 		for _, o := range batch {
@@ -962,13 +971,12 @@ func (e *Engine) recorder(settled <-chan []outcome) {
 // record applies a batch of outcomes in one transaction and answers, per outcome, the time of
 // its retry (zero when none). A delivery closed while its attempt was in flight (its webhook
 // disabled or deleted) keeps its state and logs the attempt. When a webhook becomes disabled,
-// its other pending deliveries close too.
-func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
-	retries := make([]time.Time, len(batch))
-	var changed []destKey
-	err := e.Svc.Store.Update(context.Background(), func(tx storage.Tx) error {
+// its other pending deliveries close too: a slice here, the rest (those of rest) by closeRest.
+func (e *Engine) record(batch []outcome) (retries []time.Time, changed, rest []destKey, err error) {
+	retries = make([]time.Time, len(batch))
+	err = e.Svc.Store.Update(context.Background(), func(tx storage.Tx) error {
 		clear(retries)
-		changed = changed[:0]
+		changed, rest = changed[:0], rest[:0]
 		now := e.Svc.Now().UTC()
 		type hookState struct {
 			w, before storage.Webhook
@@ -1038,14 +1046,18 @@ func (e *Engine) record(batch []outcome) ([]time.Time, []destKey, error) {
 			}
 			if hs.before.Status == StatusEnabled && hs.w.Status == StatusDisabled {
 				changed = append(changed, destKey{hs.w.TenantID, hs.w.ID})
-				if err := closePending(tx, hs.w.TenantID, hs.w.ID, "WebhookDisabled", now); err != nil {
+				more, err := closePending(tx, hs.w.TenantID, hs.w.ID, "WebhookDisabled", now)
+				if err != nil {
 					return err
+				}
+				if more {
+					rest = append(rest, destKey{hs.w.TenantID, hs.w.ID})
 				}
 			}
 		}
 		return nil
 	})
-	return retries, changed, err
+	return retries, changed, rest, err
 }
 
 // outcomeOn writes an attempt's outcome on its delivery and answers the time of the retry (zero
@@ -1173,40 +1185,66 @@ func (e *Engine) PurgeEvery(ctx context.Context, period time.Duration) {
 	}
 }
 
-// Purge deletes events and deliveries older than 30 days, in every tenant.
+// A purge deletes in slices, each one transaction of at most purgeSliceSize records and about
+// purgeSliceTime of work, so that a purge of many holds the database's writer (every tenant's,
+// on PostgreSQL every node's) one short slice at a time and the writes of others pass between
+// slices.
+var (
+	purgeSliceSize = 1000
+	purgeSliceTime = 50 * time.Millisecond
+)
+
+// Purge deletes events and deliveries older than 30 days, in every tenant, a slice per
+// transaction; it returns how many it deleted, also when it stops on an error or when ctx ends.
 func (s *Service) Purge(ctx context.Context) (int, error) {
 	cutoff := s.Now().Add(-Retention)
-	n := 0
-	err := s.Store.Update(ctx, func(tx storage.Tx) error {
-		n = 0
-		tenants, err := tx.Tenants().List()
-		if err != nil {
-			return err
-		}
-		for _, t := range tenants {
-			var failed error
-			if err := tx.Events(t.ID).Older(cutoff, func(ev storage.Event) bool {
-				failed = tx.Events(t.ID).Delete(ev.ID)
-				n++
-				return failed == nil
-			}); err != nil {
-				return err
-			}
-			if failed != nil {
-				return failed
-			}
-			if err := tx.Deliveries(t.ID).Older(cutoff, func(d storage.Delivery) bool {
-				failed = tx.Deliveries(t.ID).Delete(d.ID)
-				n++
-				return failed == nil
-			}); err != nil {
-				return err
-			}
-			if failed != nil {
-				return failed
-			}
-		}
-		return nil
+	var tenants []storage.Tenant
+	err := s.Store.View(ctx, func(tx storage.Tx) (err error) {
+		tenants, err = tx.Tenants().List()
+		return err
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, t := range tenants {
+		for _, events := range []bool{true, false} {
+			for more := true; more; {
+				var k int
+				var err error
+				k, more, err = s.purgeSlice(ctx, t.ID, events, cutoff)
+				if n += k; err != nil {
+					return n, err
+				}
+			}
+		}
+	}
+	return n, nil
+}
+
+// purgeSlice deletes, in one transaction, a slice of the tenant's events (or deliveries) created
+// before cutoff, oldest first, and returns how many it deleted and whether it stopped before
+// the last (at purgeSliceSize records or after purgeSliceTime).
+func (s *Service) purgeSlice(ctx context.Context, tenant string, events bool, cutoff time.Time) (k int, more bool, err error) {
+	err = s.Store.Update(ctx, func(tx storage.Tx) error {
+		k, more = 0, false
+		start := time.Now()
+		var failed error
+		del := func(delete func(string) error, id string) bool {
+			if failed = delete(id); failed != nil {
+				return false
+			}
+			k++
+			more = k == purgeSliceSize || time.Since(start) >= purgeSliceTime
+			return !more
+		}
+		var err error
+		if events {
+			err = tx.Events(tenant).Older(cutoff, func(e storage.Event) bool { return del(tx.Events(tenant).Delete, e.ID) })
+		} else {
+			err = tx.Deliveries(tenant).Older(cutoff, func(d storage.Delivery) bool { return del(tx.Deliveries(tenant).Delete, d.ID) })
+		}
+		return errors.Join(err, failed)
+	})
+	return k, more, err
 }

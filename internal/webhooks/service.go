@@ -379,6 +379,7 @@ func (s *Service) Replace(ctx context.Context, c auth.Caller, id string, in api.
 	}
 	defer unlock()
 	var w storage.Webhook
+	var more bool
 	err = s.Store.Update(ctx, func(tx storage.Tx) error {
 		var err error
 		if w, err = find(tx, c, id); err != nil {
@@ -396,9 +397,11 @@ func (s *Service) Replace(ctx context.Context, c auth.Caller, id string, in api.
 		if in.Description != nil {
 			w.Description = *in.Description
 		}
+		more = false
 		if in.Status != nil && *in.Status != w.Status {
 			if *in.Status == StatusDisabled {
-				return s.disable(tx, &w, ReasonManual, now)
+				more, err = s.disable(tx, &w, ReasonManual, now)
+				return err
 			}
 			w.Status, w.DisabledReason, w.DisabledAt, w.FailingSince = StatusEnabled, nil, nil, nil
 		}
@@ -408,27 +411,66 @@ func (s *Service) Replace(ctx context.Context, c auth.Caller, id string, in api.
 		return api.Webhook{}, err
 	}
 	s.hookChanged(w.TenantID, w.ID)
+	if more {
+		if err := s.closeRest(context.WithoutCancel(ctx), w.TenantID, w.ID, "WebhookDisabled"); err != nil {
+			return api.Webhook{}, err
+		}
+	}
 	return toAPI(w, c.Zone, ""), nil
 }
 
-// disable turns a webhook off for a reason and closes its pending deliveries, in tx.
-func (s *Service) disable(tx storage.Tx, w *storage.Webhook, reason string, now time.Time) error {
+// disable turns a webhook off for a reason and closes its pending deliveries (the first slice
+// in tx; more tells that closeRest has the rest to close).
+func (s *Service) disable(tx storage.Tx, w *storage.Webhook, reason string, now time.Time) (more bool, err error) {
 	w.Status, w.DisabledReason, w.DisabledAt, w.UpdatedAt = StatusDisabled, &reason, &now, now
 	if err := tx.Webhooks(w.TenantID).Put(*w); err != nil {
-		return err
+		return false, err
 	}
 	return closePending(tx, w.TenantID, w.ID, "WebhookDisabled", now)
 }
 
-// closePending ends a webhook's pending deliveries unsent; lastError says why.
-func closePending(tx storage.Tx, tenant, webhookID, why string, now time.Time) error {
-	pending, err := tx.Deliveries(tenant).Pending(webhookID)
+// closeSlice is how many pending deliveries one transaction closes at most: a webhook disabled
+// with a large backlog holds the database's writer one short slice at a time.
+var closeSlice = 1000
+
+// closePending ends up to closeSlice of a webhook's pending deliveries unsent, oldest first;
+// lastError says why. It tells whether more are left (closeRest closes them).
+func closePending(tx storage.Tx, tenant, webhookID, why string, now time.Time) (more bool, err error) {
+	pending, err := tx.Deliveries(tenant).Pending(webhookID, closeSlice+1)
 	if err != nil {
-		return err
+		return false, err
+	}
+	if more = len(pending) > closeSlice; more {
+		pending = pending[:closeSlice]
 	}
 	for _, d := range pending {
 		d.Status, d.LastError, d.UpdatedAt = DeliveryFailed, &why, now
 		if err := tx.Deliveries(tenant).Put(d); err != nil {
+			return false, err
+		}
+	}
+	return more, nil
+}
+
+// closeRest closes what closePending left of a webhook's pending deliveries, a slice per
+// transaction, while the webhook stays disabled (or deleted, for WebhookDeleted). What a stop
+// leaves pending the engine closes when it comes due.
+func (s *Service) closeRest(ctx context.Context, tenant, webhookID, why string) error {
+	for more := true; more; {
+		err := s.Store.Update(ctx, func(tx storage.Tx) error {
+			more = false
+			w, err := tx.Webhooks(tenant).Get(webhookID)
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+			case err != nil:
+				return err
+			case w.Status == StatusEnabled || why == "WebhookDeleted":
+				return nil // enabled again, or made again: what is left is sent
+			}
+			more, err = closePending(tx, tenant, webhookID, why, s.Now().UTC())
+			return err
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -446,21 +488,26 @@ func (s *Service) Delete(ctx context.Context, c auth.Caller, id string) error {
 	}
 	defer unlock()
 	var deleted string
+	var more bool
 	err = s.Store.Update(ctx, func(tx storage.Tx) error {
 		w, err := find(tx, c, id)
 		if err != nil {
 			return err
 		}
-		if err := closePending(tx, c.TenantID, w.ID, "WebhookDeleted", s.Now().UTC()); err != nil {
+		if more, err = closePending(tx, c.TenantID, w.ID, "WebhookDeleted", s.Now().UTC()); err != nil {
 			return err
 		}
 		deleted = w.ID
 		return tx.Webhooks(c.TenantID).Delete(w.ID)
 	})
-	if err == nil {
-		s.hookChanged(c.TenantID, deleted)
+	if err != nil {
+		return err
 	}
-	return err
+	s.hookChanged(c.TenantID, deleted)
+	if more {
+		return s.closeRest(context.WithoutCancel(ctx), c.TenantID, deleted, "WebhookDeleted")
+	}
+	return nil
 }
 
 // RotateSecret gives a webhook a new secret; the old one keeps signing for 24 hours.

@@ -207,6 +207,82 @@ func testRollback(t *testing.T, s storage.Store) {
 func RunEvents(t *testing.T, open func(t *testing.T) storage.Store, newID func(time.Time) string) {
 	t.Run("EventsNewestInRange", func(t *testing.T) { testEventsRange(t, open(t), newID) })
 	t.Run("DeliveriesKeepTheOutbox", func(t *testing.T) { testOutbox(t, open(t), newID) })
+	t.Run("OlderWalksPastABatch", func(t *testing.T) { testOlder(t, open(t), newID) })
+}
+
+// testOlder walks more old events and deliveries than older reads at once: oldest first, each
+// once, deleted as they are given, and a walk stopped early gives no more.
+func testOlder(t *testing.T, s storage.Store, newID func(time.Time) string) {
+	tenant, other := id(), id()
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	const n = 700
+	put := func(tenant string) {
+		must(t, s.Update(ctx, func(tx storage.Tx) error {
+			for i := range n + 5 { // five more after the cutoff
+				at := base.Add(time.Duration(i) * time.Second)
+				e := storage.Event{ID: newID(at), Type: "x", RelatedObjectID: "inv", CreatedAt: at, Body: []byte(`{}`)}
+				if err := tx.Events(tenant).Put(e); err != nil {
+					return err
+				}
+				d := storage.Delivery{ID: newID(at), WebhookID: "w", EventID: e.ID, Status: "succeeded", CreatedAt: at, UpdatedAt: at}
+				if err := tx.Deliveries(tenant).Put(d); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	put(tenant)
+	put(other)
+	cutoff := base.Add(n * time.Second)
+	var last time.Time
+	seen := 0
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.Events(tenant).Older(cutoff, func(e storage.Event) bool {
+			if !e.CreatedAt.After(last) && seen > 0 || !e.CreatedAt.Before(cutoff) {
+				t.Errorf("event %d made at %v after %v (cutoff %v)", seen, e.CreatedAt, last, cutoff)
+			}
+			last, seen = e.CreatedAt, seen+1
+			return tx.Events(tenant).Delete(e.ID) == nil
+		}); err != nil {
+			return err
+		}
+		stopped := 0
+		err := tx.Deliveries(tenant).Older(cutoff, func(storage.Delivery) bool {
+			stopped++
+			return stopped < 300
+		})
+		if stopped != 300 {
+			t.Errorf("a walk of deliveries stopped at 300 gave %d", stopped)
+		}
+		if err != nil {
+			return err
+		}
+		all, at := 0, time.Time{}
+		err = tx.Deliveries(tenant).Older(cutoff, func(d storage.Delivery) bool {
+			if all > 0 && !d.CreatedAt.After(at) {
+				t.Errorf("delivery %d made at %v after %v", all, d.CreatedAt, at)
+			}
+			all, at = all+1, d.CreatedAt
+			return all <= n // one more than there are: a walk that starts again is caught
+		})
+		if all != n {
+			t.Errorf("a walk of every old delivery gave %d of %d", all, n)
+		}
+		return err
+	}))
+	if seen != n {
+		t.Fatalf("Older gave %d of %d old events", seen, n)
+	}
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		left, others := 0, 0
+		tx.Events(tenant).Older(base.Add(24*time.Hour), func(storage.Event) bool { left++; return true })
+		tx.Events(other).Older(base.Add(24*time.Hour), func(storage.Event) bool { others++; return others <= n+5 })
+		if left != 5 || others != n+5 {
+			t.Errorf("after deleting the old events: %d left (want 5), the other tenant's %d (want %d)", left, others, n+5)
+		}
+		return nil
+	}))
 }
 
 func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string) {
@@ -425,8 +501,11 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		if n != 1 {
 			return errors.New("another tenant's destinations were listed")
 		}
-		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 2 {
+		if p, _ := tx.Deliveries(tenant).Pending(hook, 10); len(p) != 2 {
 			return fmt.Errorf("pending = %d", len(p))
+		}
+		if p, _ := tx.Deliveries(tenant).Pending(hook, 1); len(p) != 1 || p[0].ID != ds[0].ID {
+			return fmt.Errorf("the oldest pending = %+v", p)
 		}
 		if st, _ := tx.Deliveries(tenant).PendingStats(hook); st.Count != 2 || st.Oldest.IsZero() || st.Oldest.After(time.Now()) {
 			return fmt.Errorf("pending stats = %+v", st)
@@ -470,7 +549,7 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		if items, total, _ := tx.Deliveries(tenant).ByWebhook(hook, now.Add(time.Second), 0, 5); total != 0 || len(items) != 0 {
 			return fmt.Errorf("by webhook since after them: %d of %d", len(items), total)
 		}
-		if p, _ := tx.Deliveries(tenant).Pending(hook); len(p) != 1 {
+		if p, _ := tx.Deliveries(tenant).Pending(hook, 10); len(p) != 1 {
 			return fmt.Errorf("pending after one failed = %d", len(p))
 		}
 		if st, _ := tx.Deliveries(tenant).PendingStats(hook); st.Count != 1 {
