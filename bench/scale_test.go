@@ -21,6 +21,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/ids"
 	"github.com/timbra-mx/timbra/internal/invoices"
 	"github.com/timbra-mx/timbra/storage"
+	"github.com/timbra-mx/timbra/storage/pgtest"
 )
 
 // stampedInvoice is invoice i of a tenant as stamping stores it: the answer's fields and a
@@ -72,10 +73,12 @@ func scaleWeek(now time.Time) (from, to string, count func(n int, recipient bool
 // fillScale gives the tenant n of every listed record over the last 29 days: people, API keys,
 // invoices (as stamped), events, deliveries to one webhook, Auto CFDI tickets and current tax
 // files. It returns the webhook's id and how many bytes the invoices added to the file.
-func fillScale(b *testing.B, st *storage.Bolt, keys *accounts.Service, tenant, owner string, n int, now time.Time) (hook string, invoiceBytes int64) {
+func fillScale(b *testing.B, st storage.Store, keys *accounts.Service, tenant, owner string, n int, now time.Time) (hook string, invoiceBytes int64) {
 	b.Helper()
 	size := func() int64 {
-		g, err := st.Gauges(context.Background())
+		g, err := st.(interface {
+			Gauges(context.Context) (storage.Gauges, error)
+		}).Gauges(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -166,8 +169,20 @@ func fillScale(b *testing.B, st *storage.Bolt, keys *accounts.Service, tenant, o
 // target: at most 1.5, the cost does not grow with the data). Then the backup of each database:
 // its time, and the bytes the invoices added to the file, per invoice.
 //
-//	go test ./bench -run '^$' -bench 'Scale' -benchtime 200x -timeout 30m
-func BenchmarkScale(b *testing.B) {
+//	go test ./bench -run '^$' -bench 'Scale$' -benchtime 200x -timeout 30m
+func BenchmarkScale(b *testing.B) { scale(b, func() string { return "" }) }
+
+// BenchmarkScalePostgres is BenchmarkScale on three schemas of the PostgreSQL database of
+// TIMBRA_TEST_POSTGRES (skipped without it); the bytes per invoice are the growth of the
+// tables, the backup is pg_dump's and not measured.
+//
+//	TIMBRA_TEST_POSTGRES=postgres://root@127.0.0.1:5432/test?sslmode=disable \
+//	go test ./bench -run '^$' -bench 'ScalePostgres' -benchtime 200x -timeout 60m
+func BenchmarkScalePostgres(b *testing.B) { scale(b, func() string { return pgtest.URL(b) }) }
+
+// scale runs the scale benchmark on the databases that database gives (a PostgreSQL URL, or ""
+// for a bbolt file).
+func scale(b *testing.B, database func() string) {
 	now := time.Now().UTC()
 	sizes := []int{1_000, 10_000, 100_000}
 	type db struct {
@@ -179,13 +194,13 @@ func BenchmarkScale(b *testing.B) {
 	}
 	dbs := make([]db, len(sizes))
 	for i, n := range sizes {
-		t, err := NewTimbra(b.TempDir())
+		t, err := NewTimbraOn(b.TempDir(), database())
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { t.Close() })
 		srv := t.Server(slog.New(slog.DiscardHandler))
-		hook, invB := fillScale(b, t.Data.Store.(*storage.Bolt), srv.Accounts(), t.Creds.TenantKey, t.Creds.PersonID, n, now)
+		hook, invB := fillScale(b, t.Data.Store, srv.Accounts(), t.Creds.TenantKey, t.Creds.PersonID, n, now)
 		dbs[i] = db{t: t, h: srv.Handler(), header: t.Header(), hook: hook, invB: invB}
 	}
 	weekFrom, weekTo, weekCount := scaleWeek(now)
@@ -240,14 +255,18 @@ func BenchmarkScale(b *testing.B) {
 	b.Run("backup", func(b *testing.B) {
 		for range b.N {
 			for i, n := range sizes {
+				b.ReportMetric(float64(dbs[i].invB)/float64(n)/1024, fmt.Sprintf("%dk-KB/invoice", n/1000))
+				st, ok := dbs[i].t.Data.Store.(*storage.Bolt)
+				if !ok {
+					continue // PostgreSQL's backup is pg_dump
+				}
 				t0 := time.Now()
-				written, err := dbs[i].t.Data.Store.(*storage.Bolt).WriteBackup(context.Background(), io.Discard)
+				written, err := st.WriteBackup(context.Background(), io.Discard)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(time.Since(t0).Seconds(), fmt.Sprintf("%dk-s", n/1000))
 				b.ReportMetric(float64(written)/1e6, fmt.Sprintf("%dk-MB", n/1000))
-				b.ReportMetric(float64(dbs[i].invB)/float64(n)/1024, fmt.Sprintf("%dk-KB/invoice", n/1000))
 			}
 		}
 	})

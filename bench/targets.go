@@ -45,12 +45,20 @@ type Timbra struct {
 
 // NewTimbra makes a database in a new folder under dir ("" for the system's temporary
 // folder) and creates a tenant in it.
-func NewTimbra(dir string) (*Timbra, error) {
+func NewTimbra(dir string) (*Timbra, error) { return NewTimbraOn(dir, "") }
+
+// NewTimbraOn is NewTimbra on the PostgreSQL database at the URL database (its master key in
+// the new folder), or on a bbolt file there when database is empty.
+func NewTimbraOn(dir, database string) (*Timbra, error) {
 	tmp, err := os.MkdirTemp(dir, "timbra-bench-")
 	if err != nil {
 		return nil, err
 	}
-	d, err := server.OpenData(server.DataOptions{Path: filepath.Join(tmp, "bench.db")})
+	opt := server.DataOptions{Path: filepath.Join(tmp, "bench.db")}
+	if database != "" {
+		opt = server.DataOptions{Database: database, MasterKeyFile: filepath.Join(tmp, "master.key")}
+	}
+	d, err := server.OpenData(opt)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
