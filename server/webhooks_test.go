@@ -344,11 +344,13 @@ func TestFailingTooLongDisables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.waitDelivery(w.ID, func(d api.Delivery) bool { return d.EventID == id && d.Attempts == 1 })
+		if i < 2 { // the failure on the sixth day may be a retry of the first two, due as well
+			f.waitDelivery(w.ID, func(d api.Delivery) bool { return d.EventID == id && d.Attempts == 1 })
+		}
 		f.clock.Add(3 * 24 * time.Hour)
 	}
 	var got api.Webhook
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) && got.Status != "disabled" {
 		json.Unmarshal(f.do("GET", "/api/v4/webhooks/"+w.ID, "").env.Data, &got)
 		time.Sleep(10 * time.Millisecond)

@@ -150,6 +150,25 @@ func (r records[T]) get(id string) (T, error) {
 	return v, nil
 }
 
+// getMany reads the records of ids, in their order, the keys read ahead at once where the
+// backend can; ErrNotFound when one is missing.
+func (r records[T]) getMany(ids []string) ([]T, error) {
+	keys := make([][]byte, len(ids))
+	for i, id := range ids {
+		keys[i] = key(r.tenant, id)
+	}
+	prefetch(r.b, keys)
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		v, err := r.get(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func (r records[T]) put(id string, v T) error {
 	raw, err := encodeRecord(v)
 	if err != nil {

@@ -38,3 +38,14 @@ type kvCursor interface {
 	Prev() (key, value []byte)
 	Seek(seek []byte) (key, value []byte)
 }
+
+// kvPrefetcher is a bucket that reads many keys at once (PostgreSQL: one statement for all);
+// the Gets of them that follow answer from what it read. bbolt's buckets need none.
+type kvPrefetcher interface{ Prefetch(keys [][]byte) }
+
+// prefetch reads keys of b ahead, when b can.
+func prefetch(b kvBucket, keys [][]byte) {
+	if p, ok := b.(kvPrefetcher); ok {
+		p.Prefetch(keys)
+	}
+}

@@ -19,6 +19,8 @@ type kvTickets struct {
 
 func (s kvTickets) Get(id string) (Ticket, error) { return s.get(id) }
 
+func (s kvTickets) GetMany(ids []string) ([]Ticket, error) { return s.getMany(ids) }
+
 func (s kvTickets) ByNumber(number string) (Ticket, error) {
 	id := s.byNumber.Get(key(s.tenant, number))
 	if id == nil {

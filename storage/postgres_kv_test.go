@@ -93,6 +93,17 @@ func TestPostgresKVAgreesWithBolt(t *testing.T) {
 			fmt.Fprintf(log, "%d:%x;", len(v), v[:min(len(v), 8)])
 		}
 	}
+	// readAhead reads a few keys ahead (a page's records), some of them twice, then each
+	readAhead := func(r *rand.Rand, b kvBucket, log *bytes.Buffer) {
+		keys := make([][]byte, 1+r.IntN(8))
+		for j := range keys {
+			keys[j] = randKey(r)
+		}
+		prefetch(b, keys)
+		for _, k := range keys {
+			logKV(log, "ahead", k, b.Get(k))
+		}
+	}
 	bucketOf := func(tx kvTx, r *rand.Rand) kvBucket {
 		if i := r.IntN(4); i < 2 {
 			return tx.Bucket(names[i])
@@ -135,6 +146,10 @@ func TestPostgresKVAgreesWithBolt(t *testing.T) {
 						log.WriteString("no bucket;")
 						continue
 					}
+					if r.IntN(5) == 0 { // keys read ahead mid-transaction, then each read
+						readAhead(r, b, log)
+						continue
+					}
 					k := randKey(r)
 					if r.IntN(4) == 0 {
 						if err := b.Delete(k); err != nil {
@@ -175,6 +190,9 @@ func TestPostgresKVAgreesWithBolt(t *testing.T) {
 				if b == nil {
 					log.WriteString("no bucket;")
 					return nil
+				}
+				if r.IntN(3) == 0 {
+					readAhead(r, b, log)
 				}
 				k := randKey(r)
 				logKV(log, "get", k, b.Get(k))

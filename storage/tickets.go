@@ -76,6 +76,9 @@ type Ticket struct {
 type Tickets interface {
 	// Get returns a ticket, ErrNotFound when the tenant has none with that id.
 	Get(id string) (Ticket, error)
+	// GetMany returns the tickets of ids in their order (a page: read at once where the backend
+	// can); ErrNotFound when one is missing.
+	GetMany(ids []string) ([]Ticket, error)
 	// ByNumber finds a ticket by its number (upper case); ErrNotFound when absent.
 	ByNumber(number string) (Ticket, error)
 	// Put saves a ticket with its number index (a ticket's number never changes).

@@ -425,11 +425,11 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f Filter) (api.PagedL
 		if err != nil {
 			return err
 		}
-		for _, id := range page {
-			t, err := ts.Get(id)
-			if err != nil {
-				return err
-			}
+		got, err := ts.GetMany(page)
+		if err != nil {
+			return err
+		}
+		for _, t := range got {
 			v, err := view(t, a)
 			if err != nil {
 				return err

@@ -3,6 +3,8 @@ package storagetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,60 @@ import (
 // its transaction).
 func RunAutoInvoices(t *testing.T, open func(t *testing.T) storage.Store) {
 	t.Run("PerTenantAndNameIndex", func(t *testing.T) { testAutoInvoices(t, open(t)) })
+	t.Run("TicketsGetMany", func(t *testing.T) { testTicketsGetMany(t, open(t)) })
+}
+
+// testTicketsGetMany reads a page of tickets at once: in the order asked, what the transaction
+// itself changed included, ErrNotFound for one missing or another tenant's.
+func testTicketsGetMany(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	a, b := id(), id()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ticket := func(n int, status string) storage.Ticket {
+		at := now.Add(time.Duration(n) * time.Minute)
+		return storage.Ticket{ID: fmt.Sprintf("t-%02d", n), Number: fmt.Sprintf("N-%02d", n), IssuerPersonID: "p", RecordedByPersonID: "p",
+			PaidAt: at, PaidDay: "2026-03-01", RecordedDay: "2026-03-01", PaymentFormCode: "01", Items: []byte(`[]`),
+			Subtotal: "1", Discount: "0", Transfers: "0", Withheld: "0", Total: "1", Status: status, CreatedAt: at, UpdatedAt: at}
+	}
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for n := range 6 {
+			if err := tx.Tickets(a).Put(ticket(n, "pending")); err != nil {
+				return err
+			}
+		}
+		return tx.Tickets(b).Put(ticket(9, "pending"))
+	}))
+	numbers := func(ts []storage.Ticket) string {
+		var out []string
+		for _, x := range ts {
+			out = append(out, x.Number+"/"+x.Status)
+		}
+		return strings.Join(out, " ")
+	}
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		got, err := tx.Tickets(a).GetMany([]string{"t-04", "t-01", "t-05", "t-01"})
+		if want := "N-04/pending N-01/pending N-05/pending N-01/pending"; err != nil || numbers(got) != want {
+			t.Errorf("GetMany = %s, %v; want %s", numbers(got), err, want)
+		}
+		if got, err := tx.Tickets(a).GetMany(nil); err != nil || len(got) != 0 {
+			t.Errorf("GetMany of none = %v, %v", got, err)
+		}
+		if _, err := tx.Tickets(a).GetMany([]string{"t-02", "t-09"}); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("another tenant's ticket: %v", err)
+		}
+		return nil
+	}))
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		ts := tx.Tickets(a)
+		if err := ts.Put(ticket(2, "invoiced")); err != nil {
+			return err
+		}
+		got, err := ts.GetMany([]string{"t-02", "t-03"})
+		if want := "N-02/invoiced N-03/pending"; err != nil || numbers(got) != want {
+			t.Errorf("GetMany after a change in the transaction = %s, %v; want %s", numbers(got), err, want)
+		}
+		return nil
+	}))
 }
 
 func testAutoInvoices(t *testing.T, s storage.Store) {
