@@ -103,21 +103,9 @@ func TestPostgresComposeExample(t *testing.T) {
 		if !strings.Contains(command, "0.0.0.0:8080") {
 			t.Fatalf("%s's command %q does not listen on the container's port 8080", name, command)
 		}
-		p := &proc{done: make(chan struct{}), logs: filepath.Join(keys, name+".log")}
-		logf, err := os.Create(p.logs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.cmd = exec.Command("sh", "-c", "exec "+strings.Replace(command, "0.0.0.0:8080", "127.0.0.1:"+port, 1))
-		p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr = env, logf, logf
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			p.err = p.cmd.Wait()
-			logf.Close()
-			close(p.done)
-		}()
+		cmd := exec.Command("sh", "-c", "exec "+strings.Replace(command, "0.0.0.0:8080", "127.0.0.1:"+port, 1))
+		cmd.Env = env
+		p := startProc(t, cmd, filepath.Join(keys, name+".log"))
 		t.Cleanup(func() { p.stop(t) })
 		p.base = "http://127.0.0.1:" + port
 		h := waitHealthy(t, p, name)

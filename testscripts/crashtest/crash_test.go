@@ -227,26 +227,11 @@ type proc struct {
 func startServer(t *testing.T, bin, dir string, db []string, caFile, name string) *proc {
 	t.Helper()
 	addrFile := filepath.Join(dir, name+".addr")
-	p := &proc{done: make(chan struct{}), logs: filepath.Join(dir, name+".log")}
-	logf, err := os.Create(p.logs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	args := append([]string{"server"}, db...)
-	p.cmd = exec.Command(bin, append(args, "--addr", "127.0.0.1:0", "--addr-file", addrFile,
+	cmd := exec.Command(bin, append(args, "--addr", "127.0.0.1:0", "--addr-file", addrFile,
 		"--webhook-allow-cidr", "127.0.0.1/32", "--webhook-ca-file", caFile)...)
-	p.cmd.Env = childEnv()
-	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	if err := p.cmd.Start(); err != nil {
-		logf.Close()
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		logf.Close()
-		close(p.done)
-	}()
-	t.Cleanup(func() { p.kill() })
+	cmd.Env = childEnv()
+	p := startProc(t, cmd, filepath.Join(dir, name+".log"))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if raw, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(raw), "\n") {
@@ -268,6 +253,29 @@ func startServer(t *testing.T, bin, dir string, db []string, caFile, name string
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// startProc starts cmd with its output in the file logs; the process is killed, if still
+// running, when the test ends.
+func startProc(t *testing.T, cmd *exec.Cmd, logs string) *proc {
+	t.Helper()
+	p := &proc{cmd: cmd, done: make(chan struct{}), logs: logs}
+	logf, err := os.Create(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.kill() })
+	return p
 }
 
 func (p *proc) log() string {
