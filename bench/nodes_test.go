@@ -21,6 +21,7 @@ import (
 	"github.com/timbra-mx/timbra/internal/webhook"
 	"github.com/timbra-mx/timbra/listener"
 	"github.com/timbra-mx/timbra/server"
+	"github.com/timbra-mx/timbra/storage"
 	"github.com/timbra-mx/timbra/storage/pgtest"
 )
 
@@ -39,8 +40,12 @@ import (
 //   - listen p50/p99: one listen session on the first node, 200 triggers one after another
 //     on the last, trigger sent → event read from the session.
 //
-//     TIMBRA_TEST_POSTGRES=postgres://root@127.0.0.1:5432/test?sslmode=disable \
-//     go test ./bench -run '^$' -bench 'Nodes' -benchtime 1x -count 3
+// During the writes and the deliveries it also reports how busy the writer was: the time the
+// nodes' writes held it (bbolt's single writer; PostgreSQL's writer lock) over the time
+// elapsed. Near 1, writes wait for each other, and more nodes or CPUs would add no writes.
+//
+//	TIMBRA_TEST_POSTGRES=postgres://root@127.0.0.1:5432/test?sslmode=disable \
+//	go test ./bench -run '^$' -bench 'Nodes' -benchtime 1x -count 3
 //
 // Without TIMBRA_TEST_POSTGRES the PostgreSQL cases skip.
 func BenchmarkNodes(b *testing.B) {
@@ -50,15 +55,18 @@ func BenchmarkNodes(b *testing.B) {
 		nodes    int
 	}{{"store=bbolt/nodes=1", false, 1}, {"store=postgres/nodes=1", true, 1}, {"store=postgres/nodes=2", true, 2}} {
 		b.Run(c.name, func(b *testing.B) {
-			var reads, writes, deliveries float64
+			var reads, writes, deliveries, busyWrites, busyDeliveries float64
+			var heldWrites, heldDeliveries time.Duration
 			var lat []time.Duration
 			for range b.N {
 				b.StopTimer()
 				cl := newCluster(b, c.postgres, c.nodes)
 				b.StartTimer()
 				reads += cl.reads(b)
-				writes += cl.writes(b)
-				deliveries += cl.deliveries(b)
+				w, busy, held := cl.busy(func() float64 { return cl.writes(b) })
+				writes, busyWrites, heldWrites = writes+w, busyWrites+busy, heldWrites+held
+				d, busy, held := cl.busy(func() float64 { return cl.deliveries(b) })
+				deliveries, busyDeliveries, heldDeliveries = deliveries+d, busyDeliveries+busy, heldDeliveries+held
 				lat = append(lat, cl.listen(b)...)
 				b.StopTimer()
 				cl.stop()
@@ -68,6 +76,10 @@ func BenchmarkNodes(b *testing.B) {
 			b.ReportMetric(reads/float64(b.N), "reads/s")
 			b.ReportMetric(writes/float64(b.N), "writes/s")
 			b.ReportMetric(deliveries/float64(b.N), "deliveries/s")
+			b.ReportMetric(busyWrites/float64(b.N), "writer-busy-writes")
+			b.ReportMetric(busyDeliveries/float64(b.N), "writer-busy-deliveries")
+			b.ReportMetric(float64(heldWrites.Microseconds())/1000/float64(b.N), "held-ms/tx-writes")
+			b.ReportMetric(float64(heldDeliveries.Microseconds())/1000/float64(b.N), "held-ms/tx-deliveries")
 			b.ReportMetric(float64(l.P50.Microseconds())/1000, "listen-p50-ms")
 			b.ReportMetric(float64(l.P99.Microseconds())/1000, "listen-p99-ms")
 			b.ReportMetric(0, "ns/op")
@@ -85,9 +97,10 @@ type benchCluster struct {
 }
 
 type benchNode struct {
-	srv  *server.Server
-	base string
-	stop func()
+	srv    *server.Server
+	base   string
+	writer func() storage.WriterTime
+	stop   func()
 }
 
 func newCluster(b *testing.B, postgres bool, n int) *benchCluster {
@@ -124,7 +137,11 @@ func newCluster(b *testing.B, postgres bool, n int) *benchCluster {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { s.Serve(ctx, ln); close(done) }()
-		cl.nodes = append(cl.nodes, &benchNode{srv: s, base: "http://" + ln.Addr().String(), stop: func() {
+		timed, ok := d.Store.(interface{ Writer() storage.WriterTime })
+		if !ok {
+			b.Fatalf("%T does not time its writer", d.Store)
+		}
+		cl.nodes = append(cl.nodes, &benchNode{srv: s, base: "http://" + ln.Addr().String(), writer: timed.Writer, stop: func() {
 			cancel()
 			<-done
 			d.Store.Close()
@@ -134,6 +151,23 @@ func newCluster(b *testing.B, postgres bool, n int) *benchCluster {
 		b.Fatal(err)
 	}
 	return cl
+}
+
+// busy runs phase and returns its result, the time the nodes' writes held the writer over the
+// time phase took, and the mean time a write transaction held it.
+func (cl *benchCluster) busy(phase func() float64) (result, busy float64, perWrite time.Duration) {
+	sum := func() (t storage.WriterTime) {
+		for _, n := range cl.nodes {
+			w := n.writer()
+			t.Writes, t.Held = t.Writes+w.Writes, t.Held+w.Held
+		}
+		return t
+	}
+	before, start := sum(), time.Now()
+	result = phase()
+	took, after := time.Since(start), sum()
+	held := after.Held - before.Held
+	return result, float64(held) / float64(took), held / time.Duration(max(1, after.Writes-before.Writes))
 }
 
 func (cl *benchCluster) stop() {

@@ -116,6 +116,7 @@ func (m *metrics) delivery(a webhook.Attempt) {
 // gaugedStore is what the metrics read of a backend (both have it).
 type gaugedStore interface {
 	Gauges(ctx context.Context) (storage.Gauges, error)
+	Writer() storage.WriterTime
 }
 
 // backupStore is a backend that copies itself (bbolt; PostgreSQL has pg_dump).
@@ -181,6 +182,10 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(&b, "# HELP timbra_listener_sessions Open listen sessions.\n# TYPE timbra_listener_sessions gauge\ntimbra_listener_sessions %d\n", s.hub.Len())
 	s.queueMetrics(r.Context(), &b)
 	if s.gauges != nil {
+		wt := s.gauges.Writer()
+		fmt.Fprintf(&b, "# HELP timbra_store_writes_total Write transactions of this node, committed or not.\n# TYPE timbra_store_writes_total counter\ntimbra_store_writes_total %d\n", wt.Writes)
+		fmt.Fprintf(&b, "# HELP timbra_store_writer_wait_seconds_total Time this node's writes waited for the writer (bbolt's single writer; on PostgreSQL the writer lock every node shares).\n# TYPE timbra_store_writer_wait_seconds_total counter\ntimbra_store_writer_wait_seconds_total %s\n", strconv.FormatFloat(wt.Waited.Seconds(), 'g', -1, 64))
+		fmt.Fprintf(&b, "# HELP timbra_store_writer_held_seconds_total Time this node's writes held the writer, until their commit returned. Its rate summed over the nodes is how busy the writer is: near 1, writes are the limit.\n# TYPE timbra_store_writer_held_seconds_total counter\ntimbra_store_writer_held_seconds_total %s\n", strconv.FormatFloat(wt.Held.Seconds(), 'g', -1, 64))
 		if g, err := s.gauges.Gauges(r.Context()); err == nil {
 			fmt.Fprintf(&b, "# HELP timbra_outbox_depth Pending webhook deliveries.\n# TYPE timbra_outbox_depth gauge\ntimbra_outbox_depth %d\n", g.OutboxDepth)
 			fmt.Fprintf(&b, "# HELP timbra_db_size_bytes Size of the database (bbolt: its file; PostgreSQL: timbra's tables).\n# TYPE timbra_db_size_bytes gauge\ntimbra_db_size_bytes %d\n", g.SizeBytes)

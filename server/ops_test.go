@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -60,9 +61,19 @@ func TestMetrics(t *testing.T) {
 		"timbra_listener_sessions 0",
 		"timbra_outbox_depth 0",
 		"timbra_db_size_bytes ",
+		"# TYPE timbra_store_writer_held_seconds_total counter",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q:\n%s", want, text)
+		}
+	}
+	// the fixture's tenant was written: the writer's clock counted it
+	for _, series := range []string{"timbra_store_writes_total", "timbra_store_writer_held_seconds_total"} {
+		m := regexp.MustCompile(`(?m)^` + series + ` ([0-9.e+-]+)$`).FindStringSubmatch(text)
+		if m == nil {
+			t.Errorf("metrics lack %s", series)
+		} else if v, err := strconv.ParseFloat(m[1], 64); err != nil || v <= 0 {
+			t.Errorf("%s = %s after writes", series, m[1])
 		}
 	}
 	for _, id := range []string{f.creds.PersonID, "0195f0e0-0000-7000-8000-000000000001", "no-such-thing", f.creds.APIKey} {

@@ -21,6 +21,7 @@ const MaxBatchDelay = time.Millisecond
 type Bolt struct {
 	db    *bolt.DB
 	group *groupCommit
+	clock writerClock
 }
 
 // Open opens (creating when absent) the database at path and runs the pending migrations.
@@ -41,10 +42,24 @@ func Open(path string) (*Bolt, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)
 	}
-	return &Bolt{db: db, group: &groupCommit{update: func(fn func(kvTx) error) error {
-		return db.Update(func(tx *bolt.Tx) error { return fn(boltKV{tx}) })
-	}}}, nil
+	b := &Bolt{db: db}
+	b.group = &groupCommit{update: func(fn func(kvTx) error) error { return b.update(fn) }}
+	return b, nil
 }
+
+// update runs fn in one read-write transaction and commits it, timing the writer.
+func (b *Bolt) update(fn func(kvTx) error) error {
+	asked := time.Now()
+	var got time.Time
+	defer func() { b.clock.add(asked, got) }()
+	return b.db.Update(func(tx *bolt.Tx) error {
+		got = time.Now()
+		return fn(boltKV{tx})
+	})
+}
+
+// Writer is the time this process's writes waited for bbolt's single writer and held it.
+func (b *Bolt) Writer() WriterTime { return b.clock.read() }
 
 // Close closes the database.
 func (b *Bolt) Close() error { return b.db.Close() }
@@ -62,7 +77,7 @@ func (b *Bolt) Update(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.Update(func(tx *bolt.Tx) error { return fn(newTx(boltKV{tx})) })
+	return b.update(func(tx kvTx) error { return fn(newTx(tx)) })
 }
 
 // Batch implements Store.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -166,4 +167,33 @@ func Inspect(path string) (r Report, err error) {
 	}
 	sort.Slice(r.Buckets, func(i, j int) bool { return r.Buckets[i].Name < r.Buckets[j].Name })
 	return r, nil
+}
+
+// WriterTime is what this process's write transactions spent on the writer: bbolt's single
+// writer, or on PostgreSQL the writer lock every node shares. Held, summed over the nodes and
+// divided by the time elapsed, is how busy the writer was: near 1, writes wait for each other
+// and more nodes or CPUs add no writes.
+type WriterTime struct {
+	Writes int64         // write transactions, committed or not
+	Waited time.Duration // from asking for the writer until holding it
+	Held   time.Duration // from holding the writer until the commit returned
+}
+
+// writerClock adds up WriterTime; its methods are safe for concurrent use.
+type writerClock struct{ writes, waited, held atomic.Int64 }
+
+// add records one write: asked when it asked for the writer, got when it had it (zero when it
+// never did), and now its end.
+func (c *writerClock) add(asked, got time.Time) {
+	now := time.Now()
+	if got.IsZero() {
+		got = now
+	}
+	c.writes.Add(1)
+	c.waited.Add(int64(got.Sub(asked)))
+	c.held.Add(int64(now.Sub(got)))
+}
+
+func (c *writerClock) read() WriterTime {
+	return WriterTime{Writes: c.writes.Load(), Waited: time.Duration(c.waited.Load()), Held: time.Duration(c.held.Load())}
 }

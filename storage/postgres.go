@@ -35,6 +35,7 @@ type Postgres struct {
 	// writeMu lets one write of this node at a time wait for the writer lock (with a
 	// connection); the others wait here, holding none.
 	writeMu sync.Mutex
+	clock   writerClock
 }
 
 // OpenPostgres connects to the database at url (a postgres:// URL or a libpq key=value
@@ -288,6 +289,9 @@ func (p *Postgres) Batch(ctx context.Context, fn func(Tx) error) error {
 
 // write runs fn in one read-write transaction holding the writer lock, and commits it.
 func (p *Postgres) write(ctx context.Context, fn func(kvTx) error) error {
+	asked := time.Now()
+	var got time.Time
+	defer func() { p.clock.add(asked, got) }()
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
@@ -298,6 +302,7 @@ func (p *Postgres) write(ctx context.Context, fn func(kvTx) error) error {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", p.writer); err != nil {
 		return fmt.Errorf("storage: writer lock: %w", err)
 	}
+	got = time.Now()
 	kv := newPgKV(ctx, tx, true, &p.buckets)
 	if err := kv.outcome(fn(kv)); err != nil {
 		return err
@@ -308,6 +313,10 @@ func (p *Postgres) write(ctx context.Context, fn func(kvTx) error) error {
 	kv.committed()
 	return nil
 }
+
+// Writer is the time this node's writes waited for the writer lock every node shares (this
+// node's other writes first) and held it.
+func (p *Postgres) Writer() WriterTime { return p.clock.read() }
 
 // Schema is the PostgreSQL schema the store uses.
 func (p *Postgres) Schema() string { return p.schema }
