@@ -183,6 +183,16 @@ func (r records[T]) put(id string, v T) error {
 	return r.b.Put(k, raw)
 }
 
+// overwrite saves v over a record the caller knows is there: its count stays, and nothing is
+// read.
+func (r records[T]) overwrite(id string, v T) error {
+	raw, err := encodeRecord(v)
+	if err != nil {
+		return err
+	}
+	return r.b.Put(key(r.tenant, id), raw)
+}
+
 func (r records[T]) del(id string) error {
 	k := key(r.tenant, id)
 	if r.tally.counts != nil && r.b.Get(k) != nil {

@@ -141,10 +141,13 @@ type Deliveries interface {
 	// Update reads a delivery, lets fn change it and saves it as Put does, reading it once;
 	// fn returning false leaves it as it was. It answers ErrNotFound for an absent delivery.
 	Update(id string, fn func(d *Delivery) bool) error
-	// Finish saves d, made from the delivery as read while it was pending and due at due, only
-	// if it still is (its outbox entry is there, so nothing changed it since): ok is false, and
-	// nothing is written, when it was closed or moved meanwhile. It reads no record.
-	Finish(d Delivery, due time.Time) (ok bool, err error)
+	// PutAll is Put for each delivery, what they replace read at once where the backend can.
+	PutAll(ds []Delivery) error
+	// Finish saves each delivery of fs, made from the delivery as read while it was pending and
+	// due at its Due, only if it still is (its outbox entry is there, so nothing changed it
+	// since): ok[i] is false, and nothing is written of it, when it was closed or moved
+	// meanwhile. It reads no record, and reads the outbox entries at once where the backend can.
+	Finish(fs []Finished) (ok []bool, err error)
 	Delete(id string) error
 	// ByWebhook returns a webhook's deliveries created since since (to the millisecond of their
 	// id), newest first from offset, at most limit, and their count: the webhook's kept count
@@ -159,6 +162,12 @@ type Deliveries interface {
 	PendingStats(webhookID string) (PendingStats, error)
 	// Older calls fn for deliveries created before t, oldest first, until fn returns false.
 	Older(t time.Time, fn func(Delivery) bool) error
+}
+
+// Finished is a delivery after an attempt, and when it was due before it.
+type Finished struct {
+	Delivery Delivery
+	Due      time.Time
 }
 
 // Outbox is the queue of pending deliveries of every tenant: one queue per webhook, by due time.

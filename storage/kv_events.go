@@ -438,11 +438,63 @@ func (d kvDeliveries) Update(id string, fn func(*Delivery) bool) error {
 	return d.replace(&old, v)
 }
 
-func (d kvDeliveries) Finish(v Delivery, due time.Time) (bool, error) {
-	if d.due.Get(dueKey(d.tenant, v.WebhookID, due, v.ID)) == nil {
-		return false, nil
+// counters reads ahead, where the backend can, the counters that saving deliveries of these
+// webhooks moves: the pending ones, and with added the count of each webhook's deliveries.
+func (d kvDeliveries) counters(webhooks []string, added bool) {
+	var pending, perHook [][]byte
+	seen := map[string]bool{}
+	for _, w := range webhooks {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		pending = append(pending, key(d.tenant, w))
+		if added && d.perHook.counts != nil {
+			perHook = append(perHook, d.perHook.key(d.tenant+"/"+w))
+		}
 	}
-	return true, d.replace(&Delivery{ID: v.ID, WebhookID: v.WebhookID, Status: "pending", NextAttemptAt: &due}, v)
+	prefetch(d.count, pending)
+	if len(perHook) > 0 {
+		prefetch(d.perHook.counts, perHook)
+	}
+}
+
+func (d kvDeliveries) PutAll(ds []Delivery) error {
+	keys := make([][]byte, len(ds))
+	hooks := make([]string, len(ds))
+	for i, v := range ds {
+		keys[i], hooks[i] = key(d.tenant, v.ID), v.WebhookID
+	}
+	prefetch(d.b, keys)
+	d.counters(hooks, true)
+	for _, v := range ds {
+		if err := d.Put(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d kvDeliveries) Finish(fs []Finished) ([]bool, error) {
+	keys := make([][]byte, len(fs))
+	hooks := make([]string, len(fs))
+	for i, f := range fs {
+		keys[i], hooks[i] = dueKey(d.tenant, f.Delivery.WebhookID, f.Due, f.Delivery.ID), f.Delivery.WebhookID
+	}
+	prefetch(d.due, keys)
+	d.counters(hooks, false)
+	ok := make([]bool, len(fs))
+	for i, f := range fs {
+		if d.due.Get(keys[i]) == nil {
+			continue
+		}
+		due := f.Due
+		if err := d.replace(&Delivery{ID: f.Delivery.ID, WebhookID: f.Delivery.WebhookID, Status: "pending", NextAttemptAt: &due}, f.Delivery); err != nil {
+			return nil, err
+		}
+		ok[i] = true
+	}
+	return ok, nil
 }
 
 // replace saves v over old (nil when v is new), keeping the indexes and the pending counter.
@@ -483,13 +535,14 @@ func (d kvDeliveries) replace(old *Delivery, v Delivery) error {
 			}
 		}
 	}
-	if old == nil {
-		if err := d.byWebhook.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
-			return err
-		}
-		if err := d.perHook.add(d.tenant+"/"+v.WebhookID, 1); err != nil {
-			return err
-		}
+	if old != nil {
+		return d.overwrite(v.ID, v)
+	}
+	if err := d.byWebhook.Put(key(d.tenant, v.WebhookID, v.ID), nil); err != nil {
+		return err
+	}
+	if err := d.perHook.add(d.tenant+"/"+v.WebhookID, 1); err != nil {
+		return err
 	}
 	return d.put(v.ID, v)
 }

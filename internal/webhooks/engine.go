@@ -984,6 +984,10 @@ func (e *Engine) record(batch []outcome) (retries []time.Time, changed, rest []d
 		}
 		hooks := map[destKey]*hookState{}
 		var order []*hookState
+		finished, err := finishAll(tx, batch)
+		if err != nil {
+			return err
+		}
 		for i, o := range batch {
 			if o.abandoned {
 				continue
@@ -1004,18 +1008,12 @@ func (e *Engine) record(batch []outcome) (retries []time.Time, changed, rest []d
 				hooks[o.d.key] = hs
 				order = append(order, hs)
 			}
-			if o.delivery != nil {
-				ok, err := tx.Deliveries(j.TenantID).Finish(*o.delivery, j.Due)
-				if err != nil {
-					return err
+			if finished[i] {
+				retries[i] = o.retry
+				if !hs.gone {
+					healthOn(&hs.w, o, now)
 				}
-				if ok {
-					retries[i] = o.retry
-					if !hs.gone {
-						healthOn(&hs.w, o, now)
-					}
-					continue
-				}
+				continue
 			}
 			err := tx.Deliveries(j.TenantID).Update(j.DeliveryID, func(d *storage.Delivery) bool {
 				claimed := d.Status == DeliveryPending && d.NextAttemptAt != nil && d.NextAttemptAt.Equal(j.Due)
@@ -1058,6 +1056,39 @@ func (e *Engine) record(batch []outcome) (retries []time.Time, changed, rest []d
 		return nil
 	})
 	return retries, changed, rest, err
+}
+
+// finishAll saves the outcomes that carry their delivery as it is to be (storage's Finish, a
+// call per tenant): finished[i] tells that batch[i]'s was, its delivery still pending and due
+// as the attempt found it; the others are updated one by one.
+func finishAll(tx storage.Tx, batch []outcome) (finished []bool, err error) {
+	finished = make([]bool, len(batch))
+	at := map[string][]int{} // a tenant's outcomes, by their place in batch
+	var tenants []string
+	for i, o := range batch {
+		if o.abandoned || o.delivery == nil {
+			continue
+		}
+		t := o.job.TenantID
+		if at[t] == nil {
+			tenants = append(tenants, t)
+		}
+		at[t] = append(at[t], i)
+	}
+	for _, t := range tenants {
+		fs := make([]storage.Finished, len(at[t]))
+		for k, i := range at[t] {
+			fs[k] = storage.Finished{Delivery: *batch[i].delivery, Due: batch[i].job.Due}
+		}
+		ok, err := tx.Deliveries(t).Finish(fs)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range at[t] {
+			finished[i] = ok[k]
+		}
+	}
+	return finished, nil
 }
 
 // outcomeOn writes an attempt's outcome on its delivery and answers the time of the retry (zero

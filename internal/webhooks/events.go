@@ -335,6 +335,7 @@ func (s *Service) emitIn(tx storage.Tx, e storage.Event, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	var ds []storage.Delivery
 	for _, w := range hooks {
 		if w.Kind == KindListener {
 			// a listener receives the tenant's real events only while its session is open
@@ -347,9 +348,7 @@ func (s *Service) emitIn(tx storage.Tx, e storage.Event, now time.Time) error {
 		if w.PersonIDs != nil && (e.PersonID == nil || !containsString(w.PersonIDs, *e.PersonID)) {
 			continue
 		}
-		if err := tx.Deliveries(e.TenantID).Put(newDelivery(e.TenantID, w, e, DeliveryAuto, now)); err != nil {
-			return err
-		}
+		ds = append(ds, newDelivery(e.TenantID, w, e, DeliveryAuto, now))
 	}
-	return nil
+	return tx.Deliveries(e.TenantID).PutAll(ds)
 }

@@ -295,12 +295,7 @@ func (s *Service) Replay(ctx context.Context, tenant, webhookID string, eventIDs
 			ids[i] = d.ID
 		}
 		mark(ids)
-		for _, d := range ds {
-			if err := tx.Deliveries(tenant).Put(d); err != nil {
-				return err
-			}
-		}
-		return nil
+		return tx.Deliveries(tenant).PutAll(ds)
 	})
 }
 

@@ -591,6 +591,57 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		}
 		return nil
 	}))
+	// PutAll puts each; Finish saves an attempt's outcome only where the delivery is still
+	// pending and due as the attempt found it
+	fresh := []storage.Delivery{
+		{ID: newID(now), WebhookID: hook, EventID: "e4", EventType: "invoice.stamped", Kind: "automatic", Status: "pending", NextAttemptAt: due(0)},
+		{ID: newID(now), WebhookID: hook, EventID: "e5", EventType: "invoice.stamped", Kind: "automatic", Status: "pending", NextAttemptAt: due(time.Second)},
+		{ID: newID(now), WebhookID: hook, EventID: "e6", EventType: "invoice.stamped", Kind: "automatic", Status: "pending", NextAttemptAt: due(2 * time.Second)},
+	}
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Deliveries(tenant).PutAll(fresh) }))
+	done, retry, moved := fresh[0], fresh[1], fresh[2]
+	done.Status, done.NextAttemptAt, done.Attempts = "succeeded", nil, 1
+	retry.NextAttemptAt, retry.Attempts = due(time.Hour), 1
+	moved.Status, moved.NextAttemptAt = "succeeded", nil
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		ok, err := tx.Deliveries(tenant).Finish([]storage.Finished{
+			{Delivery: done, Due: *fresh[0].NextAttemptAt},
+			{Delivery: retry, Due: *fresh[1].NextAttemptAt},
+			{Delivery: moved, Due: now.Add(time.Minute)}, // not when it is due: moved meanwhile
+		})
+		if err != nil || len(ok) != 3 || !ok[0] || !ok[1] || ok[2] {
+			return fmt.Errorf("finish = %v, %v", ok, err)
+		}
+		return nil
+	}))
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		dels := tx.Deliveries(tenant)
+		if d, _ := dels.Get(done.ID); d.Status != "succeeded" || d.Attempts != 1 || d.NextAttemptAt != nil {
+			return fmt.Errorf("finished: %+v", d)
+		}
+		if d, _ := dels.Get(moved.ID); d.Status != "pending" || !d.NextAttemptAt.Equal(*fresh[2].NextAttemptAt) {
+			return fmt.Errorf("a delivery moved meanwhile was written: %+v", d)
+		}
+		if st, _ := dels.PendingStats(hook); st.Count != 2 {
+			return fmt.Errorf("pending after finishing one and retrying one of three = %+v", st)
+		}
+		q, _, err := tx.Outbox().Due(tenant, hook, nil, now.Add(2*time.Hour), 10, nil)
+		if err != nil || len(q) != 2 || q[0].DeliveryID != moved.ID || q[1].DeliveryID != retry.ID || !q[1].Due.Equal(now.Add(time.Hour)) {
+			return fmt.Errorf("the queue after finishing: %+v %v", q, err)
+		}
+		if _, total, _ := dels.ByWebhook(hook, time.Time{}, 0, 1); total != 6 {
+			return fmt.Errorf("by webhook after finishing: %d, not 6 (a finish counted again)", total)
+		}
+		return nil
+	}))
+	must(t, s.Update(ctx, func(tx storage.Tx) error { // leave the queue empty, as before
+		for _, d := range fresh {
+			if err := tx.Deliveries(tenant).Delete(d.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 	err := s.Update(ctx, func(tx storage.Tx) error {
 		return tx.Deliveries(tenant).Put(storage.Delivery{ID: newID(now), WebhookID: hook, Status: "pending"})
 	})
