@@ -250,6 +250,58 @@ func has(b kvBucket, k []byte) bool {
 	return bytes.Equal(found, k)
 }
 
+// aheadFirst and aheadMax bound the chunks in which a walk over an index reads the records its
+// entries name (readAhead).
+const aheadFirst, aheadMax = 16, 256
+
+// readAhead reads the records a walk over index entries names a chunk at a time: their keys
+// are gathered (size of them, then twice as many each time up to aheadMax) and read at once
+// where the backend can (PostgreSQL: a statement a chunk, not one a record), then handed to fn
+// in the walk's order, raw nil for a record that is not there; fn false ends it. A walk that
+// ends early has read at most a chunk it did not need, in the same statement.
+type readAhead struct {
+	b    kvBucket
+	fn   func(k, raw []byte) bool
+	keys [][]byte
+	size int
+	done bool
+}
+
+// newReadAhead reads b's records in chunks of size first (a page's length, or aheadFirst for
+// a walk of unknown length).
+func newReadAhead(b kvBucket, size int, fn func(k, raw []byte) bool) *readAhead {
+	return &readAhead{b: b, fn: fn, size: min(max(size, 1), aheadMax)}
+}
+
+// add takes the next entry's record key; false when the walk is to stop.
+func (r *readAhead) add(k []byte) bool {
+	r.keys = append(r.keys, k)
+	if len(r.keys) < r.size {
+		return true
+	}
+	return r.flush()
+}
+
+// flush hands over what was gathered; call it once more after the walk. False when fn stopped.
+func (r *readAhead) flush() bool {
+	if r.done {
+		return false
+	}
+	prefetch(r.b, r.keys)
+	for _, k := range r.keys {
+		if !r.fn(k, r.b.Get(k)) {
+			r.done = true
+			break
+		}
+	}
+	r.keys = r.keys[:0]
+	r.size = min(2*r.size, aheadMax)
+	return !r.done
+}
+
+// asRecord is a walk's get when the entry read ahead is the record.
+func asRecord(_, raw []byte) []byte { return raw }
+
 // pageOf walks the keys under prefix, resolving each entry of [offset, offset+limit) to a
 // record value with get. With total known (≥ 0) it stops there; otherwise it walks on to count.
 func pageOf[T any](b kvBucket, prefix []byte, offset, limit, total int, get func(k, v []byte) ([]byte, error)) ([]T, int, error) {

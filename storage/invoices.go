@@ -115,6 +115,9 @@ type Invoice struct {
 type Invoices interface {
 	// Get returns an invoice, ErrNotFound when the tenant has none with that id.
 	Get(id string) (Invoice, error)
+	// GetMany returns the invoices of ids in their order (a page: read at once where the backend
+	// can); ErrNotFound when one is missing.
+	GetMany(ids []string) ([]Invoice, error)
 	// ByUUID finds an invoice by its fiscal folio (UUID, any case); ErrNotFound when absent.
 	ByUUID(uuid string) (Invoice, error)
 	// Put saves an invoice with its UUID index.

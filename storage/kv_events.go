@@ -274,26 +274,20 @@ func (e kvEvents) Page(typ string, from, to time.Time, offset, limit int) ([]Eve
 	lo, hi := timeBounds(p, from, to)
 	var out []Event
 	var err error
+	take := decodeEach(func(ev Event) bool { out = append(out, ev); return len(out) < limit }, asRecord, &err)
+	ahead := newReadAhead(e.b, limit, take) // of a type: its index names the records
 	skip := offset
 	newest(b, key(p, ""), lo, hi, func(k, v []byte) bool {
 		if skip > 0 {
 			skip--
 			return true
 		}
-		if typ != "" {
-			v = e.b.Get(key(e.tenant, string(k[len(p)+1:])))
-			if v == nil {
-				return true
-			}
+		if typ == "" {
+			return take(k, v)
 		}
-		var ev Event
-		if err = decodeRecord(v, &ev); err != nil {
-			err = fmt.Errorf("storage: decode %s: %w", k, err)
-			return false
-		}
-		out = append(out, ev)
-		return len(out) < limit
+		return ahead.add(key(e.tenant, string(k[len(p)+1:])))
 	})
+	ahead.flush()
 	return out, err
 }
 
@@ -309,9 +303,7 @@ func (e kvEvents) PageRelated(related, typ string, from, to time.Time, offset, l
 	var out []Event
 	var err error
 	skip := offset
-	take := decodeEach(func(ev Event) bool { out = append(out, ev); return len(out) < limit }, func(k, _ []byte) []byte {
-		return e.b.Get(key(e.tenant, string(k[len(prefix)+1:])))
-	}, &err)
+	ahead := newReadAhead(e.b, limit, decodeEach(func(ev Event) bool { out = append(out, ev); return len(out) < limit }, asRecord, &err))
 	newest(e.byRelated, key(prefix, ""), lo, hi, func(k, v []byte) bool {
 		if typ != "" && string(v) != typ {
 			return true
@@ -320,8 +312,9 @@ func (e kvEvents) PageRelated(related, typ string, from, to time.Time, offset, l
 			skip--
 			return true
 		}
-		return take(k, v)
+		return ahead.add(key(e.tenant, string(k[len(prefix)+1:])))
 	})
+	ahead.flush()
 	return out, err
 }
 
@@ -576,8 +569,9 @@ func (d kvDeliveries) Delete(id string) error {
 	return d.del(id)
 }
 
-func (d kvDeliveries) resolve(prefix []byte) func(k, _ []byte) []byte {
-	return func(k, _ []byte) []byte { return d.b.Get(key(d.tenant, string(k[len(prefix):]))) }
+// recordKey is the key of the delivery an index entry under prefix names.
+func (d kvDeliveries) recordKey(prefix, k []byte) []byte {
+	return key(d.tenant, string(k[len(prefix):]))
 }
 
 func (d kvDeliveries) ByWebhook(webhookID string, since time.Time, offset, limit int) ([]Delivery, int, error) {
@@ -593,34 +587,50 @@ func (d kvDeliveries) ByWebhook(webhookID string, since time.Time, offset, limit
 	var out []Delivery
 	var err error
 	skip := offset
-	take := decodeEach(func(item Delivery) bool { out = append(out, item); return len(out) < limit }, d.resolve(prefix), &err)
+	ahead := newReadAhead(d.b, limit, decodeEach(func(item Delivery) bool { out = append(out, item); return len(out) < limit }, asRecord, &err))
 	newest(d.byWebhook, prefix, lo, append(bytes.Clone(prefix), 0xff), func(k, v []byte) bool {
 		if skip > 0 {
 			skip--
 			return true
 		}
-		return take(k, v)
+		return ahead.add(d.recordKey(prefix, k))
 	})
+	ahead.flush()
 	return out, total, err
 }
 
 func (d kvDeliveries) AllByWebhook(webhookID string, fn func(Delivery) bool) error {
 	prefix := key(d.tenant, webhookID, "")
 	var err error
-	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), decodeEach(fn, d.resolve(prefix), &err))
+	ahead := newReadAhead(d.b, aheadFirst, decodeEach(fn, asRecord, &err))
+	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), func(k, _ []byte) bool { return ahead.add(d.recordKey(prefix, k)) })
+	ahead.flush()
 	return err
 }
 
 func (d kvDeliveries) Pending(webhookID string, limit int) ([]Delivery, error) {
 	prefix := key(d.tenant, webhookID, "")
 	var out []Delivery
-	c := d.pending.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, _ = c.Next() {
-		v, err := d.get(string(k[len(prefix):]))
-		if err != nil {
-			return nil, fmt.Errorf("storage: pending index %s: %w", k, err)
+	var err error
+	ahead := newReadAhead(d.b, limit, func(k, raw []byte) bool {
+		var v Delivery
+		if raw == nil {
+			err = fmt.Errorf("storage: the pending index names a missing delivery %s", k)
+		} else if e := decodeRecord(raw, &v); e != nil {
+			err = fmt.Errorf("storage: decode %s: %w", k, e)
 		}
 		out = append(out, v)
+		return err == nil
+	})
+	c := d.pending.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out)+len(ahead.keys) < limit; k, _ = c.Next() {
+		if !ahead.add(d.recordKey(prefix, k)) {
+			break
+		}
+	}
+	ahead.flush()
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

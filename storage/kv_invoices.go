@@ -39,6 +39,8 @@ func (t collections) PendingCancellations() ([]PendingCancellation, error) {
 
 func (s kvInvoices) Get(id string) (Invoice, error) { return s.get(id) }
 
+func (s kvInvoices) GetMany(ids []string) ([]Invoice, error) { return s.getMany(ids) }
+
 func (s kvInvoices) ByUUID(uuid string) (Invoice, error) {
 	id := s.byUUID.Get(key(s.tenant, strings.ToUpper(uuid)))
 	if id == nil {
@@ -372,24 +374,31 @@ func (s kvInvoices) EachBy(f InvoiceField, value string, from, to time.Time, fn 
 	if !to.IsZero() {
 		hi = append(bytes.Clone(prefix), idTime(to)...)
 	}
+	var err error
+	ahead := newReadAhead(s.summary, aheadFirst, func(k, raw []byte) bool {
+		if raw == nil {
+			err = fmt.Errorf("storage: an invoice index entry names no summary: %q", k)
+			return false
+		}
+		sum, e := decodeSummary(raw)
+		if e != nil {
+			err = fmt.Errorf("storage: decode summary %s: %w", k, e)
+			return false
+		}
+		err = fn(sum)
+		return err == nil
+	})
 	c := s.by.Cursor()
 	for k, _ := c.Seek(lo); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, hi) < 0; k, _ = c.Next() {
-		id := k[len(prefix):]
-		raw := s.summary.Get(key(s.tenant, string(id)))
-		if raw == nil {
-			return fmt.Errorf("storage: invoice index entry %q has no summary", k)
-		}
-		sum, err := decodeSummary(raw)
-		if err != nil {
-			return fmt.Errorf("storage: decode summary of %s: %w", id, err)
-		}
-		if err := fn(sum); errors.Is(err, ErrStop) {
-			return nil
-		} else if err != nil {
-			return err
+		if !ahead.add(key(s.tenant, string(k[len(prefix):]))) {
+			break
 		}
 	}
-	return nil
+	ahead.flush()
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
 }
 
 // indexInvoicesBy writes invoices_by and its counters from every stored summary (migration 16).

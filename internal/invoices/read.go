@@ -246,11 +246,11 @@ func (s *Service) List(ctx context.Context, c auth.Caller, f ListFilter) (api.Pa
 		if !whole {
 			total = seen
 		}
-		for _, id := range page {
-			rec, err := inv.Get(id)
-			if err != nil {
-				return err
-			}
+		recs, err := inv.GetMany(page)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
 			v, err := view(rec)
 			if err != nil {
 				return err

@@ -140,6 +140,21 @@ func testInvoicesBy(t *testing.T, s storage.Store) {
 		}))
 		return got
 	}
+	// ErrStop ends a walk where it is, with no error; another error ends it with that error
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		n := 0
+		if err := tx.Invoices(a).EachBy(storage.BySeries, "f", time.Time{}, time.Time{}, func(storage.InvoiceSummary) error {
+			n++
+			return storage.ErrStop
+		}); err != nil || n != 1 {
+			return fmt.Errorf("EachBy stopped after the first: %d walked, %v", n, err)
+		}
+		oops := errors.New("oops")
+		if err := tx.Invoices(a).EachBy(storage.BySeries, "f", time.Time{}, time.Time{}, func(storage.InvoiceSummary) error { return oops }); err != oops {
+			return fmt.Errorf("EachBy's error: %v", err)
+		}
+		return nil
+	}))
 	check := func(tx storage.Tx, tenant string, f storage.InvoiceField, value string, want ...int) {
 		t.Helper()
 		n, err := tx.Invoices(tenant).CountBy(f, value)
@@ -296,6 +311,12 @@ func testInvoicesScoped(t *testing.T, s storage.Store) {
 		}
 		if _, err := tx.Invoices(b).ByUUID(v.UUID); !errors.Is(err, storage.ErrNotFound) {
 			return fmt.Errorf("an invoice of tenant a found by uuid in tenant b: %v", err)
+		}
+		if got, err := tx.Invoices(a).GetMany([]string{v.ID, v.ID}); err != nil || len(got) != 2 || got[1].ID != v.ID || got[1].Total != "116.00" {
+			return fmt.Errorf("GetMany = %+v, %v", got, err)
+		}
+		if _, err := tx.Invoices(b).GetMany([]string{v.ID}); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("GetMany of tenant a's invoice in tenant b: %v", err)
 		}
 		return nil
 	}))

@@ -1,0 +1,86 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/timbra-mx/timbra/storage/pgtest"
+)
+
+// TestReadAhead walks 600 index entries through readAhead on both backends: every record
+// handed over once, in the walk's order, nil for a missing one, across chunks of growing size;
+// a stop ends the walk there (no record after it handed over, add false); a page-sized start.
+func TestReadAhead(t *testing.T) {
+	const n = 600
+	keyOf := func(i int) []byte { return fmt.Appendf(nil, "r%04d", i) }
+	check := func(t *testing.T, write func(func(kvTx) error) error) {
+		err := write(func(tx kvTx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte("ra"))
+			if err != nil {
+				return err
+			}
+			for i := range n {
+				if i%7 == 3 {
+					continue // an entry whose record is gone
+				}
+				if err := b.Put(keyOf(i), fmt.Appendf(nil, "v%d", i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ size, stopAt int }{{aheadFirst, 0}, {aheadFirst, 300}, {10, 10}, {50, 1}, {1000, 599}} {
+			err := write(func(tx kvTx) error {
+				b := tx.Bucket([]byte("ra"))
+				calls := 0
+				ahead := newReadAhead(b, c.size, func(k, raw []byte) bool {
+					want := fmt.Sprintf("v%d", calls)
+					if string(k) != string(keyOf(calls)) || (calls%7 == 3) != (raw == nil) || (raw != nil && string(raw) != want) {
+						t.Errorf("size %d, call %d: %s = %q", c.size, calls, k, raw)
+					}
+					calls++
+					return c.stopAt == 0 || calls < c.stopAt // 0: never
+				})
+				added := 0
+				for i := range n {
+					added++
+					if !ahead.add(keyOf(i)) {
+						break
+					}
+				}
+				more := ahead.flush()
+				if want := c.stopAt; c.stopAt == 0 && (calls != n || !more) || c.stopAt > 0 && (calls != want || more) {
+					t.Errorf("size %d, stop at %d: %d calls, %d added, flush %v", c.size, c.stopAt, calls, added, more)
+				}
+				if added-calls >= aheadMax {
+					t.Errorf("size %d, stop at %d: %d entries gathered past the stop", c.size, c.stopAt, added-calls)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Run("bbolt", func(t *testing.T) {
+		b, err := Open(filepath.Join(t.TempDir(), "ra.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		check(t, b.update)
+	})
+	t.Run("Postgres", func(t *testing.T) {
+		p, err := OpenPostgres(context.Background(), pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		check(t, func(fn func(kvTx) error) error { return p.write(context.Background(), fn) })
+	})
+}
