@@ -210,7 +210,7 @@ func (r records[T]) page(offset, limit int) ([]T, int, error) {
 	if r.tally.counts != nil {
 		total = r.tally.get(r.tenant)
 	}
-	return pageOf[T](r.b, key(r.tenant, ""), offset, limit, total, func(_, v []byte) ([]byte, error) { return v, nil })
+	return pageOf[T](r.b, key(r.tenant, ""), offset, limit, total, nil, nil)
 }
 
 // newListed is the records of a listed collection: counted per tenant.
@@ -302,28 +302,48 @@ func (r *readAhead) flush() bool {
 // asRecord is a walk's get when the entry read ahead is the record.
 func asRecord(_, raw []byte) []byte { return raw }
 
-// pageOf walks the keys under prefix, resolving each entry of [offset, offset+limit) to a
-// record value with get. With total known (≥ 0) it stops there; otherwise it walks on to count.
-func pageOf[T any](b kvBucket, prefix []byte, offset, limit, total int, get func(k, v []byte) ([]byte, error)) ([]T, int, error) {
+// pageOf walks the keys under prefix and decodes the records of [offset, offset+limit) of them:
+// the entries' values, or with records the records their keys name (recordKey), read ahead. With
+// total known (≥ 0) it stops there; otherwise it walks on to count. An entry naming a missing
+// record is an error.
+func pageOf[T any](b kvBucket, prefix []byte, offset, limit, total int, records kvBucket, recordKey func(k []byte) []byte) ([]T, int, error) {
 	var out []T
+	var err error
+	take := func(k, raw []byte) bool {
+		if raw == nil {
+			err = fmt.Errorf("storage: an index entry names a missing record %s", k)
+			return false
+		}
+		var item T
+		if e := decodeRecord(raw, &item); e != nil {
+			err = fmt.Errorf("storage: decode %s: %w", k, e)
+			return false
+		}
+		out = append(out, item)
+		return true
+	}
+	var ahead *readAhead
+	if records != nil {
+		ahead = newReadAhead(records, limit, take)
+	}
 	n := 0
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if n >= offset && len(out) < limit {
-			raw, err := get(k, v)
-			if err != nil {
-				return nil, 0, err
+		if n >= offset && n-offset < limit {
+			if ahead != nil && !ahead.add(recordKey(k)) || ahead == nil && !take(k, v) {
+				break
 			}
-			var item T
-			if err := decodeRecord(raw, &item); err != nil {
-				return nil, 0, fmt.Errorf("storage: decode %s: %w", k, err)
-			}
-			out = append(out, item)
 		}
 		n++
-		if total >= 0 && (len(out) == limit || n >= offset+limit) {
-			return out, total, nil
+		if total >= 0 && n-offset >= limit {
+			break
 		}
+	}
+	if ahead != nil {
+		ahead.flush()
+	}
+	if err != nil {
+		return nil, 0, err
 	}
 	if total >= 0 {
 		return out, total, nil
@@ -475,11 +495,5 @@ func (a kvAPIKeys) List(offset, limit int) ([]APIKey, int, error) { return a.pag
 
 func (a kvAPIKeys) ListByPerson(personID string, offset, limit int) ([]APIKey, int, error) {
 	prefix := key(a.tenant, personID, "")
-	return pageOf[APIKey](a.byPerson, prefix, offset, limit, -1, func(k, _ []byte) ([]byte, error) {
-		raw := a.b.Get(key(a.tenant, string(k[len(prefix):])))
-		if raw == nil {
-			return nil, fmt.Errorf("storage: index %s points to a missing key", k)
-		}
-		return raw, nil
-	})
+	return pageOf[APIKey](a.byPerson, prefix, offset, limit, -1, a.b, func(k []byte) []byte { return key(a.tenant, string(k[len(prefix):])) })
 }

@@ -70,6 +70,11 @@ func (b kvTaxFiles) Put(f TaxFile) error {
 	return b.put(f.ID, f)
 }
 
+// fileKey is the key of the file an index entry under prefix names (its key ends in the id).
+func (b kvTaxFiles) fileKey(prefix []byte) func(k []byte) []byte {
+	return func(k []byte) []byte { return key(b.tenant, string(k[len(prefix):])) }
+}
+
 // fromIndex resolves an index entry whose key ends in the file id.
 func (b kvTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error) {
 	return func(k, _ []byte) ([]byte, error) {
@@ -83,7 +88,7 @@ func (b kvTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error) {
 
 func (b kvTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, "")
-	return pageOf[TaxFile](b.current, prefix, offset, limit, b.currentTally.get(b.tenant), b.fromIndex(prefix))
+	return pageOf[TaxFile](b.current, prefix, offset, limit, b.currentTally.get(b.tenant), b.b, b.fileKey(prefix))
 }
 
 func (b kvTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile, int, error) {
@@ -114,6 +119,6 @@ func (b kvTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile,
 
 func (b kvTaxFiles) AllByPerson(personID string) ([]TaxFile, error) {
 	prefix := key(b.tenant, personID, "")
-	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), -1, b.fromIndex(prefix))
+	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), -1, b.b, b.fileKey(prefix))
 	return out, err
 }

@@ -84,3 +84,45 @@ func TestReadAhead(t *testing.T) {
 		check(t, func(fn func(kvTx) error) error { return p.write(context.Background(), fn) })
 	})
 }
+
+// TestPageOfNamesAMissingRecord: an index entry naming a record that is not there fails the
+// page, read ahead or not, rather than leaving a hole.
+func TestPageOfNamesAMissingRecord(t *testing.T) {
+	b, err := Open(filepath.Join(t.TempDir(), "p.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	err = b.update(func(tx kvTx) error {
+		idx, err := tx.CreateBucketIfNotExists([]byte("idx"))
+		if err != nil {
+			return err
+		}
+		recs, err := tx.CreateBucketIfNotExists([]byte("recs"))
+		if err != nil {
+			return err
+		}
+		for _, id := range []string{"a", "b", "c"} {
+			if err := idx.Put([]byte("t/p/"+id), nil); err != nil {
+				return err
+			}
+			if id != "b" { // b's record is gone
+				if err := recs.Put([]byte("t/"+id), fmt.Appendf(nil, `{"name":%q}`, id)); err != nil {
+					return err
+				}
+			}
+		}
+		type rec struct{ Name string }
+		recordKey := func(k []byte) []byte { return append([]byte("t/"), k[len("t/p/"):]...) }
+		if got, n, err := pageOf[rec](idx, []byte("t/p/"), 0, 1, -1, recs, recordKey); err != nil || n != 3 || len(got) != 1 || got[0].Name != "a" {
+			t.Errorf("the first of three = %v of %d, %v", got, n, err)
+		}
+		if _, _, err := pageOf[rec](idx, []byte("t/p/"), 0, 10, -1, recs, recordKey); err == nil {
+			t.Error("a page over an entry naming a missing record: no error")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -167,6 +167,36 @@ func testAPIKeys(t *testing.T, s storage.Store) {
 		}
 		return nil
 	}))
+	// a page of a person's keys: in id order, from offset, at most limit, and all counted
+	more := []string{k.ID}
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for i := range 3 {
+			m := storage.APIKey{ID: id(), TenantID: tenant, PersonID: pid, Lookup: fmt.Appendf(nil, "more-%d", i), Value: []byte("sealed"), CreatedAt: now, UpdatedAt: now}
+			more = append(more, m.ID)
+			if err := tx.APIKeys(tenant).Put(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	slices.Sort(more)
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		items, total, err := tx.APIKeys(tenant).ListByPerson(pid, 1, 2)
+		if err != nil || total != 4 || len(items) != 2 || items[0].ID != more[1] || items[1].ID != more[2] {
+			return fmt.Errorf("ListByPerson(1, 2) = %d items of %d, %v", len(items), total, err)
+		}
+		return nil
+	}))
+	must(t, s.Update(ctx, func(tx storage.Tx) error {
+		for _, id := range more {
+			if id != k.ID {
+				if err := tx.APIKeys(tenant).Delete(id); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
 	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.APIKeys(tenant).Delete(k.ID) }))
 	must(t, s.View(ctx, func(tx storage.Tx) error {
 		if _, err := tx.APIKeyByLookup([]byte("hash-2")); !errors.Is(err, storage.ErrNotFound) {
