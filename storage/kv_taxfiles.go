@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -75,17 +74,6 @@ func (b kvTaxFiles) fileKey(prefix []byte) func(k []byte) []byte {
 	return func(k []byte) []byte { return key(b.tenant, string(k[len(prefix):])) }
 }
 
-// fromIndex resolves an index entry whose key ends in the file id.
-func (b kvTaxFiles) fromIndex(prefix []byte) func(k, _ []byte) ([]byte, error) {
-	return func(k, _ []byte) ([]byte, error) {
-		raw := b.b.Get(key(b.tenant, string(k[len(prefix):])))
-		if raw == nil {
-			return nil, fmt.Errorf("storage: index %s points to a missing tax file", k)
-		}
-		return raw, nil
-	}
-}
-
 func (b kvTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, "")
 	return pageOf[TaxFile](b.current, prefix, offset, limit, b.currentTally.get(b.tenant), b.b, b.fileKey(prefix))
@@ -93,26 +81,33 @@ func (b kvTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
 
 func (b kvTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, personID, "")
-	get := b.fromIndex(prefix)
 	var out []TaxFile
+	var err error
+	ahead := newReadAhead(b.b, limit, func(k, raw []byte) bool {
+		var f TaxFile
+		if raw == nil {
+			err = fmt.Errorf("storage: the person index names a missing tax file %s", k)
+		} else if e := decodeRecord(raw, &f); e != nil {
+			err = fmt.Errorf("storage: decode %s: %w", k, e)
+		}
+		out = append(out, f)
+		return err == nil
+	})
+	fileKey := b.fileKey(prefix)
 	total := 0
 	c := b.byPerson.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		if !bytes.Equal(v, taxFileCurrent) {
 			continue
 		}
-		if total >= offset && len(out) < limit {
-			raw, err := get(k, v)
-			if err != nil {
-				return nil, 0, err
-			}
-			var f TaxFile
-			if err := json.Unmarshal(raw, &f); err != nil {
-				return nil, 0, fmt.Errorf("storage: decode %s: %w", k, err)
-			}
-			out = append(out, f)
+		if total >= offset && total-offset < limit && !ahead.add(fileKey(k)) {
+			break
 		}
 		total++
+	}
+	ahead.flush()
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, total, nil
 }

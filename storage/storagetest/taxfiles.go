@@ -74,6 +74,9 @@ func testTaxFilesScoped(t *testing.T, s storage.Store) {
 		if err := sameIDs(got, made[3], made[5]); err != nil {
 			return fmt.Errorf("person list page: %w", err)
 		}
+		if got, total, err = tx.TaxFiles(a).ListByPerson(q, 0, 1); err != nil || total != 3 || sameIDs(got, made[1]) != nil {
+			return fmt.Errorf("person list, one of three = %d of %d, %v", len(got), total, err)
+		}
 		f, err := tx.TaxFiles(a).Get(made[2])
 		if err != nil || f.TenantID != a || f.PersonID != p || string(f.Content) != "sealed content" || f.Sequence != 2 || f.ValidTo == nil {
 			return fmt.Errorf("get = %+v, %v", f, err)
