@@ -8,8 +8,9 @@ import (
 
 // groupCommit commits the writes given to Batch together, with no timer: a write that finds no
 // commit under way starts one at once, and the writes that arrive while a commit runs (its
-// fsync, mostly) wait and share the next. A lone write pays one commit, not bbolt's batch delay
-// on top; under load a batch is as large as what arrived during the previous commit. As with
+// fsync, mostly) or waits for the writer wait and share the next. A lone write pays one commit,
+// not bbolt's batch delay on top; under load a batch is as large as what arrived during the
+// previous commit and the wait for the writer. As with
 // bbolt's Batch, a function may run more than once: when one returns an error the group is
 // rolled back, that function runs again alone (its error is its own) and the others are
 // committed without it.
@@ -55,14 +56,10 @@ func (g *groupCommit) do(fn func(kvTx) error) error {
 	}
 }
 
-// lead commits the calls waiting now as one group, then hands the lead to the first call that
-// came meanwhile (so no goroutine commits for others forever), or gives it up.
+// lead commits the calls waiting as one group, then hands the lead to the first call that came
+// meanwhile (so no goroutine commits for others forever), or gives it up.
 func (g *groupCommit) lead() {
-	g.mu.Lock()
-	calls := g.waiting
-	g.waiting = nil
-	g.mu.Unlock()
-	g.commit(calls)
+	g.commit()
 	g.mu.Lock()
 	if len(g.waiting) == 0 {
 		g.leading = false
@@ -74,12 +71,29 @@ func (g *groupCommit) lead() {
 	next.done <- errLead
 }
 
-// commit runs the calls in one read-write transaction and gives each the outcome; a call whose
-// function fails is told to run alone and the rest are committed again without it.
-func (g *groupCommit) commit(calls []*batchCall) {
-	for len(calls) > 0 {
+// take removes and returns the calls waiting.
+func (g *groupCommit) take() []*batchCall {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	calls := g.waiting
+	g.waiting = nil
+	return calls
+}
+
+// commit runs the calls waiting in one read-write transaction and gives each the outcome. It
+// takes them once the transaction holds the writer, not before: those that came while it
+// waited for the writer (on PostgreSQL, another node's commit) share it instead of waiting for
+// the next. A call whose function fails is told to run alone and the rest are committed again
+// without it.
+func (g *groupCommit) commit() {
+	var calls []*batchCall
+	taken := false
+	for {
 		failed := -1
 		err := g.update(func(tx kvTx) error {
+			if !taken {
+				calls, taken = g.take(), true
+			}
 			for i, c := range calls {
 				if err := callSafely(c.fn, tx); err != nil {
 					failed = i
@@ -88,9 +102,14 @@ func (g *groupCommit) commit(calls []*batchCall) {
 			}
 			return nil
 		})
+		if !taken { // the transaction failed before it held the writer: the calls get its error
+			calls, taken = g.take(), true
+		}
 		if failed >= 0 {
 			calls[failed].done <- errSolo
-			calls = append(calls[:failed], calls[failed+1:]...)
+			if calls = append(calls[:failed], calls[failed+1:]...); len(calls) == 0 {
+				return
+			}
 			continue
 		}
 		for _, c := range calls {

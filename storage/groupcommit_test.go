@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -66,4 +68,44 @@ func TestGroupCommit(t *testing.T) {
 		}
 	}()
 	_ = st.Batch(context.Background(), func(Tx) error { panic("in a write") })
+}
+
+// TestGroupCommitTakesWhatCameWhileWaiting: the writes that come while a group's transaction
+// waits for the writer (on PostgreSQL, another node's commit) join that transaction.
+func TestGroupCommitTakesWhatCameWhileWaiting(t *testing.T) {
+	gate := make(chan struct{})
+	var ran atomic.Int32
+	var sizes []int
+	g := &groupCommit{}
+	g.update = func(fn func(kvTx) error) error {
+		if len(sizes) == 0 {
+			<-gate // the first transaction waits for the writer
+		}
+		before := ran.Load()
+		err := fn(nil)
+		sizes = append(sizes, int(ran.Load()-before))
+		return err
+	}
+	write := func(kvTx) error { ran.Add(1); return nil }
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if err := g.do(write); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		g.mu.Lock()
+		n := len(g.waiting)
+		g.mu.Unlock()
+		if n == 4 { // the leader's own and three that came while it waits
+			break
+		}
+	}
+	close(gate)
+	wg.Wait()
+	if fmt.Sprint(sizes) != "[4]" {
+		t.Fatalf("transactions of %v writes; want one of 4", sizes)
+	}
 }
