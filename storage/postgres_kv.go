@@ -36,12 +36,13 @@ type pgKV struct {
 	local map[string]bool
 	// seen holds, by bucket path and key, what this transaction read or wrote: a key read again
 	// costs no query, and the writes (dirty) wait and go in one statement each for puts and
-	// deletes before the next range read, bucket change or commit (flush). Within a write
-	// transaction nobody else writes (the writer lock), within a read one the snapshot holds:
-	// what was read stays true.
-	seen       map[kvKey]kvSeen
-	dirty      map[kvKey]bool
-	dirtyBytes int
+	// deletes before the next range read of a bucket they touch, bucket change or commit
+	// (flush). Within a write transaction nobody else writes (the writer lock), within a read
+	// one the snapshot holds: what was read stays true.
+	seen         map[kvKey]kvSeen
+	dirty        map[kvKey]bool
+	dirtyBuckets map[string]bool // the buckets of the dirty keys
+	dirtyBytes   int
 }
 
 type kvKey struct{ bucket, key string }
@@ -79,6 +80,7 @@ func (k *pgKV) flush() {
 		}
 	}
 	clear(k.dirty)
+	clear(k.dirtyBuckets)
 	k.dirtyBytes = 0
 	if len(pb) > 0 {
 		if err := upsertRows(k.ctx, k.tx, pb, pk, pv); err != nil {
@@ -328,10 +330,11 @@ func (b *pgBucket) Delete(key []byte) error {
 func (b *pgBucket) write(id kvKey, value []byte) {
 	k := b.kv
 	if k.dirty == nil {
-		k.dirty = map[kvKey]bool{}
+		k.dirty, k.dirtyBuckets = map[kvKey]bool{}, map[string]bool{}
 	}
 	k.seen[id] = kvSeen{value: value}
 	k.dirty[id] = true
+	k.dirtyBuckets[id.bucket] = true
 	if k.dirtyBytes += len(id.key) + len(value); k.dirtyBytes > flushBytes {
 		k.flush()
 	}
@@ -396,7 +399,9 @@ func (c *pgCursor) current() ([]byte, []byte) {
 func (c *pgCursor) fetch(from []byte, forward, after bool) ([]byte, []byte) {
 	k := c.b.kv
 	c.rows, c.at, c.forward, c.more = c.rows[:0], 0, forward, false
-	k.flush() // the range reads what this transaction wrote
+	if k.dirtyBuckets[string(c.b.path)] {
+		k.flush() // the range reads what this transaction wrote to the bucket
+	}
 	if k.err != nil {
 		return nil, nil
 	}

@@ -20,7 +20,8 @@ import (
 // TestPostgresKVAgreesWithBolt runs the same random operations on PostgreSQL's buckets and on
 // bbolt's, and compares every answer: gets, puts and deletes, cursors walking both ways across
 // their batches (more keys than a batch, values large enough to shrink one), seeks between keys
-// and past the ends, changes of direction, nested buckets, and a bucket deleted and made again.
+// and past the ends, changes of direction, nested buckets, and a bucket deleted and made again;
+// range reads in the middle of writes.
 func TestPostgresKVAgreesWithBolt(t *testing.T) {
 	ctx := context.Background()
 	pg, err := OpenPostgres(ctx, pgtest.URL(t))
@@ -148,6 +149,16 @@ func TestPostgresKVAgreesWithBolt(t *testing.T) {
 					}
 					if r.IntN(5) == 0 { // keys read ahead mid-transaction, then each read
 						readAhead(r, b, log)
+						continue
+					}
+					if r.IntN(8) == 0 { // a range read mid-transaction sees the writes before it
+						c := b.Cursor()
+						k, v := c.Seek(randKey(r))
+						for range r.IntN(6) {
+							logKV(log, "walk", k, v)
+							k, v = c.Next()
+						}
+						logKV(log, "walk", k, v)
 						continue
 					}
 					k := randKey(r)
