@@ -281,3 +281,48 @@ func (cl *benchCluster) listen(b *testing.B) []time.Duration {
 	}
 	return lat
 }
+
+// BenchmarkEmitsGrowPostgres: one node on a new PostgreSQL database, 8 webhooks of a tenant
+// subscribed to the event; 16 clients emit 3,200 events (25,600 deliveries, delivered meanwhile)
+// four times over. It reports the emits a second of the first round and of the fourth, and their
+// ratio: near 1, an emit's cost does not grow with the events and deliveries stored.
+//
+//	TIMBRA_TEST_POSTGRES=postgres://root@127.0.0.1:5432/test?sslmode=disable \
+//	go test ./bench -run '^$' -bench 'EmitsGrowPostgres' -benchtime 1x -count 3
+func BenchmarkEmitsGrowPostgres(b *testing.B) {
+	for range b.N {
+		b.StopTimer()
+		cl := newCluster(b, true, 1)
+		for i := range 8 {
+			body := fmt.Sprintf(`{"url":"%s/hook/%d","enabledEvents":["invoice.stamped"]}`, cl.rc.URL, i)
+			if err := cl.request("POST", cl.nodes[0].base, "/api/v4/webhooks", body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		svc := cl.nodes[0].srv.Webhooks()
+		var rounds []float64
+		for range 4 {
+			start := time.Now()
+			var wg sync.WaitGroup
+			for range 16 {
+				wg.Go(func() {
+					for range 200 {
+						if _, err := svc.Emit(context.Background(), cl.creds.TenantKey, "invoice.stamped", "inv", nil); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			rounds = append(rounds, 3200/time.Since(start).Seconds())
+		}
+		b.StopTimer()
+		cl.stop()
+		b.ReportMetric(rounds[0], "emits/s-first")
+		b.ReportMetric(rounds[3], "emits/s-fourth")
+		b.ReportMetric(rounds[3]/rounds[0], "fourth/first")
+		b.ReportMetric(0, "ns/op")
+	}
+}

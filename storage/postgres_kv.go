@@ -271,7 +271,11 @@ func (b *pgBucket) Prefetch(keys [][]byte) {
 	if len(want) < 2 {
 		return // one Get is one statement already
 	}
-	rows, err := k.tx.Query(k.ctx, `SELECT key, value FROM timbra_kv WHERE bucket = $1 AND key = ANY($2::bytea[])`, b.path, want)
+	// planned for these keys each time (an unnamed statement), never by a plan kept from when
+	// the bucket was small: that one reads the whole bucket and filters (Index Cond on the
+	// bucket alone), a cost that grows with the data
+	rows, err := k.tx.Query(k.ctx, `SELECT key, value FROM timbra_kv WHERE bucket = $1 AND key = ANY($2::bytea[])`,
+		pgx.QueryExecModeExec, b.path, want)
 	if err != nil {
 		k.fail(err)
 		return
