@@ -114,9 +114,15 @@ func wrapBolt(b *bolt.Bucket) kvBucket {
 	return boltBucket{b}
 }
 
-func (b boltBucket) Get(key []byte) []byte                    { return b.b.Get(key) }
-func (b boltBucket) Put(key, value []byte) error              { return b.b.Put(key, value) }
-func (b boltBucket) Delete(key []byte) error                  { return b.b.Delete(key) }
+func (b boltBucket) Get(key []byte) []byte       { return b.b.Get(key) }
+func (b boltBucket) Put(key, value []byte) error { return b.b.Put(key, value) }
+func (b boltBucket) Delete(key []byte) error     { return b.b.Delete(key) }
+func (b boltBucket) Insert(key, value []byte) error {
+	if b.b.Get(key) != nil {
+		return errKeyExists
+	}
+	return b.b.Put(key, value)
+}
 func (b boltBucket) Cursor() kvCursor                         { return b.b.Cursor() }
 func (b boltBucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }
 func (b boltBucket) Bucket(name []byte) kvBucket              { return wrapBolt(b.b.Bucket(name)) }

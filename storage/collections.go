@@ -183,6 +183,19 @@ func (r records[T]) put(id string, v T) error {
 	return r.b.Put(k, raw)
 }
 
+// create saves a new record, its id just made: nothing is read, and the transaction fails if the
+// key is there after all (Insert).
+func (r records[T]) create(id string, v T) error {
+	raw, err := encodeRecord(v)
+	if err != nil {
+		return err
+	}
+	if err := r.tally.add(r.tenant, 1); err != nil {
+		return err
+	}
+	return r.b.Insert(key(r.tenant, id), raw)
+}
+
 // overwrite saves v over a record the caller knows is there: its count stays, and nothing is
 // read.
 func (r records[T]) overwrite(id string, v T) error {

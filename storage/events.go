@@ -116,6 +116,9 @@ type Webhooks interface {
 type Events interface {
 	Get(id string) (Event, error)
 	Put(e Event) error
+	// Create saves a new event, its id just made, as Put does without reading anything; the
+	// transaction fails if it is there after all.
+	Create(e Event) error
 	Delete(id string) error
 	// Count is the number of events of type typ ("" any) created in [from, to] (to the
 	// millisecond of their id), from kept counters: its cost does not grow with the events stored.
@@ -141,8 +144,9 @@ type Deliveries interface {
 	// Update reads a delivery, lets fn change it and saves it as Put does, reading it once;
 	// fn returning false leaves it as it was. It answers ErrNotFound for an absent delivery.
 	Update(id string, fn func(d *Delivery) bool) error
-	// PutAll is Put for each delivery, what they replace read at once where the backend can.
-	PutAll(ds []Delivery) error
+	// Create saves new deliveries, their ids just made, as Put does without reading anything;
+	// the transaction fails if one of them is there after all.
+	Create(ds []Delivery) error
 	// Finish saves each delivery of fs, made from the delivery as read while it was pending and
 	// due at its Due, only if it still is (its outbox entry is there, so nothing changed it
 	// since): ok[i] is false, and nothing is written of it, when it was closed or moved

@@ -1,5 +1,7 @@
 package storage
 
+import "errors"
+
 // The collections (people, invoices, events, …), their indexes and counters, and the migrations
 // are written once, over ordered key-value buckets: kvTx, kvBucket and kvCursor, the part of
 // bbolt's model they use. Each backend provides them: bbolt itself (bolt.go) and PostgreSQL
@@ -20,6 +22,10 @@ type kvTx interface {
 type kvBucket interface {
 	Get(key []byte) []byte
 	Put(key, value []byte) error
+	// Insert puts a key that is not there, unread: a new record's key, its id just made. If it
+	// is there the transaction fails (bbolt: Insert answers errKeyExists; PostgreSQL: when the
+	// writes are sent, at the latest at commit).
+	Insert(key, value []byte) error
 	Delete(key []byte) error
 	Cursor() kvCursor
 	// ForEach calls fn for every key in order; the bucket must not change meanwhile.
@@ -49,3 +55,6 @@ func prefetch(b kvBucket, keys [][]byte) {
 		p.Prefetch(keys)
 	}
 }
+
+// errKeyExists: an Insert found its key there.
+var errKeyExists = errors.New("storage: a new record's key is already there")

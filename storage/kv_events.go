@@ -126,6 +126,19 @@ func (e kvEvents) Put(v Event) error {
 	return e.put(v.ID, v)
 }
 
+func (e kvEvents) Create(v Event) error {
+	if err := e.byRelated.Put(key(e.tenant, v.RelatedObjectID, v.ID), []byte(v.Type)); err != nil {
+		return err
+	}
+	if err := e.byType.Put(key(e.tenant, v.Type, v.ID), nil); err != nil {
+		return err
+	}
+	if err := e.count(v, 1); err != nil {
+		return err
+	}
+	return e.create(v.ID, v)
+}
+
 func (e kvEvents) Delete(id string) error {
 	old, err := e.get(id)
 	if errors.Is(err, ErrNotFound) {
@@ -452,16 +465,14 @@ func (d kvDeliveries) counters(webhooks []string, added bool) {
 	}
 }
 
-func (d kvDeliveries) PutAll(ds []Delivery) error {
-	keys := make([][]byte, len(ds))
+func (d kvDeliveries) Create(ds []Delivery) error {
 	hooks := make([]string, len(ds))
 	for i, v := range ds {
-		keys[i], hooks[i] = key(d.tenant, v.ID), v.WebhookID
+		hooks[i] = v.WebhookID
 	}
-	prefetch(d.b, keys)
 	d.counters(hooks, true)
 	for _, v := range ds {
-		if err := d.Put(v); err != nil {
+		if err := d.replace(nil, v); err != nil {
 			return err
 		}
 	}
@@ -537,7 +548,7 @@ func (d kvDeliveries) replace(old *Delivery, v Delivery) error {
 	if err := d.perHook.add(d.tenant+"/"+v.WebhookID, 1); err != nil {
 		return err
 	}
-	return d.put(v.ID, v)
+	return d.create(v.ID, v)
 }
 
 func (d kvDeliveries) Delete(id string) error {

@@ -43,6 +43,9 @@ type pgKV struct {
 	dirty        map[kvKey]bool
 	dirtyBuckets map[string]bool // the buckets of the dirty keys
 	dirtyBytes   int
+	// fresh are the dirty keys Insert put unread: the statement that sends them checks that
+	// they were not there.
+	fresh map[kvKey]bool
 }
 
 type kvKey struct{ bucket, key string }
@@ -71,19 +74,48 @@ func (k *pgKV) flush() {
 	if len(k.dirty) == 0 || k.err != nil {
 		return
 	}
-	var pb, pk, pv, db, dk [][]byte
+	var pb, pk, pv, db, dk, ib, ik, iv, xb, xk [][]byte
 	for key := range k.dirty {
-		if v := k.seen[key].value; v != nil {
+		v := k.seen[key].value
+		switch {
+		case k.fresh[key] && v != nil: // inserted: must not be there
+			ib, ik, iv = append(ib, []byte(key.bucket)), append(ik, []byte(key.key)), append(iv, v)
+		case k.fresh[key]: // inserted, then deleted: must not have been there either
+			xb, xk = append(xb, []byte(key.bucket)), append(xk, []byte(key.key))
+		case v != nil:
 			pb, pk, pv = append(pb, []byte(key.bucket)), append(pk, []byte(key.key)), append(pv, v)
-		} else {
+		default:
 			db, dk = append(db, []byte(key.bucket)), append(dk, []byte(key.key))
 		}
 	}
 	clear(k.dirty)
 	clear(k.dirtyBuckets)
+	clear(k.fresh)
 	k.dirtyBytes = 0
 	if len(pb) > 0 {
 		if err := upsertRows(k.ctx, k.tx, pb, pk, pv); err != nil {
+			k.fail(err)
+			return
+		}
+	}
+	if len(ib) > 0 {
+		tag, err := k.tx.Exec(k.ctx, `INSERT INTO timbra_kv (bucket, key, value)
+			SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) ON CONFLICT (bucket, key) DO NOTHING`, ib, ik, iv)
+		if err == nil && tag.RowsAffected() != int64(len(ib)) {
+			err = errKeyExists
+		}
+		if err != nil {
+			k.fail(err)
+			return
+		}
+	}
+	if len(xb) > 0 {
+		tag, err := k.tx.Exec(k.ctx, `DELETE FROM timbra_kv t USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key)
+			WHERE t.bucket = d.bucket AND t.key = d.key`, xb, xk)
+		if err == nil && tag.RowsAffected() != 0 {
+			err = errKeyExists
+		}
+		if err != nil {
 			k.fail(err)
 			return
 		}
@@ -316,6 +348,21 @@ func (b *pgBucket) Put(key, value []byte) error {
 	copy(v, value)
 	b.write(kvKey{string(b.path), string(key)}, v)
 	return k.err
+}
+
+func (b *pgBucket) Insert(key, value []byte) error {
+	k := b.kv
+	id := kvKey{string(b.path), string(key)}
+	if s, ok := k.seen[id]; ok && s.value != nil {
+		k.fail(errKeyExists)
+		return k.err
+	} else if !ok && k.writable && k.err == nil && len(key) > 0 {
+		if k.fresh == nil {
+			k.fresh = map[kvKey]bool{}
+		}
+		k.fresh[id] = true // unread: the statement that sends it checks
+	}
+	return b.Put(key, value)
 }
 
 func (b *pgBucket) Delete(key []byte) error {

@@ -328,7 +328,7 @@ func (s *Service) WakeEngine(tenant string) {
 }
 
 func (s *Service) emitIn(tx storage.Tx, e storage.Event, now time.Time) error {
-	if err := tx.Events(e.TenantID).Put(e); err != nil {
+	if err := tx.Events(e.TenantID).Create(e); err != nil {
 		return err
 	}
 	hooks, err := tx.Webhooks(e.TenantID).All()
@@ -350,5 +350,5 @@ func (s *Service) emitIn(tx storage.Tx, e storage.Event, now time.Time) error {
 		}
 		ds = append(ds, newDelivery(e.TenantID, w, e, DeliveryAuto, now))
 	}
-	return tx.Deliveries(e.TenantID).PutAll(ds)
+	return tx.Deliveries(e.TenantID).Create(ds)
 }

@@ -295,7 +295,7 @@ func (s *Service) Replay(ctx context.Context, tenant, webhookID string, eventIDs
 			ids[i] = d.ID
 		}
 		mark(ids)
-		return tx.Deliveries(tenant).PutAll(ds)
+		return tx.Deliveries(tenant).Create(ds)
 	})
 }
 

@@ -328,7 +328,11 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 			}
 			e := storage.Event{ID: newID(at), Type: []string{"x", "y"}[i%2], RelatedObjectID: []string{"inv-a", "inv-b"}[(i/2)%2], CreatedAt: at, Body: []byte(`{}`)}
 			made = append(made, e)
-			if err := tx.Events(tenant).Put(e); err != nil {
+			put := tx.Events(tenant).Put
+			if i%3 == 1 {
+				put = tx.Events(tenant).Create // indexed and counted as Put does
+			}
+			if err := put(e); err != nil {
 				return err
 			}
 		}
@@ -339,6 +343,16 @@ func testEventsRange(t *testing.T, s storage.Store, newID func(time.Time) string
 		// another tenant's event in the same hours must never show
 		return tx.Events(id()).Put(storage.Event{ID: newID(base.Add(3 * time.Hour)), Type: "x", RelatedObjectID: "inv-a", CreatedAt: base, Body: []byte(`{}`)})
 	}))
+	// an event created again fails its transaction, which leaves nothing
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		extra := storage.Event{ID: newID(base), Type: "x", RelatedObjectID: "inv-a", CreatedAt: base, Body: []byte(`{}`)}
+		if err := tx.Events(tenant).Create(extra); err != nil {
+			return err
+		}
+		return tx.Events(tenant).Create(made[4])
+	}); err == nil {
+		t.Fatal("an event created over an existing one: no error")
+	}
 	ids := func(es []storage.Event) []string {
 		var out []string
 		for _, e := range es {
@@ -621,14 +635,27 @@ func testOutbox(t *testing.T, s storage.Store, newID func(time.Time) string) {
 		}
 		return nil
 	}))
-	// PutAll puts each; Finish saves an attempt's outcome only where the delivery is still
-	// pending and due as the attempt found it
+	// Create saves new deliveries as Put does; Finish saves an attempt's outcome only where the
+	// delivery is still pending and due as the attempt found it
 	fresh := []storage.Delivery{
 		{ID: newID(now), WebhookID: hook, EventID: "e4", EventType: "invoice.stamped", Kind: "automatic", Status: "pending", NextAttemptAt: due(0)},
 		{ID: newID(now), WebhookID: hook, EventID: "e5", EventType: "invoice.stamped", Kind: "automatic", Status: "pending", NextAttemptAt: due(time.Second)},
 		{ID: newID(now), WebhookID: hook, EventID: "e6", EventType: "invoice.stamped", Kind: "automatic", Status: "pending", NextAttemptAt: due(2 * time.Second)},
 	}
-	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Deliveries(tenant).PutAll(fresh) }))
+	must(t, s.Update(ctx, func(tx storage.Tx) error { return tx.Deliveries(tenant).Create(fresh) }))
+	// a delivery created again: the transaction fails, and nothing of it stays
+	again := storage.Delivery{ID: newID(now), WebhookID: hook, EventID: "e7", EventType: "invoice.stamped", Kind: "automatic", Status: "pending", NextAttemptAt: due(0)}
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		return tx.Deliveries(tenant).Create([]storage.Delivery{again, fresh[1]})
+	}); err == nil {
+		t.Fatal("a delivery created over an existing one: no error")
+	}
+	must(t, s.View(ctx, func(tx storage.Tx) error {
+		if _, err := tx.Deliveries(tenant).Get(again.ID); !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("the failed create left its first delivery: %v", err)
+		}
+		return nil
+	}))
 	done, retry, moved := fresh[0], fresh[1], fresh[2]
 	done.Status, done.NextAttemptAt, done.Attempts = "succeeded", nil, 1
 	retry.NextAttemptAt, retry.Attempts = due(time.Hour), 1
