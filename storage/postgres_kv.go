@@ -303,11 +303,11 @@ func (b *pgBucket) Prefetch(keys [][]byte) {
 	if len(want) < 2 {
 		return // one Get is one statement already
 	}
-	// planned for these keys each time (an unnamed statement), never by a plan kept from when
-	// the bucket was small: that one reads the whole bucket and filters (Index Cond on the
-	// bucket alone), a cost that grows with the data
-	rows, err := k.tx.Query(k.ctx, `SELECT key, value FROM timbra_kv WHERE bucket = $1 AND key = ANY($2::bytea[])`,
-		pgx.QueryExecModeExec, b.path, want)
+	// a primary key lookup for each key (the subquery is not flattened: OFFSET 0), whatever
+	// the plan PostgreSQL keeps for the statement; "key = ANY($2)" could be kept as a scan of
+	// the whole bucket, planned when it was small, a cost that grows with the data
+	rows, err := k.tx.Query(k.ctx, `SELECT k.key, t.value FROM unnest($2::bytea[]) AS k(key)
+		CROSS JOIN LATERAL (SELECT value FROM timbra_kv WHERE bucket = $1 AND key = k.key OFFSET 0) AS t`, b.path, want)
 	if err != nil {
 		k.fail(err)
 		return
