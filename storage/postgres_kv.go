@@ -287,6 +287,13 @@ func (b *pgBucket) Get(key []byte) []byte {
 	return v
 }
 
+// prefetchSQL reads the keys $2 of the bucket $1: a primary key lookup for each key (the
+// subquery is not flattened: OFFSET 0), whatever plan PostgreSQL keeps for the statement. With
+// "key = ANY($2)" the plan kept could be a scan of the whole bucket, made when it was small, a
+// cost that grows with the data (TestPostgresPrefetchPlanStaysIndexed).
+const prefetchSQL = `SELECT k.key, t.value FROM unnest($2::bytea[]) AS k(key)
+	CROSS JOIN LATERAL (SELECT value FROM timbra_kv WHERE bucket = $1 AND key = k.key OFFSET 0) AS t`
+
 // Prefetch reads the keys this transaction has not seen in one statement, so that the Gets of
 // them that follow cost no query.
 func (b *pgBucket) Prefetch(keys [][]byte) {
@@ -303,11 +310,7 @@ func (b *pgBucket) Prefetch(keys [][]byte) {
 	if len(want) < 2 {
 		return // one Get is one statement already
 	}
-	// a primary key lookup for each key (the subquery is not flattened: OFFSET 0), whatever
-	// the plan PostgreSQL keeps for the statement; "key = ANY($2)" could be kept as a scan of
-	// the whole bucket, planned when it was small, a cost that grows with the data
-	rows, err := k.tx.Query(k.ctx, `SELECT k.key, t.value FROM unnest($2::bytea[]) AS k(key)
-		CROSS JOIN LATERAL (SELECT value FROM timbra_kv WHERE bucket = $1 AND key = k.key OFFSET 0) AS t`, b.path, want)
+	rows, err := k.tx.Query(k.ctx, prefetchSQL, b.path, want)
 	if err != nil {
 		k.fail(err)
 		return

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	neturl "net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -373,4 +374,56 @@ func schemaOf(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return u.Query().Get("search_path")
+}
+
+// TestPostgresPrefetchPlanStaysIndexed: the plan PostgreSQL keeps for the read of many keys,
+// made while the table holds one row, still looks each key up by the primary key once the
+// bucket holds 20,000: no scan of the bucket with the keys as a filter (the plan "key =
+// ANY($2)" kept).
+func TestPostgresPrefetchPlanStaysIndexed(t *testing.T) {
+	ctx := context.Background()
+	pg, err := OpenPostgres(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	conn, err := pg.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec(`INSERT INTO timbra_kv (bucket, key, value) VALUES ('b', 'k', 'v')`)
+	exec(`SET plan_cache_mode = force_generic_plan`)
+	exec(`PREPARE prefetch(bytea, bytea[]) AS ` + prefetchSQL)
+	for range 6 {
+		exec(`EXECUTE prefetch('b', ARRAY['k', 'x']::bytea[])`)
+	}
+	exec(`INSERT INTO timbra_kv (bucket, key, value) SELECT 'b', convert_to('k' || g, 'UTF8'), 'v' FROM generate_series(1, 20000) g`)
+	rows, err := conn.Query(ctx, `EXPLAIN (ANALYZE, FORMAT TEXT) EXECUTE prefetch('b', ARRAY['k1', 'k2']::bytea[])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(lines, "\n")
+	if !strings.Contains(text, "(key = k.key)") || strings.Contains(text, "Rows Removed by Filter") {
+		t.Fatalf("the kept plan does not look each key up:\n%s", text)
+	}
+	exec(`DEALLOCATE prefetch`)
+	exec(`RESET plan_cache_mode`)
 }
