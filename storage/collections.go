@@ -138,6 +138,15 @@ type records[T any] struct {
 	tally  tally // zero: not counted
 }
 
+// named is the key of the record an index entry k under prefix names: the entry's key ends in
+// the record's id.
+func (r records[T]) named(prefix, k []byte) []byte { return key(r.tenant, string(k[len(prefix):])) }
+
+// namedUnder is named for the entries under prefix, as pageOf takes it.
+func (r records[T]) namedUnder(prefix []byte) func(k []byte) []byte {
+	return func(k []byte) []byte { return r.named(prefix, k) }
+}
+
 func (r records[T]) get(id string) (T, error) {
 	var v T
 	raw := r.b.Get(key(r.tenant, id))
@@ -312,6 +321,24 @@ func (r *readAhead) flush() bool {
 	return !r.done
 }
 
+// decodeAll is a walk's function that decodes every record into *out; one missing or that does
+// not decode stops the walk, its error in *err.
+func decodeAll[T any](out *[]T, err *error) func(k, raw []byte) bool {
+	return func(k, raw []byte) bool {
+		if raw == nil {
+			*err = fmt.Errorf("storage: an index entry names a missing record %s", k)
+			return false
+		}
+		var item T
+		if e := decodeRecord(raw, &item); e != nil {
+			*err = fmt.Errorf("storage: decode %s: %w", k, e)
+			return false
+		}
+		*out = append(*out, item)
+		return true
+	}
+}
+
 // asRecord is a walk's get when the entry read ahead is the record.
 func asRecord(_, raw []byte) []byte { return raw }
 
@@ -322,19 +349,7 @@ func asRecord(_, raw []byte) []byte { return raw }
 func pageOf[T any](b kvBucket, prefix []byte, offset, limit, total int, records kvBucket, recordKey func(k []byte) []byte) ([]T, int, error) {
 	var out []T
 	var err error
-	take := func(k, raw []byte) bool {
-		if raw == nil {
-			err = fmt.Errorf("storage: an index entry names a missing record %s", k)
-			return false
-		}
-		var item T
-		if e := decodeRecord(raw, &item); e != nil {
-			err = fmt.Errorf("storage: decode %s: %w", k, e)
-			return false
-		}
-		out = append(out, item)
-		return true
-	}
+	take := decodeAll(&out, &err)
 	var ahead *readAhead
 	if records != nil {
 		ahead = newReadAhead(records, limit, take)
@@ -508,5 +523,5 @@ func (a kvAPIKeys) List(offset, limit int) ([]APIKey, int, error) { return a.pag
 
 func (a kvAPIKeys) ListByPerson(personID string, offset, limit int) ([]APIKey, int, error) {
 	prefix := key(a.tenant, personID, "")
-	return pageOf[APIKey](a.byPerson, prefix, offset, limit, -1, a.b, func(k []byte) []byte { return key(a.tenant, string(k[len(prefix):])) })
+	return pageOf[APIKey](a.byPerson, prefix, offset, limit, -1, a.b, a.namedUnder(prefix))
 }

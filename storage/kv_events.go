@@ -290,7 +290,8 @@ func (e kvEvents) Page(typ string, from, to time.Time, offset, limit int) ([]Eve
 	take := decodeEach(func(ev Event) bool { out = append(out, ev); return len(out) < limit }, asRecord, &err)
 	ahead := newReadAhead(e.b, limit, take) // of a type: its index names the records
 	skip := offset
-	newest(b, key(p, ""), lo, hi, func(k, v []byte) bool {
+	under := key(p, "")
+	newest(b, under, lo, hi, func(k, v []byte) bool {
 		if skip > 0 {
 			skip--
 			return true
@@ -298,7 +299,7 @@ func (e kvEvents) Page(typ string, from, to time.Time, offset, limit int) ([]Eve
 		if typ == "" {
 			return take(k, v)
 		}
-		return ahead.add(key(e.tenant, string(k[len(p)+1:])))
+		return ahead.add(e.named(under, k))
 	})
 	ahead.flush()
 	return out, err
@@ -317,7 +318,8 @@ func (e kvEvents) PageRelated(related, typ string, from, to time.Time, offset, l
 	var err error
 	skip := offset
 	ahead := newReadAhead(e.b, limit, decodeEach(func(ev Event) bool { out = append(out, ev); return len(out) < limit }, asRecord, &err))
-	newest(e.byRelated, key(prefix, ""), lo, hi, func(k, v []byte) bool {
+	under := key(prefix, "")
+	newest(e.byRelated, under, lo, hi, func(k, v []byte) bool {
 		if typ != "" && string(v) != typ {
 			return true
 		}
@@ -325,7 +327,7 @@ func (e kvEvents) PageRelated(related, typ string, from, to time.Time, offset, l
 			skip--
 			return true
 		}
-		return ahead.add(key(e.tenant, string(k[len(prefix)+1:])))
+		return ahead.add(e.named(under, k))
 	})
 	ahead.flush()
 	return out, err
@@ -580,11 +582,6 @@ func (d kvDeliveries) Delete(id string) error {
 	return d.del(id)
 }
 
-// recordKey is the key of the delivery an index entry under prefix names.
-func (d kvDeliveries) recordKey(prefix, k []byte) []byte {
-	return key(d.tenant, string(k[len(prefix):]))
-}
-
 func (d kvDeliveries) ByWebhook(webhookID string, since time.Time, offset, limit int) ([]Delivery, int, error) {
 	prefix := key(d.tenant, webhookID, "")
 	lo := prefix // the zero time: every delivery
@@ -604,7 +601,7 @@ func (d kvDeliveries) ByWebhook(webhookID string, since time.Time, offset, limit
 			skip--
 			return true
 		}
-		return ahead.add(d.recordKey(prefix, k))
+		return ahead.add(d.named(prefix, k))
 	})
 	ahead.flush()
 	return out, total, err
@@ -614,7 +611,7 @@ func (d kvDeliveries) AllByWebhook(webhookID string, fn func(Delivery) bool) err
 	prefix := key(d.tenant, webhookID, "")
 	var err error
 	ahead := newReadAhead(d.b, aheadFirst, decodeEach(fn, asRecord, &err))
-	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), func(k, _ []byte) bool { return ahead.add(d.recordKey(prefix, k)) })
+	newest(d.byWebhook, prefix, prefix, append(bytes.Clone(prefix), 0xff), func(k, _ []byte) bool { return ahead.add(d.named(prefix, k)) })
 	ahead.flush()
 	return err
 }
@@ -623,19 +620,10 @@ func (d kvDeliveries) Pending(webhookID string, limit int) ([]Delivery, error) {
 	prefix := key(d.tenant, webhookID, "")
 	var out []Delivery
 	var err error
-	ahead := newReadAhead(d.b, limit, func(k, raw []byte) bool {
-		var v Delivery
-		if raw == nil {
-			err = fmt.Errorf("storage: the pending index names a missing delivery %s", k)
-		} else if e := decodeRecord(raw, &v); e != nil {
-			err = fmt.Errorf("storage: decode %s: %w", k, e)
-		}
-		out = append(out, v)
-		return err == nil
-	})
+	ahead := newReadAhead(d.b, limit, decodeAll(&out, &err))
 	c := d.pending.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out)+len(ahead.keys) < limit; k, _ = c.Next() {
-		if !ahead.add(d.recordKey(prefix, k)) {
+		if !ahead.add(d.named(prefix, k)) {
 			break
 		}
 	}

@@ -390,7 +390,7 @@ func (s kvInvoices) EachBy(f InvoiceField, value string, from, to time.Time, fn 
 	})
 	c := s.by.Cursor()
 	for k, _ := c.Seek(lo); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, hi) < 0; k, _ = c.Next() {
-		if !ahead.add(key(s.tenant, string(k[len(prefix):]))) {
+		if !ahead.add(s.named(prefix, k)) {
 			break
 		}
 	}

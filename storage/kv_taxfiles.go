@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"errors"
-	"fmt"
 )
 
 // Values of the taxfiles_by_person index: the state of the file, so a person's current files are
@@ -69,38 +68,23 @@ func (b kvTaxFiles) Put(f TaxFile) error {
 	return b.put(f.ID, f)
 }
 
-// fileKey is the key of the file an index entry under prefix names (its key ends in the id).
-func (b kvTaxFiles) fileKey(prefix []byte) func(k []byte) []byte {
-	return func(k []byte) []byte { return key(b.tenant, string(k[len(prefix):])) }
-}
-
 func (b kvTaxFiles) List(offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, "")
-	return pageOf[TaxFile](b.current, prefix, offset, limit, b.currentTally.get(b.tenant), b.b, b.fileKey(prefix))
+	return pageOf[TaxFile](b.current, prefix, offset, limit, b.currentTally.get(b.tenant), b.b, b.namedUnder(prefix))
 }
 
 func (b kvTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile, int, error) {
 	prefix := key(b.tenant, personID, "")
 	var out []TaxFile
 	var err error
-	ahead := newReadAhead(b.b, limit, func(k, raw []byte) bool {
-		var f TaxFile
-		if raw == nil {
-			err = fmt.Errorf("storage: the person index names a missing tax file %s", k)
-		} else if e := decodeRecord(raw, &f); e != nil {
-			err = fmt.Errorf("storage: decode %s: %w", k, e)
-		}
-		out = append(out, f)
-		return err == nil
-	})
-	fileKey := b.fileKey(prefix)
+	ahead := newReadAhead(b.b, limit, decodeAll(&out, &err))
 	total := 0
 	c := b.byPerson.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		if !bytes.Equal(v, taxFileCurrent) {
 			continue
 		}
-		if total >= offset && total-offset < limit && !ahead.add(fileKey(k)) {
+		if total >= offset && total-offset < limit && !ahead.add(b.named(prefix, k)) {
 			break
 		}
 		total++
@@ -114,6 +98,6 @@ func (b kvTaxFiles) ListByPerson(personID string, offset, limit int) ([]TaxFile,
 
 func (b kvTaxFiles) AllByPerson(personID string) ([]TaxFile, error) {
 	prefix := key(b.tenant, personID, "")
-	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), -1, b.b, b.fileKey(prefix))
+	out, _, err := pageOf[TaxFile](b.byPerson, prefix, 0, int(^uint(0)>>1), -1, b.b, b.namedUnder(prefix))
 	return out, err
 }
