@@ -104,6 +104,7 @@ func indexDownloadRequest(tx kvTx, tenant, id string, v *DownloadRequest) error 
 	if err := movePairs(tx.Bucket(bucketDownloadRequestsPairs), tenant, requestFieldKeys, old.folded(), now.folded()); err != nil {
 		return err
 	}
+	var c counterChanges
 	for _, f := range DownloadRequestFields {
 		was, is := Fold(old.Field(f)), Fold(now.Field(f))
 		if was == is {
@@ -114,21 +115,17 @@ func indexDownloadRequest(tx kvTx, tenant, id string, v *DownloadRequest) error 
 			if err := by.Delete(append(p, id...)); err != nil {
 				return err
 			}
-			if err := addCount(counts, countKeyIn(bucketDownloadRequestsBy, p), -1); err != nil {
-				return err
-			}
+			c.add(countKeyIn(bucketDownloadRequestsBy, p), -1)
 		}
 		if is != "" {
 			p := fieldPrefix(tenant, byte(f), is)
 			if err := by.Put(append(p, id...), nil); err != nil {
 				return err
 			}
-			if err := addCount(counts, countKeyIn(bucketDownloadRequestsBy, p), 1); err != nil {
-				return err
-			}
+			c.add(countKeyIn(bucketDownloadRequestsBy, p), 1)
 		}
 	}
-	return nil
+	return c.apply(counts)
 }
 
 // requestFieldKeys are the indexed fields as the pair counters name them, in

@@ -170,12 +170,11 @@ func (e kvEvents) count(v Event, d int64) error {
 
 func countEvent(hours kvBucket, tenant string, v Event, d int64) error {
 	at := eventTime(v)
+	var c counterChanges
 	for _, typ := range []string{"", v.Type} {
-		if err := addCount(hours, hourKey(tenant, typ, at), d); err != nil {
-			return err
-		}
+		c.add(hourKey(tenant, typ, at), d)
 	}
-	return nil
+	return c.apply(hours)
 }
 
 // countRelated is countEvent for v's related object, in events_related_hours (nil before schema
@@ -216,6 +215,27 @@ func addCount(b kvBucket, k []byte, d int64) error {
 		return b.Delete(k)
 	}
 	return b.Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
+}
+
+// counterChanges are changes to counters of one bucket made together: apply reads the counters
+// at once (on PostgreSQL one statement, not one a counter) and adds each change (addCount).
+type counterChanges struct {
+	keys [][]byte
+	ds   []int64
+}
+
+func (c *counterChanges) add(k []byte, d int64) {
+	c.keys, c.ds = append(c.keys, k), append(c.ds, d)
+}
+
+func (c *counterChanges) apply(b kvBucket) error {
+	prefetch(b, c.keys)
+	for i, k := range c.keys {
+		if err := addCount(b, k, c.ds[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // indexOf is the bucket and key prefix under which a tenant's events of type typ ("" any) are

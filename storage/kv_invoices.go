@@ -194,6 +194,7 @@ func indexSummary(by, counts kvBucket, tenant string, old *InvoiceSummary, sum I
 	if by == nil {
 		return nil
 	}
+	var c counterChanges
 	for _, f := range InvoiceFields {
 		was, now := "", Fold(sum.Field(f))
 		if old != nil {
@@ -207,21 +208,17 @@ func indexSummary(by, counts kvBucket, tenant string, old *InvoiceSummary, sum I
 			if err := by.Delete(append(p, sum.ID...)); err != nil {
 				return err
 			}
-			if err := addCount(counts, countKeyBy(p), -1); err != nil {
-				return err
-			}
+			c.add(countKeyBy(p), -1)
 		}
 		if now != "" {
 			p := byPrefix(tenant, f, now)
 			if err := by.Put(append(p, sum.ID...), nil); err != nil {
 				return err
 			}
-			if err := addCount(counts, countKeyBy(p), 1); err != nil {
-				return err
-			}
+			c.add(countKeyBy(p), 1)
 		}
 	}
-	return nil
+	return c.apply(counts)
 }
 
 // invoiceFieldKeys are the indexed fields as the pair counters name them, in InvoiceFields'
@@ -276,22 +273,19 @@ func moveDays(b kvBucket, tenant string, old *InvoiceSummary, sum InvoiceSummary
 	if old != nil {
 		was[len(was)-1], wasDay = "*", invoiceDay(old.Date)
 	}
+	var c counterChanges
 	for i, f := range append(InvoiceFields[:len(InvoiceFields):len(InvoiceFields)], AllInvoices) {
 		if was[i] == now[i] && wasDay == nowDay {
 			continue
 		}
 		if was[i] != "" && wasDay != "" {
-			if err := addCount(b, dayKey(tenant, f, was[i], wasDay), -1); err != nil {
-				return err
-			}
+			c.add(dayKey(tenant, f, was[i], wasDay), -1)
 		}
 		if now[i] != "" && nowDay != "" {
-			if err := addCount(b, dayKey(tenant, f, now[i], nowDay), 1); err != nil {
-				return err
-			}
+			c.add(dayKey(tenant, f, now[i], nowDay), 1)
 		}
 	}
-	return nil
+	return c.apply(b)
 }
 
 func (s kvInvoices) CountDays(f InvoiceField, value, from, to string) (int, error) {

@@ -136,17 +136,14 @@ func countTicketInStatus(b kvBucket, tenant string, v Ticket, oldStatus string) 
 	if v.RecordedByPersonID == v.IssuerPersonID {
 		keys = append(keys[:1], keys[2])
 	}
+	var c counterChanges
 	for _, k := range keys {
 		if oldStatus != "" {
-			if err := addCount(b, inStatusKey(tenant, k.ix, k.value, oldStatus), -1); err != nil {
-				return err
-			}
+			c.add(inStatusKey(tenant, k.ix, k.value, oldStatus), -1)
 		}
-		if err := addCount(b, inStatusKey(tenant, k.ix, k.value, v.Status), 1); err != nil {
-			return err
-		}
+		c.add(inStatusKey(tenant, k.ix, k.value, v.Status), 1)
 	}
-	return nil
+	return c.apply(b)
 }
 
 // countTicketsInStatus writes tickets_in_status from every payment-day entry (migration 28).

@@ -28,6 +28,7 @@ func movePairs(b kvBucket, tenant string, fields []byte, was, now []string) erro
 	if b == nil {
 		return nil
 	}
+	var c counterChanges
 	for i, f := range fields {
 		for j := i + 1; j < len(fields); j++ {
 			g := fields[j]
@@ -35,18 +36,14 @@ func movePairs(b kvBucket, tenant string, fields []byte, was, now []string) erro
 				continue
 			}
 			if was[i] != "" && was[j] != "" {
-				if err := addCount(b, pairKey(tenant, f, was[i], g, was[j]), -1); err != nil {
-					return err
-				}
+				c.add(pairKey(tenant, f, was[i], g, was[j]), -1)
 			}
 			if now[i] != "" && now[j] != "" {
-				if err := addCount(b, pairKey(tenant, f, now[i], g, now[j]), 1); err != nil {
-					return err
-				}
+				c.add(pairKey(tenant, f, now[i], g, now[j]), 1)
 			}
 		}
 	}
-	return nil
+	return c.apply(b)
 }
 
 // countPair is the counter in b of fields f and g holding a and bv (folded here), given in
