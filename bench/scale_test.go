@@ -166,8 +166,10 @@ func fillScale(b *testing.B, st storage.Store, keys *accounts.Service, tenant, o
 // 100,000, through the whole server in process (authentication included); the databases are
 // asked in turn, request by request, so the machine's drift falls on all three alike. Each list
 // reports its median and p99 at each size and x1k, its median over the median at 1,000 (the
-// target: at most 1.5, the cost does not grow with the data). Then the backup of each database:
-// its time, and the bytes the invoices added to the file, per invoice.
+// target: at most 1.5, the cost does not grow with the data). Then a new invoice written at each
+// size (with its event and delivery, one Batch, as stamping writes them): its median, p99, x1k
+// and CPU. Then the backup of each database: its time, and the bytes the invoices added to the
+// file, per invoice.
 //
 //	go test ./bench -run '^$' -bench 'Scale$' -benchtime 200x -timeout 30m
 func BenchmarkScale(b *testing.B) { scale(b, func() string { return "" }) }
@@ -252,6 +254,45 @@ func scale(b *testing.B, database func() string) {
 			reportBySize(b, sizes, lat)
 		})
 	}
+	// a new invoice at each size: the invoice, its invoice.stamped event and the event's delivery
+	// in one Batch, as stamping writes them (their indexes and kept counts included); the
+	// databases in turn, as the lists. CPU is the process's, the fsyncs' system time included.
+	written := make([]int, len(sizes))
+	b.Run("invoice-write", func(b *testing.B) {
+		lat := make([][]time.Duration, len(sizes))
+		cpu := make([]time.Duration, len(sizes))
+		body := []byte(`{"id":"x","type":"invoice.stamped","data":"` + strings.Repeat("x", 360) + `"}`)
+		for range b.N {
+			for i, n := range sizes {
+				at := time.Now()
+				inv := stampedInvoice(n+written[i], at, invoiceXML)
+				written[i]++
+				e := storage.Event{ID: ids.New(at), Type: "invoice.stamped", RelatedObjectID: inv.ID, CreatedAt: at, Body: body}
+				d := storage.Delivery{ID: ids.New(at), WebhookID: dbs[i].hook, EventID: e.ID, EventType: e.Type, Kind: "automatic",
+					Status: "pending", MaxAttempts: 8, NextAttemptAt: &at, CreatedAt: at, UpdatedAt: at}
+				tenant := dbs[i].t.Creds.TenantKey
+				c0, t0 := processCPU(), time.Now()
+				err := dbs[i].t.Data.Store.Batch(context.Background(), func(tx storage.Tx) error {
+					if err := tx.Invoices(tenant).Put(inv); err != nil {
+						return err
+					}
+					if err := tx.Events(tenant).Create(e); err != nil {
+						return err
+					}
+					return tx.Deliveries(tenant).Create([]storage.Delivery{d})
+				})
+				lat[i] = append(lat[i], time.Since(t0))
+				cpu[i] += processCPU() - c0
+				if err != nil {
+					b.Fatalf("write at %d: %v", n, err)
+				}
+			}
+		}
+		reportBySize(b, sizes, lat)
+		for i, n := range sizes {
+			b.ReportMetric(float64(cpu[i].Microseconds())/float64(b.N), fmt.Sprintf("%dk-cpu-us", n/1000))
+		}
+	})
 	b.Run("backup", func(b *testing.B) {
 		for range b.N {
 			for i, n := range sizes {
