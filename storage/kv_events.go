@@ -429,16 +429,7 @@ func (d kvDeliveries) Get(id string) (Delivery, error) { return d.get(id) }
 
 // addPending moves a webhook's pending counter by n.
 func (d kvDeliveries) addPending(webhook string, n int64) error {
-	k := key(d.tenant, webhook)
-	var c int64
-	if v := d.count.Get(k); len(v) == 8 {
-		c = int64(binary.BigEndian.Uint64(v))
-	}
-	c += n
-	if c <= 0 {
-		return d.count.Delete(k)
-	}
-	return d.count.Put(k, binary.BigEndian.AppendUint64(nil, uint64(c)))
+	return addCount(d.count, key(d.tenant, webhook), n)
 }
 
 func (d kvDeliveries) Put(v Delivery) error {
