@@ -170,11 +170,12 @@ func (e kvEvents) count(v Event, d int64) error {
 
 func countEvent(hours kvBucket, tenant string, v Event, d int64) error {
 	at := eventTime(v)
-	var c counterChanges
 	for _, typ := range []string{"", v.Type} {
-		c.add(hourKey(tenant, typ, at), d)
+		if err := addCount(hours, hourKey(tenant, typ, at), d); err != nil {
+			return err
+		}
 	}
-	return c.apply(hours)
+	return nil
 }
 
 // countRelated is countEvent for v's related object, in events_related_hours (nil before schema
