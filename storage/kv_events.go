@@ -112,31 +112,32 @@ type kvEvents struct {
 func (e kvEvents) Get(id string) (Event, error) { return e.get(id) }
 
 func (e kvEvents) Put(v Event) error {
-	if err := e.byRelated.Put(key(e.tenant, v.RelatedObjectID, v.ID), []byte(v.Type)); err != nil {
+	if err := e.index(v, e.b.Get(key(e.tenant, v.ID)) == nil); err != nil {
 		return err
-	}
-	if e.b.Get(key(e.tenant, v.ID)) == nil { // new: counted once, by its id's time
-		if err := e.byType.Put(key(e.tenant, v.Type, v.ID), nil); err != nil {
-			return err
-		}
-		if err := e.count(v, 1); err != nil {
-			return err
-		}
 	}
 	return e.put(v.ID, v)
 }
 
 func (e kvEvents) Create(v Event) error {
+	if err := e.index(v, true); err != nil {
+		return err
+	}
+	return e.create(v.ID, v)
+}
+
+// index writes v's entry under its related object (its value, the type, always) and, when v
+// is new, its entry under its type and its hour counts (counted once, by its id's time).
+func (e kvEvents) index(v Event, isNew bool) error {
 	if err := e.byRelated.Put(key(e.tenant, v.RelatedObjectID, v.ID), []byte(v.Type)); err != nil {
 		return err
+	}
+	if !isNew {
+		return nil
 	}
 	if err := e.byType.Put(key(e.tenant, v.Type, v.ID), nil); err != nil {
 		return err
 	}
-	if err := e.count(v, 1); err != nil {
-		return err
-	}
-	return e.create(v.ID, v)
+	return e.count(v, 1)
 }
 
 func (e kvEvents) Delete(id string) error {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/timbra-mx/timbra/storage/pgtest"
 )
 
 // countingTx is a transaction that counts the statements sent through it.
@@ -38,11 +37,7 @@ func (t countingTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.R
 // dozens. That the counts stay right the conformance suite checks.
 func TestPostgresWriteReadsItsCountsAtOnce(t *testing.T) {
 	ctx := context.Background()
-	p, err := OpenPostgres(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openTestPostgres(t)
 	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	invoice := func(i int, status string) Invoice {
 		ms := base.Add(time.Duration(i) * time.Minute).UnixMilli()

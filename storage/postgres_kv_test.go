@@ -18,6 +18,18 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// openTestPostgres opens a PostgreSQL store in a schema of the test's own (pgtest), closed
+// when the test ends.
+func openTestPostgres(t *testing.T) *Postgres {
+	t.Helper()
+	p, err := OpenPostgres(context.Background(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 // TestPostgresKVAgreesWithBolt runs the same random operations on PostgreSQL's buckets and on
 // bbolt's, and compares every answer: gets, puts and deletes, cursors walking both ways across
 // their batches (more keys than a batch, values large enough to shrink one), seeks between keys
@@ -26,11 +38,7 @@ import (
 // there.
 func TestPostgresKVAgreesWithBolt(t *testing.T) {
 	ctx := context.Background()
-	pg, err := OpenPostgres(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
+	pg := openTestPostgres(t)
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "kv.db"), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -382,11 +390,7 @@ func schemaOf(t *testing.T, url string) string {
 // ANY($2)" kept).
 func TestPostgresPrefetchPlanStaysIndexed(t *testing.T) {
 	ctx := context.Background()
-	pg, err := OpenPostgres(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
+	pg := openTestPostgres(t)
 	conn, err := pg.pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)

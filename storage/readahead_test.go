@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-
-	"github.com/timbra-mx/timbra/storage/pgtest"
 )
 
 // TestReadAhead walks 600 index entries through readAhead on both backends: every record
@@ -76,11 +74,7 @@ func TestReadAhead(t *testing.T) {
 		check(t, b.update)
 	})
 	t.Run("Postgres", func(t *testing.T) {
-		p, err := OpenPostgres(context.Background(), pgtest.URL(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
+		p := openTestPostgres(t)
 		check(t, func(fn func(kvTx) error) error { return p.write(context.Background(), fn) })
 	})
 }
