@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -145,28 +146,43 @@ func Inspect(path string) (r Report, err error) {
 			err = nil
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a page past the file's end
 	err = db.View(func(tx *bolt.Tx) error {
+		// every page read here first, where a damaged one's panic is recovered: bbolt's check
+		// finds the free pages of a file not closed cleanly by walking them in a goroutine of
+		// its own, which a damaged page would crash
+		err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			r.Buckets = append(r.Buckets, BucketCount{Name: string(name), Keys: keysOf(b)})
+			return nil
+		})
 		for cerr := range tx.Check() {
 			if len(r.Problems) < maxCheckProblems {
 				r.Problems = append(r.Problems, "integrity: "+cerr.Error())
 			}
 		}
 		r.readMeta(boltKV{tx}.Bucket(bucketMeta))
-		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-			n := 0
-			c := b.Cursor()
-			for k, _ := c.First(); k != nil; k, _ = c.Next() {
-				n++
-			}
-			r.Buckets = append(r.Buckets, BucketCount{Name: string(name), Keys: n})
-			return nil
-		})
+		return err
 	})
 	if err != nil {
 		r.Problems = append(r.Problems, err.Error())
 	}
 	sort.Slice(r.Buckets, func(i, j int) bool { return r.Buckets[i].Name < r.Buckets[j].Name })
 	return r, nil
+}
+
+// keysOf counts the keys of b, reading the pages of the buckets nested in it too.
+func keysOf(b *bolt.Bucket) int {
+	n := 0
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		n++
+		if v == nil {
+			if nested := b.Bucket(k); nested != nil {
+				keysOf(nested)
+			}
+		}
+	}
+	return n
 }
 
 // WriterTime is what this process's write transactions spent on the writer: bbolt's single
