@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -169,7 +171,8 @@ func fillScale(b *testing.B, st storage.Store, keys *accounts.Service, tenant, o
 // target: at most 1.5, the cost does not grow with the data). Then a new invoice written at each
 // size (with its event and delivery, one Batch, as stamping writes them): its median, p99, x1k
 // and CPU. Then the backup of each database: its time, and the bytes the invoices added to the
-// file, per invoice.
+// file, per invoice; and the time to open that backup as the server opens its file, first as
+// a file not closed (open), then once closed (reopen).
 //
 //	go test ./bench -run '^$' -bench 'Scale$' -benchtime 200x -timeout 30m
 func BenchmarkScale(b *testing.B) { scale(b, func() string { return "" }) }
@@ -309,6 +312,51 @@ func scale(b *testing.B, database func() string) {
 				b.ReportMetric(time.Since(t0).Seconds(), fmt.Sprintf("%dk-s", n/1000))
 				b.ReportMetric(float64(written)/1e6, fmt.Sprintf("%dk-MB", n/1000))
 			}
+		}
+	})
+	// opening each database's backup as the server opens its file: a backup, as a file the
+	// server did not close, has no list of free pages and bbolt walks the pages to find them
+	// (open: grows with the file); closed by the server, it opens at once (reopen). Once per
+	// size, whatever b.N (each copy is the whole file).
+	b.Run("open", func(b *testing.B) {
+		for i, n := range sizes {
+			st, ok := dbs[i].t.Data.Store.(*storage.Bolt)
+			if !ok {
+				continue // PostgreSQL opens a pool
+			}
+			path := filepath.Join(b.TempDir(), fmt.Sprintf("copy-%d.db", n))
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := st.WriteBackup(context.Background(), f); err != nil {
+				b.Fatal(err)
+			}
+			// on disk before the clock starts: the open's first commit would flush the copy
+			if err := f.Sync(); err != nil {
+				b.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+			open := func() time.Duration {
+				t0 := time.Now()
+				c, err := storage.Open(path)
+				took := time.Since(t0)
+				if err != nil {
+					b.Fatalf("open the copy at %d: %v", n, err)
+				}
+				if err := c.Close(); err != nil {
+					b.Fatal(err)
+				}
+				return took
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			// the copy has no list of free pages, as a file the server did not close; once
+			// closed, it has
+			b.ReportMetric(ms(open()), fmt.Sprintf("%dk-open-ms", n/1000))
+			b.ReportMetric(ms(open()), fmt.Sprintf("%dk-reopen-ms", n/1000))
+			os.Remove(path)
 		}
 	})
 }
