@@ -27,7 +27,7 @@ type Bolt struct {
 // boltOptions are how the server opens its file. The list of free pages is kept in memory only
 // (NoFreelistSync, as etcd does) and in a map by run length: bbolt otherwise writes the whole
 // list in every commit and scans it for each allocation, so once a purge or a deletion has freed
-// many pages every later write, any tenant's, costs more (2.4–3.0× a small write's p50 after
+// many pages every later write, any tenant's, costs more (2.5–2.8× a small write's p50 after
 // BenchmarkPurge's 200,000 records, TestFreedPagesCostNoCommit). The price is paid at open: bbolt
 // walks the file's pages to find the free ones, unless Close wrote the list (a file closed
 // cleanly, or written by an older timbra, opens at once).
