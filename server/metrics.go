@@ -121,7 +121,7 @@ type gaugedStore interface {
 
 // backupStore is a backend that copies itself (bbolt; PostgreSQL has pg_dump).
 type backupStore interface {
-	WriteBackup(ctx context.Context, w io.Writer) (int64, error)
+	Snapshot(ctx context.Context) (io.ReadCloser, int64, error)
 }
 
 // serveMetrics answers GET /metrics, guarded by the operator token.
@@ -242,8 +242,10 @@ func quote(v string) string {
 }
 
 // serveBackup answers GET /admin/v1/backup, guarded by the operator token: the whole database
-// as one consistent bbolt file, streamed from a read transaction while the server goes on
-// serving. The master key is not in it.
+// as one consistent bbolt file, copied first beside the database (Snapshot: the read
+// transaction is not held while the client downloads) and then sent with its length, while the
+// server goes on serving. Each MiB sent has writeTimeout of its own, so a slow download goes on
+// and a client that stopped reading is cut. The master key is not in it.
 func (s *Server) serveBackup(w http.ResponseWriter, r *http.Request) {
 	if !s.operator(w, r) {
 		return
@@ -253,11 +255,34 @@ func (s *Server) serveBackup(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apierr.Conflict("This server's database is PostgreSQL: back it up with pg_dump (docs/guides/postgres.md); GET /admin/v1/backup copies a bbolt database."))
 		return
 	}
+	snap, size, err := backup.Snapshot(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer snap.Close()
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="timbra-backup.db"`)
-	if n, err := backup.WriteBackup(r.Context(), w); err != nil {
-		// The status is sent: abort the response so the client sees a cut body, not a short file.
-		s.log.Error("backup failed", "written", n, "error", err.Error())
-		panic(http.ErrAbortHandler)
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 1<<20)
+	var sent int64
+	for {
+		n, rerr := snap.Read(buf)
+		if n > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if _, err := w.Write(buf[:n]); err != nil {
+				s.log.Warn("backup download cut", "sent", sent, "size", size, "error", err.Error())
+				panic(http.ErrAbortHandler) // the status is sent: the client sees a cut body
+			}
+			sent += int64(n)
+		}
+		if rerr == io.EOF {
+			return
+		}
+		if rerr != nil {
+			s.log.Error("backup failed", "sent", sent, "size", size, "error", rerr.Error())
+			panic(http.ErrAbortHandler)
+		}
 	}
 }

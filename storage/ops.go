@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -32,6 +33,33 @@ func (b *Bolt) WriteBackup(ctx context.Context, w io.Writer) (int64, error) {
 	})
 	return n, err
 }
+
+// Snapshot is a consistent copy of the whole database, as WriteBackup writes it, in a temporary
+// file beside the database (mode 0600, named .timbra-backup-*), open for reading from its start,
+// and its size; closing it removes it. The read transaction lasts as long as the copy to the
+// local disk, not as long as whoever reads the snapshot takes: a write that must grow bbolt's
+// memory map waits for every read transaction to end, and every later read and write waits
+// for it.
+func (b *Bolt) Snapshot(ctx context.Context) (io.ReadCloser, int64, error) {
+	f, err := os.CreateTemp(filepath.Dir(b.db.Path()), ".timbra-backup-*")
+	if err != nil {
+		return nil, 0, fmt.Errorf("backup: %w", err)
+	}
+	s := snapshot{f}
+	n, err := b.WriteBackup(ctx, f)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return nil, 0, errors.Join(fmt.Errorf("backup: %w", err), s.Close())
+	}
+	return s, n, nil
+}
+
+// snapshot is Snapshot's file: closing it removes it.
+type snapshot struct{ *os.File }
+
+func (s snapshot) Close() error { return errors.Join(s.File.Close(), os.Remove(s.Name())) }
 
 // Gauges are the database figures the metrics report.
 type Gauges struct {

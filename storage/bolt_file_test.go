@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -236,5 +237,47 @@ func TestInspectDamagedFileNotClosed(t *testing.T) {
 	}
 	if !slices.ContainsFunc(r.Problems, func(p string) bool { return strings.HasPrefix(p, "integrity:") }) {
 		t.Fatalf("problems %q: want an integrity problem", r.Problems)
+	}
+}
+
+// TestSnapshotIsRemovedWhenClosed: the snapshot is a sound copy of the size it says, in a file
+// beside the database (mode 0600) that its Close removes.
+func TestSnapshotIsRemovedWhenClosed(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(filepath.Join(dir, "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 20 {
+		smallWrite(t, st, i)
+	}
+	snap, size, err := st.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".timbra-backup-*"))
+	if len(left) != 1 {
+		t.Fatalf("snapshot files beside the database: %q", left)
+	}
+	if fi, err := os.Stat(left[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the snapshot's file: %v %v", fi.Mode(), err)
+	}
+	raw, err := io.ReadAll(snap)
+	if err != nil || int64(len(raw)) != size {
+		t.Fatalf("read %d of %d bytes: %v", len(raw), size, err)
+	}
+	if err := snap.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".timbra-backup-*")); len(left) != 0 {
+		t.Fatalf("left beside the database after Close: %q", left)
+	}
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(copyPath, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Inspect(copyPath); err != nil || len(rep.Problems) > 0 {
+		t.Fatalf("the snapshot is not sound: %v %v", err, rep.Problems)
 	}
 }
